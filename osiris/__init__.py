@@ -1,0 +1,3 @@
+"""Osiris: turn plain-English data-pipeline requests into OML pipelines that validate."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,7 @@
+"""Allow `python -m osiris`."""
+
+import sys
+
+from osiris.cli import main
+
+sys.exit(main())

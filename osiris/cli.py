@@ -1,0 +1,131 @@
+"""The `osiris` command line: a table of commands, each loaded only when it runs.
+
+`osiris --help` must stay fast, so this module imports nothing heavy. Each command lives in
+`osiris/commands/<name>.py` and exposes `add_arguments(parser)` and `run(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import NamedTuple
+
+from osiris import __version__
+from osiris.errors import ExitCode, OsirisError
+
+
+class Command(NamedTuple):
+    name: str
+    summary: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("chat", "interactive chat: describe a pipeline, get valid OML"),
+    Command("generate", "one request, no questions asked; writes the valid OML"),
+    Command("validate", "validate OML files without an LLM"),
+    Command("components", "the component registry: list, show NAME, validate"),
+    Command("sessions", "the audit trail: list, show ID, attempts ID, events ID"),
+    Command("config", "effective settings with their sources: show"),
+    Command("init", "write .osiris.yaml and the components/ layout where missing"),
+    Command("auth", "the Anthropic API key in the system keyring: login, status, logout"),
+)
+
+
+def _root_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="osiris",
+        description="Turn plain-English data-pipeline requests into OML pipelines that validate.",
+        epilog="Run 'osiris COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"osiris {__version__}")
+    add_config_option(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        commands.add_parser(command.name, help=command.summary, add_help=False)
+    return parser
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config PATH`: use this settings file instead of searching for .osiris.yaml."""
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="settings file to use instead of the nearest .osiris.yaml",
+    )
+
+
+def _command_parser(name: str) -> tuple[argparse.ArgumentParser, object]:
+    module = importlib.import_module(f"osiris.commands.{name}")
+    summary = next(c.summary for c in COMMANDS if c.name == name)
+    parser = argparse.ArgumentParser(prog=f"osiris {name}", description=summary)
+    add_config_option(parser)
+    module.add_arguments(parser)
+    return parser, module
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line, run the command, and map failures to exit codes."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    root = _root_parser()
+    try:
+        known, rest = root.parse_known_args(argv)
+        if known.command is None:
+            if rest:
+                root.error(f"unrecognized arguments: {' '.join(rest)}")
+            root.print_help(sys.stderr)
+            return ExitCode.USAGE
+        parser, module = _command_parser(known.command)
+        args = parser.parse_args(rest)
+        if "config" in known and "config" not in args:
+            args.config = known.config
+        args.config = getattr(args, "config", None)
+        return int(module.run(args))
+    except SystemExit as exit_:  # argparse: --help, --version and usage errors
+        return _exit_status(exit_.code)
+    except OsirisError as error:
+        print(f"osiris: error: {error}", file=sys.stderr)
+        return int(error.exit_code)
+    except KeyboardInterrupt:
+        print("osiris: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return ExitCode.OK
+    except OSError as error:
+        print(f"osiris: error: {_describe_os_error(error)}", file=sys.stderr)
+        return ExitCode.INTERNAL
+    except Exception as error:  # an Osiris bug: say so in one line, details on request
+        if os.environ.get("OSIRIS_DEBUG"):
+            raise
+        print(
+            f"osiris: internal error: {type(error).__name__}: {error} "
+            "(set OSIRIS_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return ExitCode.INTERNAL
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return ExitCode.OK
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return ExitCode.USAGE
+
+
+def _describe_os_error(error: OSError) -> str:
+    where = f" ({error.filename})" if error.filename else ""
+    return f"{error.strerror or error}{where}"
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (`osiris ... | head`), stop Python complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

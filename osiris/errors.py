@@ -1,0 +1,53 @@
+"""Exit codes (SPEC §7) and the exceptions that carry them: the one place they are mapped.
+
+Code anywhere in Osiris raises an `OsirisError` subclass for an expected failure; `osiris.cli.main`
+turns it into one line on stderr and the exit code below. No traceback is shown for these.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    INVALID = 1  # pipeline invalid (validate) or still invalid after retries
+    USAGE = 2  # usage or settings error
+    LLM_AUTH = 3  # LLM authentication or permission error
+    LLM_UNAVAILABLE = 4  # LLM service unavailable after its retries
+    INTERNAL = 5
+    INTERRUPTED = 130
+
+
+class OsirisError(Exception):
+    """An expected failure: its message is shown as one line, its exit code is returned."""
+
+    exit_code: ExitCode = ExitCode.INTERNAL
+
+
+class UsageError(OsirisError):
+    """The command line was wrong, or a command is not available."""
+
+    exit_code = ExitCode.USAGE
+
+
+class SettingsError(UsageError):
+    """A setting is bad: the message names its source, key, value and what is allowed."""
+
+
+class PipelineInvalidError(OsirisError):
+    """The pipeline did not validate (after any retries)."""
+
+    exit_code = ExitCode.INVALID
+
+
+class LLMAuthError(OsirisError):
+    """The LLM service rejected the key, or the key lacks permission."""
+
+    exit_code = ExitCode.LLM_AUTH
+
+
+class LLMUnavailableError(OsirisError):
+    """The LLM service stayed unavailable after its retries."""
+
+    exit_code = ExitCode.LLM_UNAVAILABLE

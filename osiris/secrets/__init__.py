@@ -1,0 +1,1 @@
+"""Secrets: recognising them by name, keeping the API key in the keyring, and redacting text."""

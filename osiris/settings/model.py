@@ -1,0 +1,85 @@
+"""The settings schema of SPEC §6: names, types, bounds and defaults."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+def _not_a_bool(value: Any) -> Any:
+    """YAML's `yes`/`true` must not quietly become 1."""
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number, not true/false")
+    return value
+
+
+Count = Annotated[int, BeforeValidator(_not_a_bool)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LLMSettings(_Section):
+    provider: Literal["anthropic", "demo"] = "anthropic"
+    model: str = Field(DEFAULT_MODEL, min_length=1)
+    base_url: str | None = None  # None: the SDK's default, which honours ANTHROPIC_BASE_URL
+    max_tokens: Count = Field(4096, ge=1, le=128_000)
+    timeout_seconds: float = Field(60, gt=0, le=3600)
+    api_retries: Count = Field(3, ge=0, le=10)
+
+
+class RetrySettings(_Section):
+    max_attempts: Count = Field(2, ge=0, le=5)
+    history_limit: Count = Field(3, ge=1, le=20)
+
+
+class Rule(_Section):
+    """A user rule checked in tier 4 (SPEC §4, OML404)."""
+
+    name: str
+    expr: str
+    when: str | None = None
+    level: Literal["error", "warning"] = "error"
+    message: str | None = None
+
+
+class ValidationSettings(_Section):
+    retry: RetrySettings = RetrySettings()
+    rules: list[Rule] = []
+
+
+class SessionSettings(_Section):
+    dir: str = ".osiris/sessions"
+    save_failed_oml: bool = True
+
+
+class ComponentSettings(_Section):
+    paths: list[str] = ["components"]
+
+
+# family -> alias -> fields, e.g. {"mysql": {"default": {"host": ..., "password": "${MYSQL_PASSWORD}"}}}
+Connections = dict[str, dict[str, dict[str, Any]]]
+
+
+class Settings(BaseSettings):
+    """All of Osiris's settings. Build it with `osiris.settings.load_settings`, which knows sources."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="OSIRIS_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        case_sensitive=False,
+    )
+
+    llm: LLMSettings = LLMSettings()
+    validation: ValidationSettings = ValidationSettings()
+    sessions: SessionSettings = SessionSettings()
+    components: ComponentSettings = ComponentSettings()
+    connections: Connections = {}

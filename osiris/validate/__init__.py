@@ -1,0 +1,1 @@
+"""Tiered OML validation (SPEC §4): syntax, structure, config, semantic."""

@@ -1,0 +1,55 @@
+"""One validation finding, and the report of one validation run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A finding with a stable code (SPEC §4). `value` is already redacted where it is secret."""
+
+    code: str
+    tier: int
+    severity: Severity
+    path: str  # JSON pointer, e.g. /steps/1/config/port ("" for the whole document)
+    message: str  # precise and technical
+    hint: str = ""  # how to fix it: allowed values, bounds or the closest valid name
+    line: int | None = None  # 1-based
+    column: int | None = None  # 1-based
+    value: Any = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ValidationReport:
+    """All issues of one run in stable order, plus what was understood of the pipeline."""
+
+    issues: list[Issue] = field(default_factory=list)
+    oml_text: str | None = None  # the YAML cut from the input (tier 1), if any
+    pipeline: dict[str, Any] | None = None  # the parsed pipeline after safe coercions
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [issue for issue in self.issues if issue.is_error]
+
+    @property
+    def warnings(self) -> list[Issue]:
+        return [issue for issue in self.issues if not issue.is_error]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def error_codes(self) -> list[str]:
+        return sorted({issue.code for issue in self.errors})
