@@ -11,7 +11,6 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
-from pydantic_settings import EnvSettingsSource
 
 from osiris.errors import SettingsError
 from osiris.secrets.names import MASK, is_secret_key
@@ -122,9 +121,15 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 def env_layers(env: Mapping[str, str]) -> list[Layer]:
     """OSIRIS_* variables: the nested ones (OSIRIS_LLM__MODEL), then the flat retry alias."""
-    nested = EnvSettingsSource(Settings, env_prefix="OSIRIS_", env_nested_delimiter="__")
-    nested.env_vars = {k.lower(): v for k, v in env.items()}  # read this mapping, not os.environ
-    values = nested()
+    values: dict[str, Any] = {}
+    if any(name.upper().startswith("OSIRIS_") and "__" in name for name in env):
+        from pydantic_settings import EnvSettingsSource  # 230 ms to import: only when needed
+
+        nested = EnvSettingsSource(
+            Settings, env_prefix="OSIRIS_", env_nested_delimiter="__", case_sensitive=False
+        )
+        nested.env_vars = {k.lower(): v for k, v in env.items()}  # this mapping, not os.environ
+        values = nested()
     layers = [
         Layer(f"env {_env_name(key, env)}", _nest(key, value)) for key, value in _flatten(values)
     ]

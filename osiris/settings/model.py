@@ -7,7 +7,6 @@ from typing import Any, Literal
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -68,15 +67,12 @@ class ComponentSettings(_Section):
 Connections = dict[str, dict[str, dict[str, Any]]]
 
 
-class Settings(BaseSettings):
-    """All of Osiris's settings. Build it with `osiris.settings.load_settings`, which knows sources."""
+class Settings(_Section):
+    """All of Osiris's settings. Build it with `osiris.settings.load_settings`, which knows sources.
 
-    model_config = SettingsConfigDict(
-        env_prefix="OSIRIS_",
-        env_nested_delimiter="__",
-        extra="forbid",
-        case_sensitive=False,
-    )
+    A plain pydantic model: the environment layer is read by pydantic-settings in
+    `osiris.settings.loader`, imported only when nested OSIRIS_* variables exist (ADR 0002).
+    """
 
     llm: LLMSettings = LLMSettings()
     validation: ValidationSettings = ValidationSettings()
