@@ -84,3 +84,10 @@ def test_scrubbing_a_request_says_what_was_removed():
     assert "Sup3rPass" not in scrubbed.text and "mysql://app:***@db/shop" in scrubbed.text
     assert "password inside a connection URL" in scrubbed.notice()
     assert scrub_request("copy customers to csv", Redactor()).notice() is None
+
+
+def test_values_seen_under_secret_keys_are_masked_everywhere_afterwards():
+    redactor = Redactor()
+    redactor.learn_from({"steps": [{"config": {"password": "inline-pw-123", "connection": "@mysql.default"}}]})
+    assert redactor.text("pass_word: inline-pw-123") == "pass_word: ***"
+    assert redactor.text('connection: "@mysql.default"') == 'connection: "@mysql.default"'
