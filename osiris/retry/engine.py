@@ -183,6 +183,7 @@ class GenerationEngine:
                 break
         except OsirisError:
             trail.write_trail(self.session, result, status="llm_error")
+            self.session.checkpoint()
             self.session.emit("retry_stopped", cycle=cycle, stop_reason="llm_error", attempts=len(attempts))
             raise
         return self._finish_cycle(result)
@@ -286,6 +287,7 @@ class GenerationEngine:
 
     def _finish_cycle(self, result: CycleResult) -> CycleResult:
         result.trail_path = trail.write_trail(self.session, result)
+        self.session.checkpoint()
         if result.valid:
             self.current_oml = result.oml_text
             self.history.extend(
