@@ -81,3 +81,9 @@ def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None,
 
 
 GOOD_TEXT = oml()
+
+
+def example_specs_ok() -> list[str]:
+    from osiris.validate.examples import example_problems
+
+    return example_problems(registry())
