@@ -183,10 +183,12 @@ class GenerationEngine:
                     continue
                 self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))
                 break
-        except OsirisError:
-            trail.write_trail(self.session, result, status="llm_error")
+        except (OsirisError, KeyboardInterrupt) as stopped:
+            # The LLM service failed for good, or the person pressed Ctrl-C: keep the record, re-raise.
+            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "llm_error"
+            trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
-            self.session.emit("retry_stopped", cycle=cycle, stop_reason="llm_error", attempts=len(attempts))
+            self.session.emit("retry_stopped", cycle=cycle, stop_reason=reason, attempts=len(attempts))
             raise
         return self._finish_cycle(result)
 
