@@ -177,6 +177,8 @@ steps:
     for body in fake_api.bodies[1:]:
         for secret in planted:
             assert secret not in body
+    retry = fake_api.requests[1].body["messages"][-1]["content"]
+    assert "OML310 /steps/0/config/password: secret field 'password' is written inline" in retry  # masked, not mangled
     for secret in (PLANTED["dsn"], PLANTED["yaml"], PLANTED["env"], TEST_API_KEY):
         assert secret not in fake_api.bodies[0]  # the request was scrubbed before the first call too
     for secret in planted:
