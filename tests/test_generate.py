@@ -200,3 +200,15 @@ def test_demo_in_strict_mode_is_invalid_and_says_where_the_session_is(tmp_path):
 
     assert done.returncode == 1 and done.stdout == ""
     assert "still invalid after 1 attempt " in done.stderr and str(session_dirs(tmp_path)[0]) in done.stderr
+
+
+def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fake_api):
+    write_settings(project, {"llm": {"timeout_seconds": 5}})  # base_url: null
+    fake_api.add(Reply(fenced(VALID)))
+
+    done = run_osiris(
+        "generate", REQUEST, cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, ANTHROPIC_BASE_URL=fake_api.url)
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1
