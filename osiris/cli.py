@@ -13,6 +13,7 @@ import sys
 from typing import NamedTuple
 
 from osiris import __version__
+from osiris.commands.options import add_config_option
 from osiris.errors import ExitCode, OsirisError
 
 
@@ -45,16 +46,6 @@ def _root_parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         commands.add_parser(command.name, help=command.summary, add_help=False)
     return parser
-
-
-def add_config_option(parser: argparse.ArgumentParser) -> None:
-    """`--config PATH`: use this settings file instead of searching for .osiris.yaml."""
-    parser.add_argument(
-        "--config",
-        metavar="PATH",
-        default=argparse.SUPPRESS,
-        help="settings file to use instead of the nearest .osiris.yaml",
-    )
 
 
 def _command_parser(name: str) -> tuple[argparse.ArgumentParser, object]:

@@ -14,7 +14,6 @@ from pydantic import ValidationError
 
 from osiris.errors import SettingsError
 from osiris.secrets.names import MASK, is_secret_key
-from osiris.settings.allowed import describe_allowed, known_keys_at
 from osiris.settings.model import Settings
 
 CONFIG_FILE_NAME = ".osiris.yaml"
@@ -180,6 +179,8 @@ def _deep_merge(target: dict[str, Any], overlay: Mapping[str, Any]) -> None:
 
 def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> str:
     """One line: source, key, bad value and what is allowed (or the closest known key)."""
+    from osiris.settings.allowed import describe_allowed, known_keys_at  # only on errors
+
     problems = error.errors()
     first = problems[0]
     loc = [str(part) for part in first["loc"] if not str(part).isdigit()]

@@ -1,0 +1,58 @@
+"""Command-line flags shared by several commands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """`--config PATH`: use this settings file instead of searching for .osiris.yaml."""
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="settings file to use instead of the nearest .osiris.yaml",
+    )
+
+
+def add_actions(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    """Sub-commands such as `config show`; create each with `add_action`."""
+    return parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+
+def add_action(actions: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+    """One sub-command, accepting `--config` after its name too."""
+    action = actions.add_parser(name, help=summary, description=summary)
+    add_config_option(action)
+    return action
+
+
+def add_llm_options(parser: argparse.ArgumentParser) -> None:
+    """`--retry-attempts N`, `--model`, `--provider`: the command-line settings layer."""
+    parser.add_argument(
+        "--retry-attempts",
+        metavar="N",
+        help="retries after the first generation, 0..5 (0 is strict mode)",
+    )
+    parser.add_argument("--model", help="LLM model name")
+    parser.add_argument("--provider", help="LLM provider: anthropic or demo")
+
+
+def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given on the command line, nested as in .osiris.yaml.
+
+    Values are passed through unconverted so that a bad one is reported with source `cli`.
+    """
+    layer: dict[str, Any] = {}
+    if getattr(args, "retry_attempts", None) is not None:
+        layer["validation"] = {"retry": {"max_attempts": args.retry_attempts}}
+    llm = {
+        key: value
+        for key, value in (("model", getattr(args, "model", None)),
+                           ("provider", getattr(args, "provider", None)))
+        if value is not None
+    }
+    if llm:
+        layer["llm"] = llm
+    return layer

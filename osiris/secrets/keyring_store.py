@@ -1,0 +1,89 @@
+"""The Anthropic API key: from ANTHROPIC_API_KEY, else from the system keyring.
+
+Never from a settings file, and never a plaintext fallback: on a machine with no usable keyring
+backend, we say so and point to ANTHROPIC_API_KEY.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from osiris.errors import UsageError
+
+SERVICE = "osiris"
+USERNAME = "anthropic-api-key"
+ENV_VAR = "ANTHROPIC_API_KEY"
+ENV_SOURCE = f"env {ENV_VAR}"
+KEYRING_SOURCE = "keyring"
+T = TypeVar("T")
+
+
+class KeyringUnavailableError(UsageError):
+    """No usable keyring backend on this machine."""
+
+    def __init__(self, detail: str = "") -> None:
+        reason = f" ({detail})" if detail else ""
+        super().__init__(
+            f"no usable system keyring on this machine{reason}; "
+            f"set the key in the environment instead: export {ENV_VAR}=..."
+        )
+
+
+def get_api_key(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(key, source): the env var wins; then the keyring; (None, None) when there is none."""
+    env = os.environ if env is None else env
+    if env.get(ENV_VAR):
+        return env[ENV_VAR], ENV_SOURCE
+    try:
+        key = _call(lambda backend: backend.get_password(SERVICE, USERNAME))
+    except KeyringUnavailableError:
+        return None, None
+    return (key, KEYRING_SOURCE) if key else (None, None)
+
+
+def store_api_key(key: str) -> None:
+    """Save the key in the system keyring (raises KeyringUnavailableError without one)."""
+    _call(lambda backend: backend.set_password(SERVICE, USERNAME, key))
+
+
+def delete_api_key() -> bool:
+    """Remove the key from the keyring; False when there was none."""
+    import keyring.errors
+
+    def delete(backend) -> bool:
+        try:
+            backend.delete_password(SERVICE, USERNAME)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        return True
+
+    return _call(delete)
+
+
+def mask(key: str) -> str:
+    """Only the last 4 characters, e.g. '…a1b2'."""
+    return f"…{key[-4:]}" if len(key) > 4 else "…"
+
+
+def _backend():
+    """The active keyring backend, or KeyringUnavailableError for keyring's fail backend."""
+    import keyring
+    import keyring.backends.fail
+
+    backend = keyring.get_keyring()
+    if isinstance(backend, keyring.backends.fail.Keyring):
+        raise KeyringUnavailableError()
+    return backend
+
+
+def _call(action: Callable[[Any], T]) -> T:
+    """Run `action(backend)`, turning keyring failures into KeyringUnavailableError."""
+    import keyring.errors
+
+    backend = _backend()
+    try:
+        return action(backend)
+    except keyring.errors.KeyringError as error:
+        raise KeyringUnavailableError(str(error)) from None

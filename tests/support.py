@@ -1,0 +1,38 @@
+"""Helpers for tests that run the real `osiris` program."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The current environment without ANTHROPIC_* and OSIRIS_* variables, plus `extra`."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ANTHROPIC_", "OSIRIS_"))
+    }
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    env["NO_COLOR"] = "1"
+    env.update(extra)
+    return env
+
+
+def run_osiris(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m osiris ARGS` in `cwd` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "osiris", *args],
+        cwd=cwd,
+        env=clean_env() if env is None else env,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

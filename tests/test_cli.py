@@ -1,0 +1,62 @@
+"""Top-level behaviour: --help, --version, unknown commands, and fast start."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from osiris import __version__
+from osiris.cli import COMMANDS
+from tests.support import clean_env, run_osiris
+
+SPEC_COMMANDS = ["chat", "generate", "validate", "components", "sessions", "config", "init", "auth"]
+
+
+def test_help_lists_every_command(tmp_path: Path) -> None:
+    result = run_osiris("--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for name in SPEC_COMMANDS:
+        assert f"    {name} " in result.stdout, name
+
+
+def test_version(tmp_path: Path) -> None:
+    result = run_osiris("--version", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"osiris {__version__}"
+
+
+def test_no_command_prints_help_and_exits_2(tmp_path: Path) -> None:
+    result = run_osiris(cwd=tmp_path)
+    assert result.returncode == 2
+    assert "COMMAND" in result.stderr
+
+
+def test_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
+    result = run_osiris("frobnicate", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "invalid choice: 'frobnicate'" in result.stderr
+
+
+def test_every_command_has_help(tmp_path: Path) -> None:
+    assert [c.name for c in COMMANDS] == SPEC_COMMANDS
+    for name in SPEC_COMMANDS:
+        result = run_osiris(name, "--help", cwd=tmp_path)
+        assert result.returncode == 0, (name, result.stderr)
+        assert f"osiris {name}" in result.stdout
+
+
+def test_fast_commands_do_not_import_heavy_libraries(tmp_path: Path) -> None:
+    heavy = ("anthropic", "prompt_toolkit", "rich", "pydantic_settings")
+    probe = (
+        "import sys; from osiris.cli import main; "
+        "code = main(sys.argv[1:]); "
+        f"print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    (tmp_path / "p.yaml").write_text("oml_version: '0.1.0'\n")
+    for args in (["--help"], ["config", "show"], ["validate", "p.yaml"]):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, *args],
+            cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=60,
+        )
+        assert result.stdout.strip().splitlines()[-1] == "[]", (args, result.stdout, result.stderr)
