@@ -98,6 +98,34 @@ def bench_cli(runs: int) -> None:
           f"{statistics.median(walls):.0f} ms (bare python start-up: median {statistics.median(bare):.0f} ms)")
 
 
+PHASES = """
+import time, json
+t = [time.perf_counter()]
+from osiris.settings import load_settings; effective = load_settings(); t.append(time.perf_counter())
+import jsonschema; t.append(time.perf_counter())
+from osiris.validate import load_validator; t.append(time.perf_counter())
+validator = load_validator(effective); t.append(time.perf_counter())
+validator.validate(open("pipeline.yaml").read()); t.append(time.perf_counter())
+print(json.dumps([(b - a) * 1000 for a, b in zip(t, t[1:])]))
+"""
+PHASE_NAMES = ["settings (import + load)", "jsonschema import", "osiris.validate import",
+               "registry load (11 specs)", "validate one file"]
+
+
+def bench_phases(runs: int) -> None:
+    """Where the time of one call goes, measured inside fresh processes (medians)."""
+    import json
+
+    with tempfile.TemporaryDirectory() as directory:
+        project = Path(directory)
+        (project / ".osiris.yaml").write_text(yaml.safe_dump({"connections": CONNECTIONS}))
+        (project / "pipeline.yaml").write_text(generate(random.Random(7), 0))
+        samples = [json.loads(subprocess.run([sys.executable, "-c", PHASES], cwd=project, capture_output=True,
+                                             text=True, check=True).stdout) for _ in range(runs)]
+    for index, name in enumerate(PHASE_NAMES):
+        print(f"  {name}: median {statistics.median(s[index] for s in samples):.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipelines", type=int, default=1000)
@@ -106,6 +134,8 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.2f}")
     bench_in_process(args.pipelines)
     bench_cli(args.cli_runs)
+    print("phases of one call, in-process timers:")
+    bench_phases(args.cli_runs)
 
 
 if __name__ == "__main__":
