@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from validate_helpers import example_specs_ok, step, oml
+from tests.validate_helpers import example_specs_ok, step, oml
 
 from osiris.registry import builtin_components_dir, load_registry
 from osiris.settings import load_settings
@@ -133,3 +133,29 @@ def test_load_validator_uses_components_paths_each_directory_once(tmp_path):
 def test_config_validators_are_built_once_per_component():
     registry = load_registry()
     assert registry.config_validator("mysql.extractor") is registry.config_validator("mysql.extractor")
+
+
+def test_the_spec_documented_in_components_md_loads_and_its_example_validates(tmp_path):
+    import re
+
+    from tests.validate_helpers import REPO
+
+    from osiris.validate.examples import example_problems
+
+    text = (REPO / "docs" / "components.md").read_text()
+    spec_text = next(block for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+                     if block.startswith("name: acme.extractor"))
+    write_spec(tmp_path, "acme.extractor", spec_text)
+    registry = load_registry([tmp_path])
+    assert registry.problems == [] and "acme.extractor" in registry.names()
+    assert [p for p in example_problems(registry) if p.startswith("acme")] == []
+
+
+def test_a_user_spec_with_an_invalid_json_schema_is_skipped_not_fatal(tmp_path):
+    broken = PUBLIC_STYLE_SPEC.replace("page_size: {type: integer,", "page_size: {type: integr,")
+    path = write_spec(tmp_path, "acme.extractor", broken)
+    registry = load_registry([tmp_path])
+    assert [p.path for p in registry.problems] == [path.resolve()]
+    assert "not a valid JSON Schema" in registry.problems[0].reason
+    report = Validator(registry).validate(oml(step("a", "acme.extractor", "read", {"table": "t"})))
+    assert [i.code for i in report.issues] == ["OML301"]
