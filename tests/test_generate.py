@@ -24,7 +24,7 @@ def test_fixed_on_retry_prints_the_valid_pipeline_and_the_session(project, fake_
     assert str(session) in done.stderr
     assert "unknown component 'filesystem.csv_writter'" in done.stderr  # friendly errors shown
     assert len(fake_api.requests) == 2
-    accepted = [json.loads(l) for l in (session / "events.jsonl").read_text().splitlines()]
+    accepted = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     assert accepted[-2]["event_type"] == "pipeline_accepted"
 
 
