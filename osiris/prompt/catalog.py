@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import yaml
-
 MAX_EXAMPLE_CHARS = 400
 
 
 def describe_component(spec: Any, secret_fields: set[str] = frozenset()) -> str:
-    """E.g. `- mysql.extractor [mysql] read: connection*, table, batch_size int 100..10000 =1000`."""
+    """E.g. `- mysql.extractor [mysql] read: connection "@mysql.<alias>" (...); table string; ...`."""
     schema = _get(spec, "config_schema", "configSchema") or {}
     properties: dict[str, Any] = schema.get("properties", {}) or {}
     required = set(schema.get("required", []) or []) | set(_get(spec, "required_fields", "required") or [])
@@ -94,7 +92,7 @@ def _example(spec: Any) -> str | None:
     for example in examples:
         config = _get(example, "config")
         if isinstance(config, dict) and config:
-            text = yaml.safe_dump(config, default_flow_style=True, sort_keys=False, width=10_000).strip()
+            text = " ".join(json.dumps(config, ensure_ascii=False, default=str).split())
             if len(text) <= MAX_EXAMPLE_CHARS:
                 return text
     return None
