@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from osiris.prompt.catalog import describe_component
+from osiris.registry import Registry
 
 OML_RULES = """\
 You write data pipelines in OML (Osiris Markup Language) v0.1.0, a YAML format.
@@ -45,17 +46,14 @@ class SystemPrompt:
     dynamic: str
 
 
-def build_system_prompt(registry: Any, connections: Mapping[str, Mapping[str, Any]]) -> SystemPrompt:
+def build_system_prompt(registry: Registry, connections: Mapping[str, Mapping[str, Any]]) -> SystemPrompt:
     """From the validator's registry and the `connections` settings (names only, never values)."""
-    components = getattr(registry, "components", {}) or {}
-    catalogue = "\n".join(
-        describe_component(components[name], _secret_fields(registry, name)) for name in sorted(components)
-    )
+    catalogue = "\n".join(describe_component(spec) for _, spec in sorted(registry.components.items()))
     return SystemPrompt(OML_RULES + catalogue + "\n", describe_connections(connections))
 
 
 def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
-    """E.g. 'Configured connections: @mysql.default (host, database, user, password).'"""
+    """E.g. 'Configured connections: @mysql.default (provides database, host, password, user).'"""
     refs = []
     for family in sorted(connections):
         for alias in sorted(connections[family] or {}):
@@ -69,9 +67,3 @@ def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
         )
     return "Configured connections: " + "; ".join(refs) + "."
 
-
-def _secret_fields(registry: Any, component: str) -> set[str]:
-    finder = getattr(registry, "secret_fields", None)
-    if not callable(finder):
-        return set()
-    return {pointer.strip("/") for pointer in finder(component) if pointer.count("/") <= 1}
