@@ -212,3 +212,25 @@ def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fa
 
     assert done.returncode == 0, done.stderr
     assert len(fake_api.requests) == 1
+
+
+def test_the_key_can_come_from_the_keyring(project, fake_api, tmp_path):
+    """A keyring backend (a tiny in-memory one on the path) instead of ANTHROPIC_API_KEY."""
+    backend_dir = tmp_path / "backend"
+    backend_dir.mkdir()
+    (backend_dir / "memory_keyring.py").write_text(
+        "from keyring.backend import KeyringBackend\n"
+        "class Keyring(KeyringBackend):\n"
+        "    priority = 1\n"
+        "    def get_password(self, service, username):\n"
+        f"        return {TEST_API_KEY!r} if (service, username) == ('osiris', 'anthropic-api-key') else None\n"
+        "    def set_password(self, service, username, password): pass\n"
+        "    def delete_password(self, service, username): pass\n"
+    )
+    fake_api.add(Reply(fenced(VALID)))
+    env = cli_env(PYTHON_KEYRING_BACKEND="memory_keyring.Keyring", PYTHONPATH=str(backend_dir))
+
+    done = run_osiris("generate", REQUEST, cwd=project, env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert fake_api.requests[0].headers["authorization"] == f"Bearer {TEST_API_KEY}"

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
@@ -19,6 +20,7 @@ from osiris.retry.progress import Observer, ignore
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
+from osiris.validate import load_validator
 
 
 def open_engine(
@@ -31,9 +33,6 @@ def open_engine(
 ) -> GenerationEngine:
     """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
     before anything is written."""
-    from osiris.explain import compact
-    from osiris.validate import load_validator
-
     llm = effective.settings.llm
     api_key = None
     if provider is None and llm.provider == "anthropic":
