@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-
 from typing import Any
 
 from osiris.extract import MAX_CHARS, Loaded, Position, cut_yaml, load_document
