@@ -8,7 +8,7 @@ from typing import Any, Literal
 from osiris.llm.types import TokenUsage
 
 AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question"]
 
 
 @dataclass
@@ -42,7 +42,9 @@ class Attempt:
 
 @dataclass
 class CycleResult:
-    """A cycle ends `valid`, or invalid with `stop_reason` exhausted (budget spent) or no_progress."""
+    """A cycle ends `valid`; or invalid with `stop_reason` exhausted (budget spent) or no_progress
+    (the same errors twice in a row); or, when the engine may ask, `question` (the LLM asked the
+    person something instead of answering with a pipeline; see `question`)."""
 
     cycle: int
     request: str  # scrubbed
@@ -55,6 +57,11 @@ class CycleResult:
     @property
     def valid(self) -> bool:
         return self.stop_reason == "valid"
+
+    @property
+    def question(self) -> str | None:
+        """The LLM's question to the person, when the cycle ended with one."""
+        return self.last.answer.strip() if self.stop_reason == "question" else None
 
     @property
     def last(self) -> Attempt:

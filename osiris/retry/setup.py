@@ -30,9 +30,11 @@ def open_engine(
     observer: Observer = ignore,
     provider: Provider | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    may_ask: bool = False,
 ) -> GenerationEngine:
     """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
-    before anything is written."""
+    before anything is written. `may_ask=True` (chat) lets the LLM ask a question when the
+    request lacks something; `osiris generate` never asks."""
     llm = effective.settings.llm
     api_key = None
     if provider is None and llm.provider == "anthropic":
@@ -54,8 +56,8 @@ def open_engine(
         provider=provider,
         validator=validator,
         session=session,
-        system_prompt=build_system_prompt(validator.registry, effective.settings.connections),
-        config=EngineConfig.from_settings(effective.settings),
+        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask),
+        config=EngineConfig.from_settings(effective.settings, may_ask=may_ask),
         render=compact,
         observer=observer,
         sleep=sleep,
