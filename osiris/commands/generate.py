@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         session.finish("interrupted")
         raise
+    except Exception:
+        session.finish("internal_error")
+        raise
     if not result.valid:
         session.finish("invalid")
         _print_json(args, result, session, None)
