@@ -302,3 +302,15 @@ def test_retry_budget_can_change_between_cycles_within_bounds(project, fake_api)
     assert not h.engine.run(REQUEST).valid and len(fake_api.requests) == 1
     with pytest.raises(UsageError, match="from 0 to 5"):
         h.engine.set_max_attempts(6)
+
+
+def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project, fake_api):
+    write_settings(project, {"llm": {"base_url": fake_api.url}, "sessions": {"save_failed_oml": False}})
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(VALID)))
+    h = make_engine(project)
+
+    h.engine.run(REQUEST)
+
+    failed = h.session_path / "artifacts/cycle-1/attempt-1"
+    assert sorted(p.name for p in failed.iterdir()) == ["errors.json", "prompt.txt"]
+    assert (h.session_path / "artifacts/cycle-1/attempt-2/pipeline.yaml").is_file()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 
 import yaml
 
@@ -170,6 +171,8 @@ steps:
     [session] = session_dirs(project)
     files = [p for p in session.rglob("*") if p.is_file()]
     assert len(files) >= 10
+    for path in [session, *session.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
     for path in files:
         text = path.read_text()
         for secret in planted:
