@@ -313,4 +313,5 @@ def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project,
 
     failed = h.session_path / "artifacts/cycle-1/attempt-1"
     assert sorted(p.name for p in failed.iterdir()) == ["errors.json", "prompt.txt"]
-    assert (h.session_path / "artifacts/cycle-1/attempt-2/pipeline.yaml").is_file()
+    valid = h.session_path / "artifacts/cycle-1/attempt-2"
+    assert (valid / "pipeline.yaml").is_file() and not (valid / "diff.patch").exists()  # no failed OML in a diff
