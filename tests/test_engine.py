@@ -315,3 +315,5 @@ def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project,
     assert sorted(p.name for p in failed.iterdir()) == ["errors.json", "prompt.txt"]
     valid = h.session_path / "artifacts/cycle-1/attempt-2"
     assert (valid / "pipeline.yaml").is_file() and not (valid / "diff.patch").exists()  # no failed OML in a diff
+    assert "mode: extract" not in (valid / "prompt.txt").read_text()  # nor in the retry prompt kept
+    assert "mode: extract" in fake_api.requests[1].body["messages"][-1]["content"]  # though it was sent
