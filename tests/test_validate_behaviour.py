@@ -249,3 +249,9 @@ def test_validator_with_an_empty_registry_reports_unknown_components():
 def test_a_wrong_connection_is_the_only_connection_issue(reference, code):
     found = [i.code for i in issues(oml(extract_step(connection=reference), csv_step()))]
     assert found == [code]
+
+
+def test_needing_a_step_that_has_its_own_problems_is_not_an_unknown_dependency():
+    text = oml({"id": "extract-customers", "component": "mysql.extractor"}, csv_step())
+    found = [i.code for i in issues(text)]
+    assert "OML208" in found and "OML401" not in found
