@@ -255,3 +255,44 @@ def test_needing_a_step_that_has_its_own_problems_is_not_an_unknown_dependency()
     text = oml({"id": "extract-customers", "component": "mysql.extractor"}, csv_step())
     found = [i.code for i in issues(text)]
     assert "OML208" in found and "OML401" not in found
+
+
+def test_public_osiris_style_with_comments_flow_lists_and_writer_options():
+    text = """# exported by public Osiris
+oml_version: "0.1.0"
+name: shop-exports
+
+steps:
+# --- orders ---
+- id: extract-orders
+  component: mysql.extractor
+  mode: read
+  config:
+    connection: "@mysql.db_shop"
+    query: "SELECT * FROM orders"
+
+- id: orders-csv
+  component: filesystem.csv_writer
+  mode: write
+  needs: [ "extract-orders" ]
+  config:
+    path: "./output/orders.csv"
+    delimiter: ","
+    header: true
+    encoding: "utf-8"
+    newline: "lf"
+
+- id: orders-table
+  component: supabase.writer
+  mode: write
+  needs: [ "extract-orders" ]
+  config:
+    connection: "@supabase.main"
+    table: "orders_copy"
+    create_if_missing: true
+    write_mode: "replace" # full refresh
+    primary_key: [ "order_id" ]
+"""
+    connections = {"mysql": {"db_shop": {}}, "supabase": {"main": {}}}
+    report = Validator(load_registry(), connections).validate(text)
+    assert report.valid and report.issues == []
