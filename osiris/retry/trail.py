@@ -70,7 +70,7 @@ def attempt_summary(attempt: Attempt) -> dict[str, Any]:
         "error_codes": list(attempt.report.error_codes),
         "token_usage": attempt.usage.to_dict(),
         "llm_ms": round(attempt.llm_ms, 1),
-        "validate_ms": round(attempt.validate_ms, 2),
+        "validation_ms": round(attempt.validate_ms, 2),
         "llm_stop_reason": attempt.llm_stop_reason,
     }
 
@@ -90,7 +90,7 @@ def write_trail(session: Session, result: CycleResult, status: str | None = None
             "attempts": len(result.attempts),
             "token_usage": result.usage.to_dict(),
             "llm_ms": round(result.llm_ms, 1),
-            "validate_ms": round(result.validate_ms, 2),
+            "validation_ms": round(result.validate_ms, 2),
         },
         "final_pipeline_sha256": sha256(final) if final else None,
     }
