@@ -131,3 +131,8 @@ def test_json_and_quoted_keys_are_yaml_too():
     assert validator().validate("Here it is:\n" + json.dumps(document)).valid
     quoted = GOOD_TEXT.replace("oml_version:", '"oml_version":')
     assert validator().validate(quoted).valid
+
+
+def test_two_pipelines_in_one_answer_are_ambiguous():
+    answer = f"First try:\n```yaml\n{GOOD_TEXT}```\nOr maybe:\n```yaml\n{GOOD_TEXT}```\n"
+    assert [i.code for i in validator().validate(answer).issues] == ["OML103"]

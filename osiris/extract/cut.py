@@ -22,6 +22,7 @@ class Cut:
     text: str
     first_line: int
     unclosed_fence: bool = False  # the answer ended inside a code block: it was cut off
+    pipelines: int = 1  # code blocks in the answer that hold a pipeline; more than one is ambiguous
 
 
 def cut_yaml(answer: str) -> Cut | None:
@@ -51,6 +52,9 @@ def _from_fences(answer: str) -> Cut | None:
     if not wanted:
         return None
     with_oml = [block for block in wanted if _OML_HINT.search(block.text)]
+    if len(with_oml) > 1:
+        first = with_oml[0]
+        return Cut(first.text, first.first_line, first.unclosed_fence, pipelines=len(with_oml))
     return (with_oml or wanted)[0]
 
 
