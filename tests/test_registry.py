@@ -63,8 +63,8 @@ def write_spec(directory: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_builtins_load_without_problems():
-    registry = load_registry()
+def test_builtins_pass_the_meta_schema_and_the_json_schema_self_check():
+    registry = load_registry(check_builtins=True)
     assert REQUIRED_COMPONENTS <= set(registry.names())
     assert registry.problems == []
 
@@ -100,6 +100,7 @@ def test_a_public_style_spec_loads_unchanged(tmp_path):
     ("name: broken.one\nversion: 1.0.0\n", "meta-schema"),
     ("name: broken.two\n  version: [", "cannot be read"),
     ("- a list\n", "not a YAML mapping"),
+    (PUBLIC_STYLE_SPEC + "version: 2.0.0\n", "key 'version' appears twice"),
     (PUBLIC_STYLE_SPEC.replace("modes: [extract, discover]", "modes: [fly]"), "meta-schema at /modes/0"),
 ])
 def test_broken_spec_is_reported_with_file_and_reason_and_skipped(tmp_path, text, reason):
