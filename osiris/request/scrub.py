@@ -6,13 +6,11 @@ user, never the password: the pipeline gets it from a connection reference.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from osiris.secrets.names import MASK
-from osiris.secrets.redact import Redactor
+from osiris.secrets.redact import DSN_PASSWORD, Redactor
 
-_DSN_WITH_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:[^\s@/]+@")
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,7 @@ class ScrubbedRequest:
 def scrub_request(text: str, redactor: Redactor) -> ScrubbedRequest:
     """Mask DSN passwords, known secret values and key-like tokens in `text`."""
     removed = []
-    if _DSN_WITH_PASSWORD.search(text):
+    if DSN_PASSWORD.search(text):
         removed.append("a password inside a connection URL")
     clean = redactor.text(text)
     if clean != text and not removed:

@@ -22,7 +22,8 @@ from osiris.secrets.names import MASK, is_secret_key
 # Shorter known values would mask ordinary words; such "secrets" are not worth hiding anyway.
 MIN_KNOWN_SECRET_LENGTH = 4
 
-_DSN_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:)(?P<secret>[^\s@/]+)(?=@)")
+# scheme://user:password@host; the scheme is bounded so that long dotted text stays linear.
+DSN_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@]*:)(?P<secret>[^\s@/]+)(?=@)")
 _BEARER = re.compile(r"(?P<head>\b[Bb]earer\s+)(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)")
 _KEY_PATTERNS = [
     re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),  # Anthropic
@@ -88,7 +89,7 @@ class Redactor:
             return text
         if self._known_pattern is not None:
             text = self._known_pattern.sub(MASK, text)
-        text = _DSN_PASSWORD.sub(lambda m: m["head"] + MASK, text)
+        text = DSN_PASSWORD.sub(lambda m: m["head"] + MASK, text)
         text = _BEARER.sub(lambda m: m["head"] + MASK, text)
         for pattern in _KEY_PATTERNS:
             text = pattern.sub(MASK, text)
