@@ -31,15 +31,8 @@ class SpecProblem:
 
 
 def builtin_components_dir() -> Path:
-    """The component specs shipped with Osiris (package `osiris._components`).
-
-    An editable install does not map `osiris._components`; there the specs are read from the
-    `components/` directory next to the `osiris` package in the source tree.
-    """
-    try:
-        return Path(str(resources.files("osiris._components")))
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "components"
+    """The component specs shipped with Osiris: `osiris/_components`, a link to `components/`."""
+    return Path(str(resources.files("osiris"))) / "_components"
 
 
 def load_meta_schema() -> dict[str, Any]:
