@@ -1,0 +1,80 @@
+"""Reading what the person types: prompt_toolkit on a terminal, plain lines from a pipe.
+
+Both raise EOFError on Ctrl-D (or end of input) and KeyboardInterrupt on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Protocol, TextIO
+
+PROMPT = "osiris> "
+
+
+class LineReader(Protocol):
+    def read(self) -> str:
+        """The next message or slash command (may span several lines)."""
+
+    def ask(self, question: str) -> str:
+        """A one-line answer to a question (no history, no completion)."""
+
+
+class TerminalReader:
+    """prompt_toolkit input: history kept per project, Enter sends, Alt-Enter adds a new line,
+    Tab completes slash commands."""
+
+    def __init__(self, history_file: Path) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        from osiris.chat.completion import SlashCompleter
+
+        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")
+        def _newline(event) -> None:
+            event.current_buffer.insert_text("\n")
+
+        self._session = PromptSession(
+            history=FileHistory(str(history_file)),
+            completer=SlashCompleter(),
+            complete_while_typing=False,
+            key_bindings=bindings,
+            multiline=False,
+            prompt_continuation=lambda width, line_number, wrap_count: ".".rjust(width - 1) + " ",
+        )
+
+    def read(self) -> str:
+        return self._session.prompt(PROMPT)
+
+    def ask(self, question: str) -> str:
+        from prompt_toolkit import prompt
+
+        return prompt(question)
+
+
+class PlainReader:
+    """Input from a pipe or file: one line per message. The prompt is still printed, so a
+    transcript of a piped run reads like a terminal session."""
+
+    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        self._in = stdin or sys.stdin
+        self._out = stdout or sys.stdout
+
+    def read(self) -> str:
+        return self._line(PROMPT)
+
+    def ask(self, question: str) -> str:
+        return self._line(question)
+
+    def _line(self, prompt: str) -> str:
+        self._out.write(prompt)
+        self._out.flush()
+        line = self._in.readline()
+        if not line:
+            self._out.write("\n")
+            raise EOFError
+        return line.rstrip("\n")
