@@ -1,0 +1,58 @@
+"""Plain progress lines on stderr for non-interactive commands (no colours, no spinner)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from osiris.retry.progress import (
+    ApiErrorRetrying,
+    AttemptFailed,
+    Generating,
+    PipelineValid,
+    ProgressEvent,
+    RequestScrubbed,
+)
+
+MAX_ERRORS_SHOWN = 8
+
+
+class ProgressPrinter:
+    """An engine observer that prints one line per step, and the friendly errors of each attempt."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if isinstance(event, RequestScrubbed):
+            self._say(f"note: {event.notice}")
+        elif isinstance(event, Generating):
+            self._say(f"generating (attempt {event.attempt}/{event.total})...")
+        elif isinstance(event, AttemptFailed):
+            self._attempt_failed(event)
+        elif isinstance(event, ApiErrorRetrying):
+            if event.delay_s is not None:
+                self._say(
+                    f"LLM service: {event.error}; retrying in {event.delay_s:.1f} s "
+                    f"({event.retry_number}/{event.budget})"
+                )
+            else:
+                self._say(f"LLM service: {event.error}")
+        elif isinstance(event, PipelineValid):
+            warnings = len(event.report.warnings)
+            extra = f" with {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+            self._say(f"attempt {event.attempt}: valid{extra}")
+
+    def _attempt_failed(self, event: AttemptFailed) -> None:
+        from osiris.explain import friendly
+
+        errors = event.report.errors
+        then = "; asking the LLM to fix them" if event.will_retry else ""
+        self._say(f"attempt {event.attempt}/{event.total}: {len(errors)} error{'s' if len(errors) != 1 else ''}{then}")
+        for issue in errors[:MAX_ERRORS_SHOWN]:
+            for n, line in enumerate(friendly(issue).splitlines()):
+                print(("  - " if n == 0 else "    ") + line, file=self.stream)
+        if len(errors) > MAX_ERRORS_SHOWN:
+            print(f"  ... and {len(errors) - MAX_ERRORS_SHOWN} more", file=self.stream)
+
+    def _say(self, text: str) -> None:
+        print(f"osiris: {text}", file=self.stream, flush=True)

@@ -1,0 +1,129 @@
+"""The Anthropic Messages API through the official SDK (2.x), streamed, with no SDK retries.
+
+The SDK would retry 408/409/429/5xx by itself and honour `retry-after` with no cap. We build the
+client with `max_retries=0` so that only `osiris.llm.backoff` retries, under `llm.api_retries`.
+The SDK is imported on first use (it takes over a second to import).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from osiris.llm.errors import LLMServiceError
+from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
+
+_STREAM_ERROR_RETRYABLE = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+_FATAL_KINDS = {400: "bad_request", 401: "authentication", 403: "permission", 404: "not_found",
+                413: "request_too_large", 422: "bad_request"}
+
+
+class AnthropicProvider:
+    """`Provider` for Anthropic. `base_url=None` keeps the SDK default (honours ANTHROPIC_BASE_URL)."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        model: str,
+        base_url: str | None = None,
+        max_tokens: int = 4096,
+        timeout_seconds: float = 60.0,
+    ) -> None:
+        self.model = model
+        self.max_tokens = max_tokens
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout_seconds
+        self._client: Any = None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=0,  # our backoff is the only retry layer
+            )
+        return self._client
+
+    def complete(self, request: LLMRequest) -> LLMReply:
+        import anthropic
+
+        client = self._get_client()
+        system: list[dict[str, Any]] = [
+            {"type": "text", "text": request.system_stable, "cache_control": {"type": "ephemeral"}}
+        ]
+        if request.system_dynamic:
+            system.append({"type": "text", "text": request.system_dynamic})
+        started = time.perf_counter()
+        try:
+            with client.messages.stream(
+                model=self.model,
+                max_tokens=request.max_tokens,
+                system=system,
+                messages=[{"role": m.role, "content": m.content} for m in request.messages],
+            ) as stream:
+                message = stream.get_final_message()
+        except anthropic.APIError as error:
+            raise translate_error(error) from None
+        duration_ms = (time.perf_counter() - started) * 1000
+        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        usage = message.usage
+        return LLMReply(
+            text=text,
+            stop_reason=message.stop_reason,
+            model=message.model or self.model,
+            usage=TokenUsage(
+                input=usage.input_tokens or 0,
+                output=usage.output_tokens or 0,
+                cache_write=usage.cache_creation_input_tokens or 0,
+                cache_read=usage.cache_read_input_tokens or 0,
+            ),
+            duration_ms=duration_ms,
+        )
+
+
+def translate_error(error: Exception) -> LLMServiceError:
+    """An SDK exception as an `LLMServiceError`: transient ones are retryable, the rest fatal."""
+    import anthropic
+
+    if isinstance(error, anthropic.APITimeoutError):
+        return LLMServiceError("timeout", "the request timed out", retryable=True)
+    if isinstance(error, anthropic.APIConnectionError):
+        return LLMServiceError("connection", "could not connect to the LLM service", retryable=True)
+    if isinstance(error, anthropic.APIStatusError):
+        message = error.api_message or _first_line(str(error))
+        status = error.status_code
+        if status == 200:  # an `error` event inside the stream
+            kind = error.type or "stream_error"
+            return LLMServiceError(kind, message, retryable=kind in _STREAM_ERROR_RETRYABLE)
+        if status == 429:
+            return LLMServiceError("rate_limit", message, True, status, retry_after(error.response.headers))
+        if status == 529:
+            return LLMServiceError("overloaded", message, True, status, retry_after(error.response.headers))
+        if status >= 500 or status in (408, 409):
+            return LLMServiceError("server", message, True, status, retry_after(error.response.headers))
+        return LLMServiceError(_FATAL_KINDS.get(status, "client_error"), message, False, status)
+    return LLMServiceError("unknown", _first_line(str(error)), retryable=False)
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (a number); None when absent or a date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            return max(0.0, float(raw) * scale)
+        except ValueError:
+            continue
+    return None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:300] if text.strip() else "no details"

@@ -1,0 +1,19 @@
+"""The first message of a generation cycle: the request, any guidance, the current pipeline."""
+
+from __future__ import annotations
+
+from osiris.prompt.fence import fenced_data
+
+
+def build_request_prompt(request: str, *, hint: str | None = None, current_oml: str | None = None) -> str:
+    """`request` and `hint` are already scrubbed; `current_oml` is already redacted."""
+    parts = [f"Request: {request.strip()}"]
+    if current_oml:
+        parts.append(
+            "The current pipeline follows. Change it as the request asks; keep the rest.\n"
+            + fenced_data("current_pipeline", current_oml)
+        )
+    if hint:
+        parts.append(f"Guidance from the person: {hint.strip()}")
+    parts.append("Answer with one ```yaml block holding the complete OML pipeline.")
+    return "\n\n".join(parts)

@@ -1,0 +1,75 @@
+"""The system prompt: OML rules and a compact component catalogue (stable, cached), then the
+configured connection aliases (may change between sessions, so outside the cached part)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.prompt.catalog import describe_component
+
+OML_RULES = """\
+You write data pipelines in OML (Osiris Markup Language) v0.1.0, a YAML format.
+
+Answer with exactly one ```yaml fenced block holding one complete OML document. No other YAML.
+If the request lacks something you need (which connection, which table), make the most
+reasonable choice from the configured connections and say what you assumed in one sentence
+before the block.
+
+OML rules:
+- Top-level keys: oml_version (the string "0.1.0"), name (lowercase kebab-case), steps (a
+  non-empty list); optional: description, metadata, schedule. Nothing else: never version,
+  tasks, connectors, outputs, extract, transform or load.
+- Each step: id (unique, kebab-case), component (a name from the catalogue below), mode
+  (read | write | transform; never extract or load), config (a mapping), and optionally
+  needs (a list of ids of earlier steps). No `type` key. No cycles; a step never needs itself.
+- A component supports only the modes listed for it. read = extract, write = write,
+  transform = transform.
+- config holds only the fields the component lists, with the right types, bounds and enum values.
+- Connections: set `connection: "@family.alias"` (e.g. "@mysql.default"); the family must be the
+  component's family and the alias a configured one. The connection supplies host, user,
+  password and the other connection fields, so leave them out of the step.
+- Never write a password, token or key inline. Secrets only ever come from a connection reference.
+
+Components (name [family] modes: fields; * = required, = default, [..] = allowed values,
+aliases in parentheses):
+"""
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """`stable` is the same for every call of a project (cache it); `dynamic` may change."""
+
+    stable: str
+    dynamic: str
+
+
+def build_system_prompt(registry: Any, connections: Mapping[str, Mapping[str, Any]]) -> SystemPrompt:
+    """From the validator's registry and the `connections` settings (names only, never values)."""
+    components = getattr(registry, "components", {}) or {}
+    catalogue = "\n".join(
+        describe_component(components[name], _secret_fields(registry, name)) for name in sorted(components)
+    )
+    return SystemPrompt(OML_RULES + catalogue + "\n", describe_connections(connections))
+
+
+def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
+    """E.g. 'Configured connections: @mysql.default (host, database, user, password).'"""
+    refs = []
+    for family in sorted(connections):
+        for alias in sorted(connections[family] or {}):
+            fields = ", ".join(sorted((connections[family][alias] or {}).keys()))
+            refs.append(f"@{family}.{alias}" + (f" (provides {fields})" if fields else ""))
+    if not refs:
+        return (
+            "No connections are configured in this project. Components that need a connection "
+            "still need `connection: \"@family.default\"`; tell the person to add it to "
+            ".osiris.yaml under `connections`."
+        )
+    return "Configured connections: " + "; ".join(refs) + "."
+
+
+def _secret_fields(registry: Any, component: str) -> set[str]:
+    finder = getattr(registry, "secret_fields", None)
+    return set(finder(component)) if callable(finder) else set()

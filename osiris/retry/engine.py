@@ -1,0 +1,319 @@
+"""The generation engine (SPEC §5): generate, validate, and retry with delta prompts, bounded.
+
+A cycle is one request taken to a valid pipeline or to a stop: at most `max_attempts + 1`
+generations, stopping early when an attempt repeats the errors of the one before. LLM service
+errors are retried separately (`osiris.llm.backoff`) and never count as attempts.
+
+The engine never asks the person anything. When a cycle ends invalid, an interactive caller
+shows `escalate(result)` and then calls `retry_with_hint`, `revalidate` (after an edit),
+`fresh`, or stops; each choice is recorded with `record_choice`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.llm.backoff import BackoffPolicy, call_with_backoff
+from osiris.llm.errors import LLMServiceError
+from osiris.llm.types import LLMReply, LLMRequest, Message, Provider
+from osiris.prompt import SystemPrompt, build_request_prompt, build_retry_prompt, retry_kind
+from osiris.prompt.retry import summarise_attempt
+from osiris.request import scrub_request
+from osiris.retry import trail
+from osiris.retry.progress import (
+    ApiErrorRetrying,
+    AttemptFailed,
+    CycleFinished,
+    Generating,
+    Observer,
+    PipelineValid,
+    RequestScrubbed,
+    Validating,
+    ignore,
+)
+from osiris.retry.result import Attempt, AttemptKind, CycleResult
+from osiris.session import Session
+from osiris.errors import OsirisError
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The knobs of SPEC §5 and §6, usually from `EngineConfig.from_settings(effective.settings)`."""
+
+    max_attempts: int = 2
+    history_limit: int = 3
+    max_tokens: int = 4096
+    save_failed_oml: bool = True
+    backoff: BackoffPolicy = BackoffPolicy()
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> EngineConfig:
+        return cls(
+            max_attempts=settings.validation.retry.max_attempts,
+            history_limit=settings.validation.retry.history_limit,
+            max_tokens=settings.llm.max_tokens,
+            save_failed_oml=settings.sessions.save_failed_oml,
+            backoff=BackoffPolicy(retries=settings.llm.api_retries),
+        )
+
+
+class GenerationEngine:
+    """Turns requests into validated OML within a session. One engine per session."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        validator: Any,
+        session: Session,
+        system_prompt: SystemPrompt,
+        config: EngineConfig,
+        render: Callable[[Any], str],
+        observer: Observer = ignore,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.provider = provider
+        self.validator = validator
+        self.session = session
+        self.system_prompt = system_prompt
+        self.config = config
+        self.render = render
+        self.observer = observer
+        self.sleep = sleep
+        self.history: list[Message] = []  # earlier accepted turns, sent with every call
+        self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
+        self.last: CycleResult | None = None
+        self._request: str | None = None
+
+    # --- what a caller uses ----------------------------------------------------------------
+
+    def run(self, request: str) -> CycleResult:
+        """A new request (or a follow-up that changes the current pipeline): one full cycle."""
+        text = self._take_user_text(request, kind="request")
+        self._request = text
+        return self._cycle(text, hint=None, base_oml=self.current_oml)
+
+    def retry_with_hint(self, hint: str) -> CycleResult:
+        """After an escalation: the person's guidance, the last pipeline, and a fresh retry budget."""
+        request = self._require_request()
+        text = self._take_user_text(hint, kind="hint")
+        self.session.emit("retry_counter_reset", reason="hint", max_attempts=self.config.max_attempts)
+        base = self.last.oml_text if self.last and self.last.oml_text else self.current_oml
+        return self._cycle(request, hint=text, base_oml=base)
+
+    def fresh(self) -> CycleResult:
+        """After an escalation: the same request generated anew, with a fresh retry budget."""
+        request = self._require_request()
+        self.session.emit("retry_counter_reset", reason="fresh", max_attempts=self.config.max_attempts)
+        return self._cycle(request, hint=None, base_oml=self.current_oml)
+
+    def revalidate(self, oml_text: str) -> CycleResult:
+        """After the person edited the pipeline: validate it again, without the LLM."""
+        cycle = self.session.start_cycle()
+        started = time.perf_counter()
+        self.session.emit("validation_attempt_start", cycle=cycle, attempt_index=1, kind="edit")
+        self.observer(Validating(cycle, 1, 1))
+        report, validate_ms = self._validate(oml_text, truncated=False)
+        attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
+        attempt.wall_ms = (time.perf_counter() - started) * 1000
+        self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
+        result = CycleResult(
+            cycle, self._request or "", 0, [attempt], "valid" if attempt.valid else "exhausted", hint=None
+        )
+        return self._finish_cycle(result)
+
+    def escalate(self, result: CycleResult) -> list[dict[str, Any]]:
+        """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
+        shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
+        self.session.emit(
+            "hitl_escalation",
+            cycle=result.cycle,
+            stop_reason=result.stop_reason,
+            attempts=shown,
+            token_usage=result.usage.to_dict(),
+        )
+        return shown
+
+    def record_choice(self, action: str, **details: Any) -> None:
+        """The person's answer to an escalation: hint, edit, fresh or cancel."""
+        self.session.emit("hitl_response", action=action, **details)
+
+    def accept(self, result: CycleResult, saved_to: str | None = None) -> str:
+        """Mark a valid pipeline accepted: save it in the session and return its sha256."""
+        oml = result.oml_text or ""
+        digest = trail.sha256(oml)
+        self.session.write_text(f"{trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
+        self.session.emit("pipeline_accepted", cycle=result.cycle, path=saved_to, sha256=digest)
+        return digest
+
+    # --- one cycle --------------------------------------------------------------------------
+
+    def _cycle(self, request: str, *, hint: str | None, base_oml: str | None) -> CycleResult:
+        cycle = self.session.start_cycle()
+        total = self.config.max_attempts + 1
+        redacted_base = self.session.redactor.text(base_oml) if base_oml else None
+        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base)
+        retry_head = build_request_prompt(request, hint=hint)  # the delta carries the latest pipeline
+        attempts: list[Attempt] = []
+        result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
+        prompt, kind = first_prompt, "generate"
+        try:
+            for index in range(1, total + 1):
+                attempt = self._attempt(cycle, index, total, prompt, kind)
+                previous = attempts[-1] if attempts else None
+                attempts.append(attempt)
+                self._record_attempt(cycle, attempt, previous)
+                if attempt.valid:
+                    result.stop_reason = "valid"
+                    self.observer(PipelineValid(cycle, index, attempt.report))
+                    break
+                if previous is not None and attempt.error_key == previous.error_key:
+                    result.stop_reason = "no_progress"
+                elif index == total:
+                    result.stop_reason = "exhausted"
+                else:
+                    self._announce_retry(cycle, attempt, total)
+                    prompt = retry_head + "\n\n" + self._delta(attempts)
+                    kind = retry_kind(attempt.report.error_codes).value
+                    continue
+                self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))
+                break
+        except OsirisError:
+            trail.write_trail(self.session, result, status="llm_error")
+            self.session.emit("retry_stopped", cycle=cycle, stop_reason="llm_error", attempts=len(attempts))
+            raise
+        return self._finish_cycle(result)
+
+    def _attempt(self, cycle: int, index: int, total: int, prompt: str, kind: AttemptKind) -> Attempt:
+        started = time.perf_counter()
+        self.session.emit("validation_attempt_start", cycle=cycle, attempt_index=index, kind=kind)
+        self.observer(Generating(cycle, index, total))
+        request = LLMRequest(
+            system_stable=self.system_prompt.stable,
+            system_dynamic=self.system_prompt.dynamic,
+            messages=[*self.history, Message("user", prompt)],
+            max_tokens=self.config.max_tokens,
+        )
+        self.session.emit(
+            "llm_request",
+            cycle=cycle,
+            attempt_index=index,
+            model=self.provider.model,
+            messages=len(request.messages),
+            prompt_chars=len(prompt),
+        )
+        llm_started = time.perf_counter()
+        reply: LLMReply = call_with_backoff(
+            lambda: self.provider.complete(request),
+            self.config.backoff,
+            on_error=lambda error, delay, n: self._api_error(cycle, index, error, delay, n),
+            sleep=self.sleep,
+        )
+        llm_ms = (time.perf_counter() - llm_started) * 1000
+        self.session.emit(
+            "llm_response",
+            cycle=cycle,
+            attempt_index=index,
+            model=reply.model,
+            stop_reason=reply.stop_reason,
+            token_usage=reply.usage.to_dict(),
+            duration_ms=round(reply.duration_ms or llm_ms, 1),
+        )
+        self.observer(Validating(cycle, index, total))
+        report, validate_ms = self._validate(reply.text, truncated=reply.truncated)
+        attempt = Attempt(index, kind, prompt, reply.text, report, reply.usage, llm_ms, validate_ms)
+        attempt.llm_stop_reason = reply.stop_reason
+        attempt.wall_ms = (time.perf_counter() - started) * 1000
+        return attempt
+
+    def _validate(self, text: str, *, truncated: bool) -> tuple[Any, float]:
+        started = time.perf_counter()
+        report = self.validator.validate(text, truncated=truncated)
+        return report, (time.perf_counter() - started) * 1000
+
+    def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
+        trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
+        self.session.book(
+            tokens=attempt.usage.to_dict(),
+            llm_ms=attempt.llm_ms,
+            validation_ms=attempt.validate_ms,
+            attempts=1,
+        )
+        self.session.emit(
+            "validation_attempt_complete",
+            cycle=cycle,
+            attempt_index=attempt.index,
+            valid=attempt.valid,
+            error_count=len(attempt.report.errors),
+            warning_count=len(attempt.report.warnings),
+            error_codes=list(attempt.report.error_codes),
+            duration_ms=round(attempt.validate_ms, 2),
+        )
+
+    def _announce_retry(self, cycle: int, attempt: Attempt, total: int) -> None:
+        self.session.emit(
+            "validation_retry",
+            cycle=cycle,
+            attempt_index=attempt.index,
+            validation_errors=[issue.to_dict() for issue in attempt.report.errors],
+            token_usage=attempt.usage.to_dict(),
+            duration_ms=round(attempt.wall_ms, 1),
+        )
+        self.observer(AttemptFailed(cycle, attempt.index, total, attempt.report, will_retry=True))
+
+    def _delta(self, attempts: list[Attempt]) -> str:
+        """The retry prompt for the last attempt, with earlier ones summarised (redacted)."""
+        last = attempts[-1]
+        earlier = [
+            summarise_attempt(a.index, a.report.error_codes, len(a.report.errors))
+            for a in attempts[:-1][-self.config.history_limit :]
+        ]
+        redact = self.session.redactor.text
+        previous = redact(last.oml_text) if last.oml_text else None
+        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)))
+
+    def _api_error(self, cycle: int, index: int, error: LLMServiceError, delay: float | None, n: int) -> None:
+        self.session.emit(
+            "api_error", cycle=cycle, attempt_index=index, delay_s=delay, retry_number=n, **error.to_event()
+        )
+        self.observer(ApiErrorRetrying(error, delay, n, self.config.backoff.retries))
+
+    def _finish_cycle(self, result: CycleResult) -> CycleResult:
+        result.trail_path = trail.write_trail(self.session, result)
+        if result.valid:
+            self.current_oml = result.oml_text
+            self.history.extend(
+                [Message("user", result.attempts[0].prompt or result.request),
+                 Message("assistant", "```yaml\n" + self.session.redactor.text(result.oml_text or "") + "\n```")]
+            )
+        else:
+            self.session.emit(
+                "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
+            )
+        self.session.append_conversation(
+            "assistant",
+            result.last.answer if result.attempts else "",
+            cycle=result.cycle,
+            valid=result.valid,
+            stop_reason=result.stop_reason,
+        )
+        self.last = result
+        self.observer(CycleFinished(result))
+        return result
+
+    def _take_user_text(self, text: str, *, kind: str) -> str:
+        scrubbed = scrub_request(text, self.session.redactor)
+        notice = scrubbed.notice()
+        if notice:
+            self.observer(RequestScrubbed(notice))
+        self.session.emit("user_message", kind=kind, text=scrubbed.text, scrubbed=scrubbed.original_changed)
+        self.session.append_conversation("user", scrubbed.text, kind=kind)
+        return scrubbed.text
+
+    def _require_request(self) -> str:
+        if self._request is None:
+            raise RuntimeError("no request yet: call run() first")
+        return self._request

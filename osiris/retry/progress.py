@@ -1,0 +1,80 @@
+"""Progress events the engine reports while it works, for a spinner, a status line or a log.
+
+The engine never prompts anyone. A caller passes an observer (any callable taking one of these)
+and decides what to show: `osiris generate` prints lines on stderr, `osiris chat` a status line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from osiris.llm.errors import LLMServiceError
+    from osiris.retry.result import CycleResult
+
+
+@dataclass(frozen=True)
+class RequestScrubbed:
+    """Secrets were removed from the person's message; `notice` says what, in one line."""
+
+    notice: str
+
+
+@dataclass(frozen=True)
+class Generating:
+    cycle: int
+    attempt: int  # 1-based
+    total: int  # the most attempts this cycle may take (max_attempts + 1)
+
+
+@dataclass(frozen=True)
+class Validating:
+    cycle: int
+    attempt: int
+    total: int
+
+
+@dataclass(frozen=True)
+class AttemptFailed:
+    """An attempt did not validate. `report` is its ValidationReport; `will_retry` says whether
+    another attempt follows."""
+
+    cycle: int
+    attempt: int
+    total: int
+    report: Any
+    will_retry: bool
+
+
+@dataclass(frozen=True)
+class ApiErrorRetrying:
+    """A transient LLM service error. `delay_s` is None when no retry follows."""
+
+    error: LLMServiceError
+    delay_s: float | None
+    retry_number: int
+    budget: int
+
+
+@dataclass(frozen=True)
+class PipelineValid:
+    cycle: int
+    attempt: int
+    report: Any
+
+
+@dataclass(frozen=True)
+class CycleFinished:
+    result: CycleResult
+
+
+ProgressEvent = Union[
+    RequestScrubbed, Generating, Validating, AttemptFailed, ApiErrorRetrying, PipelineValid, CycleFinished
+]
+Observer = Callable[[ProgressEvent], None]
+
+
+def ignore(event: ProgressEvent) -> None:
+    """The default observer: shows nothing."""

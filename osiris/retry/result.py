@@ -1,0 +1,85 @@
+"""What one generation cycle produced: its attempts and how it ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from osiris.llm.types import TokenUsage
+
+AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
+StopReason = Literal["valid", "exhausted", "no_progress"]
+
+
+@dataclass
+class Attempt:
+    """One generation (or one edit) and its validation."""
+
+    index: int  # 1-based within the cycle
+    kind: AttemptKind
+    prompt: str  # the user message sent, scrubbed ("" for an edit)
+    answer: str  # the raw answer text (the edited file for an edit)
+    report: Any  # ValidationReport
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    llm_ms: float = 0.0
+    validate_ms: float = 0.0
+    wall_ms: float = 0.0  # the whole attempt, LLM wait included
+    llm_stop_reason: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.report.valid)
+
+    @property
+    def oml_text(self) -> str | None:
+        return self.report.oml_text
+
+    @property
+    def error_key(self) -> frozenset[tuple[str, str]]:
+        """What 'the same errors' means for the early stop: the set of (code, path)."""
+        return frozenset((issue.code, issue.path) for issue in self.report.errors)
+
+
+@dataclass
+class CycleResult:
+    """A cycle ends `valid`, or invalid with `stop_reason` exhausted (budget spent) or no_progress."""
+
+    cycle: int
+    request: str  # scrubbed
+    max_attempts: int  # retries allowed after the first generation
+    attempts: list[Attempt]
+    stop_reason: StopReason
+    hint: str | None = None
+    trail_path: str | None = None  # the cycle's retry_trail.json
+
+    @property
+    def valid(self) -> bool:
+        return self.stop_reason == "valid"
+
+    @property
+    def last(self) -> Attempt:
+        return self.attempts[-1]
+
+    @property
+    def report(self) -> Any:
+        return self.last.report
+
+    @property
+    def oml_text(self) -> str | None:
+        """The pipeline of the last attempt: the fixed one when the cycle ended valid."""
+        return self.last.oml_text
+
+    @property
+    def usage(self) -> TokenUsage:
+        total = TokenUsage()
+        for attempt in self.attempts:
+            total = total + attempt.usage
+        return total
+
+    @property
+    def llm_ms(self) -> float:
+        return sum(a.llm_ms for a in self.attempts)
+
+    @property
+    def validate_ms(self) -> float:
+        return sum(a.validate_ms for a in self.attempts)

@@ -1,0 +1,81 @@
+"""Assemble an engine from the settings: key, validator, redactor, session, system prompt.
+
+    engine = open_engine(effective, command="generate", observer=print_progress)
+    result = engine.run("copy active customers from MySQL to a CSV")
+    engine.session.finish("valid" if result.valid else "invalid")
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from osiris.llm import Provider, make_provider
+from osiris.llm.credentials import require_api_key
+from osiris.prompt import build_system_prompt
+from osiris.retry.engine import EngineConfig, GenerationEngine
+from osiris.retry.progress import Observer, ignore
+from osiris.secrets.names import MASK, is_secret_key
+from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.session import Session
+
+
+def open_engine(
+    effective: Any,
+    *,
+    command: str,
+    observer: Observer = ignore,
+    provider: Provider | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> GenerationEngine:
+    """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
+    before anything is written."""
+    from osiris.explain import compact
+    from osiris.validate import load_validator
+
+    llm = effective.settings.llm
+    api_key = None
+    if provider is None and llm.provider == "anthropic":
+        api_key, _source = require_api_key(effective.env)
+    validator = load_validator(effective)
+    secret_fields = all_secret_fields(validator.registry)
+    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
+    redactor = Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
+    provider = provider or make_provider(effective, api_key=api_key)
+    session = Session.create(
+        effective.resolve_path(effective.settings.sessions.dir),
+        provider=provider.name,
+        model=provider.model,
+        redactor=redactor,
+        settings=settings_snapshot(effective),
+        command=command,
+    )
+    return GenerationEngine(
+        provider=provider,
+        validator=validator,
+        session=session,
+        system_prompt=build_system_prompt(validator.registry, effective.settings.connections),
+        config=EngineConfig.from_settings(effective.settings),
+        render=compact,
+        observer=observer,
+        sleep=sleep,
+    )
+
+
+def all_secret_fields(registry: Any) -> set[str]:
+    """Every config field that some component spec marks secret."""
+    fields: set[str] = set()
+    for name in getattr(registry, "components", {}) or {}:
+        fields |= set(registry.secret_fields(name))
+    return fields
+
+
+def settings_snapshot(effective: Any) -> dict[str, dict[str, Any]]:
+    """{key: {value, source}} with secret-named values masked (the session redacts the rest)."""
+    snapshot = {}
+    for key, value, source in effective.items():
+        if isinstance(value, str) and any(is_secret_key(part) for part in key.split(".")):
+            value = value if value.startswith("${") else MASK
+        snapshot[key] = {"value": value, "source": source}
+    return snapshot

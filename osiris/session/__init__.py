@@ -1,0 +1,14 @@
+"""The session directory (SPEC §8): a redacted, append-only record of everything that happened.
+
+    session = Session.create(root, provider="anthropic", model=..., effective=..., redactor=...)
+    session.emit("user_message", text="...")
+    session.write_json("artifacts/cycle-1/retry_trail.json", trail)
+    session.finish("valid")
+
+Every write goes through the session's `Redactor`; directories are 0700, files 0600, and JSON
+files are replaced atomically.
+"""
+
+from osiris.session.store import Session, new_session_id
+
+__all__ = ["Session", "new_session_id"]

@@ -1,0 +1,143 @@
+"""Writing one session: session.json, events.jsonl, conversation.jsonl and artifacts/."""
+
+from __future__ import annotations
+
+import json
+import secrets as _random
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from osiris.secrets.redact import Redactor
+from osiris.session.files import append_line, ensure_private_dir, write_atomic, write_json_atomic
+
+SESSION_FILE = "session.json"
+EVENTS_FILE = "events.jsonl"
+CONVERSATION_FILE = "conversation.jsonl"
+ARTIFACTS_DIR = "artifacts"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_session_id() -> str:
+    """Sortable and unique: 20261122-031502-a1b2c3."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + _random.token_hex(3)
+
+
+@dataclass
+class Totals:
+    """Session totals; tokens are the provider's counts, each booked once."""
+
+    cycles: int = 0
+    attempts: int = 0
+    tokens: dict[str, int] = field(
+        default_factory=lambda: {"input": 0, "output": 0, "cache_write": 0, "cache_read": 0}
+    )
+    llm_ms: float = 0.0
+    validation_ms: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cycles": self.cycles,
+            "attempts": self.attempts,
+            "tokens": dict(self.tokens),
+            "llm_ms": round(self.llm_ms, 1),
+            "validation_ms": round(self.validation_ms, 1),
+        }
+
+
+class Session:
+    """An open session directory. All content is redacted by `redactor` before it is written."""
+
+    def __init__(self, path: Path, session_id: str, redactor: Redactor, meta: dict[str, Any]) -> None:
+        self.path = path
+        self.id = session_id
+        self.redactor = redactor
+        self.meta = meta
+        self.totals = Totals()
+        self._seq = 0
+
+    @classmethod
+    def create(
+        cls,
+        root: Path,
+        *,
+        provider: str,
+        model: str,
+        redactor: Redactor,
+        settings: dict[str, dict[str, Any]] | None = None,
+        command: str = "generate",
+    ) -> Session:
+        """Make `<root>/<new id>/` and write session.json and the `session_start` event."""
+        ensure_private_dir(root)
+        session_id = new_session_id()
+        path = ensure_private_dir(root / session_id)
+        meta = {
+            "id": session_id,
+            "command": command,
+            "started_at": now_iso(),
+            "ended_at": None,
+            "provider": provider,
+            "model": model,
+            "status": "running",
+            "settings": settings or {},
+        }
+        session = cls(path, session_id, redactor, meta)
+        session._save_meta()
+        session.emit("session_start", provider=provider, model=model, command=command)
+        return session
+
+    # --- writing -------------------------------------------------------------------------
+
+    def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
+        """Append one event to events.jsonl (redacted, flushed) and return it."""
+        self._seq += 1
+        event = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
+        event.update(self.redactor.data(fields))
+        append_line(self.path / EVENTS_FILE, json.dumps(event, ensure_ascii=False, default=str))
+        return event
+
+    def append_conversation(self, role: str, content: str, **extra: Any) -> None:
+        """One redacted turn of the conversation, enough to resume the session."""
+        entry = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
+        entry.update(self.redactor.data(extra))
+        append_line(self.path / CONVERSATION_FILE, json.dumps(entry, ensure_ascii=False, default=str))
+
+    def write_text(self, relative: str, text: str) -> Path:
+        """A redacted text artifact, e.g. artifacts/cycle-1/attempt-2/pipeline.yaml."""
+        target = self.path / relative
+        write_atomic(target, self.redactor.text(text))
+        return target
+
+    def write_json(self, relative: str, data: Any) -> Path:
+        target = self.path / relative
+        write_json_atomic(target, self.redactor.data(data))
+        return target
+
+    def book(self, *, tokens: dict[str, int], llm_ms: float, validation_ms: float, attempts: int) -> None:
+        """Add one attempt's spending to the session totals."""
+        for name, count in tokens.items():
+            self.totals.tokens[name] = self.totals.tokens.get(name, 0) + int(count)
+        self.totals.llm_ms += llm_ms
+        self.totals.validation_ms += validation_ms
+        self.totals.attempts += attempts
+        self._save_meta()
+
+    def start_cycle(self) -> int:
+        self.totals.cycles += 1
+        self._save_meta()
+        return self.totals.cycles
+
+    def finish(self, status: str) -> None:
+        """Write `session_end` and the final session.json."""
+        self.meta["status"] = status
+        self.meta["ended_at"] = now_iso()
+        self._save_meta()
+        self.emit("session_end", status=status, totals=self.totals.to_dict())
+
+    def _save_meta(self) -> None:
+        self.meta["totals"] = self.totals.to_dict()
+        write_json_atomic(self.path / SESSION_FILE, self.redactor.data(self.meta))
