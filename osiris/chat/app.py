@@ -1,0 +1,74 @@
+"""Putting a chat together: display, input, engine, optional resume; then the loop."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from osiris.chat.display import make_display
+from osiris.chat.loop import ChatLoop
+from osiris.chat.progress import ChatProgress
+from osiris.chat.reader import LineReader, PlainReader, TerminalReader
+from osiris.chat.terminal import is_interactive
+
+HISTORY_FILE = "history"
+
+
+def start_chat(
+    effective: Any,
+    *,
+    resume: str | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Run `osiris chat` with these settings; returns the exit code."""
+    from osiris.retry import open_engine
+    from osiris.session.reader import find_session
+
+    stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+    sessions_root = effective.resolve_path(effective.settings.sessions.dir)
+    earlier = find_session(sessions_root, resume) if resume else None  # a bad id fails before anything is written
+    display = make_display(stdout, effective.env)
+    progress = ChatProgress(display)
+    engine = open_engine(effective, command="chat", observer=progress)
+    reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE)
+    loop = ChatLoop(
+        engine, display, reader, progress,
+        project_root=effective.project_root, cwd=Path.cwd(), env=effective.env,
+    )
+    greet(display, engine)
+    if earlier is not None:
+        show_resumed(display, engine, earlier)
+    return loop.run()
+
+
+def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path) -> LineReader:
+    """prompt_toolkit when both ends are a terminal; plain lines otherwise."""
+    if is_interactive(stdin) and is_interactive(stdout):
+        return TerminalReader(history_file)
+    return PlainReader(stdin, stdout)
+
+
+def greet(display: Any, engine: Any) -> None:
+    retries = engine.config.max_attempts
+    strict = " (strict mode)" if retries == 0 else ""
+    display.say(
+        f"Osiris chat — {engine.provider.name} ({engine.provider.model}), "
+        f"{retries} retr{'y' if retries == 1 else 'ies'}{strict}."
+    )
+    display.note(f"Session {engine.session.id}. Describe the pipeline you want; /help lists commands, "
+                 "Ctrl-D or /exit ends.")
+
+
+def show_resumed(display: Any, engine: Any, earlier: Any) -> None:
+    from osiris.chat.resume import restore
+
+    restored = restore(engine, earlier)
+    display.say(f"Resumed session {earlier.id}: {restored.turns} accepted pipeline(s) carried over.")
+    if restored.last_request:
+        display.note(f"Last request: {restored.last_request}")
+    if engine.current_oml:
+        display.say("Current pipeline:")
+        display.yaml(engine.current_oml)
+
