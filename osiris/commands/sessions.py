@@ -1,9 +1,163 @@
-"""`osiris sessions`: not built yet."""
+"""`osiris sessions list | show ID | attempts ID | events ID [--json]`: the audit trail (SPEC §8).
 
-from osiris.commands.not_built import add_arguments, not_built
+ID may be a unique prefix of a session id, or `last` for the newest session.
+"""
 
-__all__ = ["add_arguments", "run"]
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from osiris.errors import ExitCode
 
 
-def run(args) -> int:
-    raise not_built("sessions")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="sessions, newest first")
+    listing.add_argument("--json", action="store_true", help="JSON on stdout")
+    for name, summary in (
+        ("show", "one session: status, provider, model, totals, cycles"),
+        ("attempts", "the attempt table of every cycle"),
+        ("events", "the events, one a line"),
+    ):
+        sub = actions.add_parser(name, help=summary)
+        sub.add_argument("session_id", metavar="ID", help="session id, a unique prefix, or 'last'")
+        sub.add_argument("--json", action="store_true", help="JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from osiris.session import reader
+    from osiris.settings import load_settings
+
+    effective = load_settings(config_path=args.config)
+    root = effective.resolve_path(effective.settings.sessions.dir)
+    if args.action == "list":
+        return _list(reader.list_sessions(root), args.json, root)
+    record = reader.find_session(root, args.session_id)
+    if args.action == "show":
+        return _show(record, reader.read_trails(record), args.json)
+    if args.action == "attempts":
+        return _attempts(reader.read_trails(record), args.json)
+    return _events(reader.read_events(record), args.json)
+
+
+def _list(records: list[Any], as_json: bool, root: Any) -> int:
+    if as_json:
+        _print_json([_summary(r) for r in records])
+        return ExitCode.OK
+    if not records:
+        print(f"no sessions in {root}", file=sys.stderr)
+        return ExitCode.OK
+    rows = [
+        [
+            s["id"], s["started_at"] or "", s["command"] or "", s["status"] or "", s["model"] or "",
+            str(s["attempts"]), str(s["tokens_in"]), str(s["tokens_out"]),
+        ]
+        for s in map(_summary, records)
+    ]
+    _print_table(["ID", "STARTED", "COMMAND", "STATUS", "MODEL", "ATTEMPTS", "TOK IN", "TOK OUT"], rows)
+    return ExitCode.OK
+
+
+def _summary(record: Any) -> dict[str, Any]:
+    meta = record.meta
+    totals = meta.get("totals") or {}
+    tokens = totals.get("tokens") or {}
+    return {
+        "id": record.id,
+        "path": str(record.path),
+        "started_at": meta.get("started_at"),
+        "ended_at": meta.get("ended_at"),
+        "command": meta.get("command"),
+        "status": meta.get("status"),
+        "provider": meta.get("provider"),
+        "model": meta.get("model"),
+        "cycles": totals.get("cycles", 0),
+        "attempts": totals.get("attempts", 0),
+        "tokens_in": tokens.get("input", 0) + tokens.get("cache_write", 0) + tokens.get("cache_read", 0),
+        "tokens_out": tokens.get("output", 0),
+        "totals": totals,
+    }
+
+
+def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
+    meta = record.meta
+    if as_json:
+        _print_json({"session": meta, "path": str(record.path), "cycles": trails})
+        return ExitCode.OK
+    totals = meta.get("totals") or {}
+    tokens = totals.get("tokens") or {}
+    print(f"session   {record.id}")
+    print(f"path      {record.path}")
+    print(f"command   {meta.get('command')}")
+    print(f"status    {meta.get('status')}")
+    print(f"provider  {meta.get('provider')} ({meta.get('model')})")
+    print(f"started   {meta.get('started_at')}")
+    print(f"ended     {meta.get('ended_at') or '-'}")
+    print(
+        f"totals    {totals.get('cycles', 0)} cycle(s), {totals.get('attempts', 0)} attempt(s); tokens "
+        f"in {tokens.get('input', 0)}, out {tokens.get('output', 0)}, cache write "
+        f"{tokens.get('cache_write', 0)}, cache read {tokens.get('cache_read', 0)}; "
+        f"LLM {totals.get('llm_ms', 0):.0f} ms, validation {totals.get('validation_ms', 0):.0f} ms"
+    )
+    for trail in trails:
+        request = " ".join(str(trail.get("request") or "").split())
+        print(
+            f"cycle {trail.get('cycle')}: {trail.get('status')} ({trail.get('stop_reason')}), "
+            f"{len(trail.get('attempts', []))} attempt(s): {request[:70]}"
+        )
+    return ExitCode.OK
+
+
+def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
+    rows = []
+    for trail in trails:
+        for attempt in trail.get("attempts", []):
+            usage = attempt.get("token_usage") or {}
+            rows.append({"cycle": trail.get("cycle"), **attempt, "token_usage": usage})
+    if as_json:
+        _print_json(rows)
+        return ExitCode.OK
+    table = [
+        [
+            str(r["cycle"]), str(r.get("attempt_index")), r.get("kind") or "", "yes" if r.get("valid") else "no",
+            ",".join(r.get("error_codes") or []) or "-",
+            str(r["token_usage"].get("input", 0) + r["token_usage"].get("cache_write", 0)
+                + r["token_usage"].get("cache_read", 0)),
+            str(r["token_usage"].get("cache_read", 0)),
+            str(r["token_usage"].get("output", 0)),
+            f"{r.get('llm_ms', 0):.0f}", f"{r.get('validate_ms', 0):.1f}",
+        ]
+        for r in rows
+    ]
+    _print_table(
+        ["CYCLE", "ATTEMPT", "KIND", "VALID", "ERROR CODES", "TOK IN", "(CACHED)", "TOK OUT", "LLM MS", "VALIDATE MS"],
+        table,
+    )
+    return ExitCode.OK
+
+
+def _events(events: list[dict[str, Any]], as_json: bool) -> int:
+    if as_json:
+        _print_json(events)
+        return ExitCode.OK
+    for event in events:
+        extra = {k: v for k, v in event.items() if k not in ("ts", "seq", "session_id", "event_type")}
+        details = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in extra.items())
+        if len(details) > 160:
+            details = details[:157] + "..."
+        print(f"{event.get('seq'):>4} {event.get('ts')} {event.get('event_type'):<28} {details}")
+    return ExitCode.OK
+
+
+def _print_table(headers: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))

@@ -15,7 +15,7 @@ def make_provider(effective, api_key: str | None = None) -> Provider:
     if llm.provider == "demo":
         from osiris.llm.demo import DemoProvider
 
-        return DemoProvider(model=llm.model)
+        return DemoProvider()
     from osiris.llm.anthropic_provider import AnthropicProvider
 
     return AnthropicProvider(

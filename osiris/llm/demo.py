@@ -43,6 +43,6 @@ class DemoProvider:
         return LLMReply(
             text=answer["text"],
             stop_reason=answer.get("stop_reason", "end_turn"),
-            model=f"demo ({self.model})",
+            model=self.model,
             usage=TokenUsage(**{k: int(v) for k, v in usage.items()}),
         )

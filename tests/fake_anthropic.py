@@ -1,0 +1,207 @@
+"""A fake Anthropic Messages API on 127.0.0.1, in a thread, for tests and bench/retry.py.
+
+    with FakeAnthropic([Reply(text="```yaml ...```"), Status(429, retry_after="1")]) as server:
+        client = anthropic.Anthropic(api_key="k", base_url=server.url)
+
+Each POST /v1/messages takes the next scripted response (the last one repeats when the script
+runs out). Every request is recorded: path, headers and parsed JSON body. Streamed requests
+(`"stream": true`) get server-sent events, others a JSON message.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """A successful answer."""
+
+    text: str
+    stop_reason: str = "end_turn"
+    input_tokens: int = 100
+    output_tokens: int = 50
+    cache_write: int = 0
+    cache_read: int = 0
+    delay: float = 0.0  # seconds before the response starts
+
+
+@dataclass
+class Status:
+    """An HTTP error with an Anthropic error body, e.g. Status(429, retry_after="2")."""
+
+    status: int
+    error_type: str = ""
+    message: str = "scripted error"
+    retry_after: str | None = None
+    delay: float = 0.0
+
+
+@dataclass
+class StreamError:
+    """HTTP 200, then an `error` event inside the stream (e.g. overloaded_error)."""
+
+    error_type: str = "overloaded_error"
+    message: str = "Overloaded"
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    raw: str
+
+
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+
+
+@dataclass
+class FakeAnthropic:
+    script: list[Any] = field(default_factory=list)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def bodies(self) -> list[str]:
+        return [r.raw for r in self.requests]
+
+    def add(self, *responses: Any) -> None:
+        with self._lock:
+            self.script.extend(responses)
+
+    def _next(self, recorded: Recorded) -> Any:
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(recorded)
+            if not self.script:
+                return Status(500, message="fake server: no scripted response")
+            return self.script[min(index, len(self.script) - 1)]
+
+    def start(self) -> FakeAnthropic:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length).decode("utf-8")
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = {}
+                recorded = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+                response = fake._next(recorded)
+                time.sleep(getattr(response, "delay", 0.0))
+                try:
+                    if isinstance(response, Status):
+                        self._status(response)
+                    elif isinstance(response, StreamError):
+                        self._stream_error(response, body)
+                    elif body.get("stream"):
+                        self._stream(response, body)
+                    else:
+                        self._json(response, body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+                self.wfile.flush()
+
+            def _status(self, response: Status) -> None:
+                kind = response.error_type or _ERROR_TYPES.get(response.status, "api_error")
+                payload = json.dumps({"type": "error", "error": {"type": kind, "message": response.message}})
+                headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
+                headers["x-should-retry"] = "true" if response.status >= 429 else "false"
+                self._send(response.status, payload.encode(), "application/json", headers)
+
+            def _json(self, reply: Reply, body: dict[str, Any]) -> None:
+                message = _message(reply, body)
+                message["content"] = [{"type": "text", "text": reply.text}]
+                message["usage"]["output_tokens"] = reply.output_tokens
+                self._send(200, json.dumps(message).encode(), "application/json", {})
+
+            def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
+                events = [("message_start", {"type": "message_start", "message": _message(reply, body)})]
+                events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                                       "content_block": {"type": "text", "text": ""}}))
+                for start in range(0, len(reply.text), 200):
+                    events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                   "delta": {"type": "text_delta", "text": reply.text[start:start + 200]}}))
+                events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+                events.append(("message_delta", {"type": "message_delta",
+                                                 "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                                                 "usage": {"output_tokens": reply.output_tokens}}))
+                events.append(("message_stop", {"type": "message_stop"}))
+                self._send(200, _sse(events), "text/event-stream", {})
+
+            def _stream_error(self, response: StreamError, body: dict[str, Any]) -> None:
+                events = [
+                    ("message_start", {"type": "message_start", "message": _message(Reply(""), body)}),
+                    ("error", {"type": "error", "error": {"type": response.error_type, "message": response.message}}),
+                ]
+                self._send(200, _sse(events), "text/event-stream", {})
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> FakeAnthropic:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def _message(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-fake"),
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": reply.input_tokens,
+            "output_tokens": 1,
+            "cache_creation_input_tokens": reply.cache_write,
+            "cache_read_input_tokens": reply.cache_read,
+        },
+    }
+
+
+def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
