@@ -1,0 +1,226 @@
+"""Parse one YAML document safely: line numbers, duplicate keys, several documents, limits.
+
+libyaml (CSafeLoader) builds the node tree; this module turns nodes into Python values itself,
+so that it can record the position of every JSON pointer, reject duplicate keys, and stop alias
+bombs by counting the nodes it visits. libyaml crashes the process on very deep nesting, so the
+depth is estimated from the text before libyaml ever sees it (ADR 0010).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+MAX_CHARS = 1_000_000  # an OML pipeline is a few kB; 1 MB is generous
+MAX_DEPTH = 64  # OML needs about 6 levels
+MAX_NODES = 20_000  # values built, counting every expansion of an alias; OML needs a few hundred
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+@dataclass
+class Problem:
+    """Why the text could not become a value: an OML1xx code, a message, where."""
+
+    code: str
+    message: str
+    hint: str
+    position: Position | None = None
+
+
+@dataclass
+class Loaded:
+    """The value of the one document, and the position of each JSON pointer inside it."""
+
+    value: Any = None
+    positions: dict[str, Position] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    empty: bool = False
+
+
+class _LimitExceeded(Exception):
+    pass
+
+
+_FLOW_CHARS = re.compile(r"[^\[\]{}\n]+")
+_INDENT = re.compile(r"^([ \t]*)(?:[-?:][ \t]+)*", re.MULTILINE)
+
+
+def estimated_depth(text: str) -> int:
+    """An upper bound of the nesting depth, computed without parsing (libyaml can crash on it)."""
+    depth = deepest = 0
+    for char in _FLOW_CHARS.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    indents: set[int] = set()
+    chain = 0
+    for match in _INDENT.finditer(text):
+        indents.add(len(match.group(1)))
+        chain = max(chain, match.group(0).count("-") + match.group(0).count("?") + match.group(0).count(":"))
+    return deepest + len(indents) + chain
+
+
+def load_document(text: str, line_offset: int = 0) -> Loaded:
+    """Parse `text` (one YAML document). Never raises: problems come back in `Loaded.problems`."""
+    if len(text) > MAX_CHARS:
+        return _fail("OML105", f"the YAML is {len(text):,} characters; the limit is {MAX_CHARS:,}",
+                     "send a pipeline of a reasonable size; OML files are normally a few kilobytes")
+    if estimated_depth(text) > MAX_DEPTH * 4:
+        return _fail("OML105", f"the YAML nests deeper than {MAX_DEPTH} levels",
+                     "flatten the document; an OML pipeline needs only a few levels")
+    try:
+        documents = _compose_documents(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        return _fail("OML101", _describe_yaml_error(error), _syntax_hint(error),
+                     _position(mark, line_offset) if mark else None)
+    except yaml.YAMLError as error:  # reader errors: binary or non-printable characters
+        return _fail("OML101", f"the text is not valid YAML: {_one_line(str(error))}",
+                     "send plain UTF-8 text without control characters")
+    except (RecursionError, MemoryError):
+        return _fail("OML105", "the YAML is too deeply nested or too large to parse",
+                     "flatten the document; an OML pipeline needs only a few levels")
+    if len(documents) > 1:
+        return _fail("OML103", f"the text holds {len(documents)} YAML documents separated by '---'",
+                     "send exactly one pipeline document (no '---' between parts)",
+                     _position(documents[1].start_mark, line_offset))
+    if not documents or _is_null(documents[0]):
+        return Loaded(empty=True)
+    return _build(documents[0], line_offset)
+
+
+def _compose_documents(text: str) -> list[Node]:
+    documents: list[Node] = []
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                documents.append(node)
+            if len(documents) > 1:
+                break
+    finally:
+        loader.dispose()
+    return documents
+
+
+def _build(root: Node, line_offset: int) -> Loaded:
+    builder = _Builder(line_offset)
+    try:
+        value = builder.build(root, "", 0)
+    except _LimitExceeded as error:
+        return _fail("OML105", str(error), "remove YAML anchors and aliases (&name, *name) and deep nesting")
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as error:
+        mark = getattr(error, "problem_mark", None)
+        return _fail("OML101", f"a value cannot be read: {_one_line(str(error))}",
+                     "quote values that are meant as text",
+                     _position(mark, line_offset) if mark else None)
+    loaded = Loaded(value=value, positions=builder.positions, problems=builder.problems)
+    return loaded
+
+
+class _Builder:
+    """Node tree -> Python values, recording positions and duplicate keys, within limits."""
+
+    def __init__(self, line_offset: int) -> None:
+        self.line_offset = line_offset
+        self.positions: dict[str, Position] = {}
+        self.problems: list[Problem] = []
+        self.count = 0
+        self.scalars = SafeConstructor()
+
+    def build(self, node: Node, pointer: str, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _LimitExceeded(f"the YAML expands to more than {MAX_NODES:,} values (anchors and aliases)")
+        if depth > MAX_DEPTH:
+            raise _LimitExceeded(f"the YAML nests deeper than {MAX_DEPTH} levels")
+        self.positions.setdefault(pointer, _position(node.start_mark, self.line_offset))
+        if isinstance(node, MappingNode):
+            return self._mapping(node, pointer, depth)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, f"{pointer}/{index}", depth + 1) for index, item in enumerate(node.value)]
+        if isinstance(node, ScalarNode):
+            return self._scalar(node)
+        raise ValueError(f"unsupported YAML node {node.tag}")
+
+    def _mapping(self, node: MappingNode, pointer: str, depth: int) -> dict[Any, Any]:
+        if node.tag != "tag:yaml.org,2002:map":
+            self.scalars.flatten_mapping(node)  # merge keys (<<)
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.build(key_node, pointer + "/~key", depth + 1)
+            if isinstance(key, (list, dict)):
+                raise ValueError("a mapping key must be a plain value, not a list or mapping")
+            child = f"{pointer}/{escape(str(key))}"
+            if key in result:
+                self.problems.append(Problem(
+                    "OML104", f"key '{key}' appears twice in the same mapping",
+                    f"keep one '{key}' and delete the other",
+                    _position(key_node.start_mark, self.line_offset)))
+                continue
+            self.positions[child] = _position(key_node.start_mark, self.line_offset)
+            result[key] = self.build(value_node, child, depth + 1)
+        self.positions.pop(pointer + "/~key", None)
+        return result
+
+    def _scalar(self, node: ScalarNode) -> Any:
+        value = self.scalars.construct_object(node)
+        if not isinstance(value, (str, int, float, bool, type(None))):
+            return node.value  # dates, binary, sets: keep the text as written
+        return value
+
+
+def escape(key: str) -> str:
+    """A JSON-pointer reference token (RFC 6901)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _position(mark: Any, line_offset: int) -> Position:
+    return Position(mark.line + 1 + line_offset, mark.column + 1)
+
+
+def _fail(code: str, message: str, hint: str, position: Position | None = None) -> Loaded:
+    return Loaded(problems=[Problem(code, message, hint, position)])
+
+
+def _describe_yaml_error(error: yaml.MarkedYAMLError) -> str:
+    parts = [error.context, error.problem]
+    return _one_line("; ".join(part for part in parts if part)) or "invalid YAML"
+
+
+def _syntax_hint(error: yaml.MarkedYAMLError) -> str:
+    problem = (error.problem or "").lower()
+    if "tab" in problem:
+        return "indent with spaces, never tabs"
+    if "mapping values are not allowed" in problem:
+        return "quote values that contain ': ' (a colon and a space), or fix the indentation"
+    if "could not find expected ':'" in problem or "simple key" in problem:
+        return "every key needs a ':' after it; check the indentation of this line"
+    if "found character '%'" in problem or "found character '@'" in problem or "`" in problem:
+        return "quote values that start with @, % or `, e.g. connection: \"@mysql.default\""
+    if "end of the stream" in problem or "expected" in problem:
+        return "close every bracket and quote; check the indentation around this line"
+    return "fix the YAML syntax around this line; keep two-space indentation"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

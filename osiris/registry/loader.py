@@ -1,0 +1,102 @@
+"""Find spec.yaml files, parse them, check them against the meta-schema; report broken ones."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from osiris.registry.spec import ComponentSpec, spec_from_dict
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+SPEC_FILE = "spec.yaml"
+META_SCHEMA_FILE = "spec.schema.json"
+
+
+@dataclass(frozen=True)
+class SpecProblem:
+    """A spec that could not be loaded: which file, and why. The run goes on without it."""
+
+    path: Path
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def builtin_components_dir() -> Path:
+    """The component specs shipped with Osiris (package `osiris._components`).
+
+    An editable install does not map `osiris._components`; there the specs are read from the
+    `components/` directory next to the `osiris` package in the source tree.
+    """
+    try:
+        return Path(str(resources.files("osiris._components")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "components"
+
+
+def load_meta_schema() -> dict[str, Any]:
+    return json.loads((builtin_components_dir() / META_SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+def spec_files(directories: Iterable[Path]) -> list[Path]:
+    """`<dir>/<name>/spec.yaml` of each directory, each resolved directory once, in order."""
+    seen: set[Path] = set()
+    files: list[Path] = []
+    for directory in directories:
+        resolved = directory.resolve()
+        if resolved in seen or not resolved.is_dir():
+            continue
+        seen.add(resolved)
+        files.extend(sorted(resolved.glob(f"*/{SPEC_FILE}")))
+    return files
+
+
+def read_specs(files: Iterable[Path]) -> tuple[list[ComponentSpec], list[SpecProblem]]:
+    """Load every file; a broken one becomes a SpecProblem instead of stopping the others."""
+    from jsonschema import Draft202012Validator
+
+    meta = Draft202012Validator(load_meta_schema())
+    specs: list[ComponentSpec] = []
+    problems: list[SpecProblem] = []
+    for path in files:
+        try:
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+            problems.append(SpecProblem(path, f"cannot be read: {' '.join(str(error).split())}"))
+            continue
+        reason = _meta_schema_problem(meta, data) or _config_schema_problem(data)
+        if reason:
+            problems.append(SpecProblem(path, reason))
+            continue
+        specs.append(spec_from_dict(data, path))
+    return specs, problems
+
+
+def _meta_schema_problem(meta: Any, data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return "is not a YAML mapping"
+    errors = sorted(meta.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    first = errors[0]
+    where = "/" + "/".join(str(p) for p in first.absolute_path)
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"does not match the component meta-schema at {where}: {first.message}{more}"
+
+
+def _config_schema_problem(data: dict[str, Any]) -> str | None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(data["configSchema"])
+    except SchemaError as error:
+        return f"configSchema is not a valid JSON Schema: {error.message}"
+    return None

@@ -1,0 +1,73 @@
+"""The component registry: specs by name, and one compiled config validator per component."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from osiris.registry.loader import SpecProblem, builtin_components_dir, read_specs, spec_files
+from osiris.registry.spec import ComponentSpec
+
+# Top-level keywords the validator checks itself, for one issue per field with a fuzzy hint.
+_CHECKED_BY_OSIRIS = ("required", "additionalProperties")
+
+
+class Registry:
+    """Specs by name. Later directories override earlier ones (user specs over built-ins)."""
+
+    def __init__(self, specs: Iterable[ComponentSpec] = (), problems: Iterable[SpecProblem] = ()) -> None:
+        self.components: dict[str, ComponentSpec] = {}
+        for spec in specs:
+            self.components[spec.name] = spec
+        self.problems: list[SpecProblem] = list(problems)
+        self._validators: dict[str, Any] = {}
+
+    def get(self, name: str) -> ComponentSpec | None:
+        return self.components.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self.components)
+
+    def secret_fields(self, component: str) -> set[str]:
+        """JSON pointers into a step's config that hold secrets, e.g. {"/password"}; empty if unknown."""
+        spec = self.components.get(component)
+        return set(spec.secret_pointers) if spec else set()
+
+    def secret_paths(self, pipeline: Any) -> set[str]:
+        """Absolute JSON pointers of the secret config fields of a parsed pipeline,
+        e.g. {"/steps/0/config/password"}, whether or not they are present."""
+        paths: set[str] = set()
+        steps = pipeline.get("steps") if isinstance(pipeline, dict) else None
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            if isinstance(step, dict) and isinstance(step.get("component"), str):
+                paths.update(f"/steps/{index}/config{p}" for p in self.secret_fields(step["component"]))
+        return paths
+
+    def config_validator(self, component: str) -> Any:
+        """The compiled jsonschema validator of a component's config, built once on first use.
+
+        Top-level `required` and `additionalProperties` are left out: Osiris checks those itself,
+        because connection references supply fields and unknown keys get a fuzzy hint.
+        """
+        validator = self._validators.get(component)
+        if validator is None:
+            validator = self._validators[component] = compile_schema(
+                {k: v for k, v in self.components[component].config_schema.items() if k not in _CHECKED_BY_OSIRIS}
+            )
+        return validator
+
+
+def compile_schema(schema: dict[str, Any]) -> Any:
+    """A Draft 2020-12 validator that also checks `format` (uri, email, date, ...)."""
+    from jsonschema import Draft202012Validator
+
+    from osiris.registry.formats import format_checker
+
+    return Draft202012Validator(schema, format_checker=format_checker())
+
+
+def load_registry(extra_dirs: Iterable[Path] = ()) -> Registry:
+    """Built-in specs, then the specs in `extra_dirs` (components.paths), each directory once."""
+    specs, problems = read_specs(spec_files([builtin_components_dir(), *extra_dirs]))
+    return Registry(specs, problems)

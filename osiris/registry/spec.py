@@ -1,0 +1,108 @@
+"""One component spec (SPEC §3), read into the fields Osiris uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+OVERRIDE_RULES = ("allowed", "forbidden", "warning")
+# OML step mode -> the component modes that provide it ('load' is the deprecated name of 'write').
+OML_TO_COMPONENT_MODES = {"read": ("extract",), "write": ("write", "load"), "transform": ("transform",)}
+
+
+@dataclass(frozen=True)
+class LLMHints:
+    input_aliases: dict[str, list[str]] = field(default_factory=dict)  # field -> aliases
+    prompt_guidance: str = ""
+    yaml_snippets: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ComponentSpec:
+    """A loaded, meta-schema-checked component spec. `raw` keeps the whole file's data."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    modes: tuple[str, ...]
+    config_schema: dict[str, Any]
+    secret_pointers: frozenset[str]  # JSON pointers into a step's config, from `secrets` and `x-secret`
+    connection_fields: dict[str, str]  # field -> override rule: allowed | forbidden | warning
+    constraints: list[dict[str, Any]]
+    examples: list[dict[str, Any]]
+    llm_hints: LLMHints
+    raw: dict[str, Any]
+    path: Path | None = None
+
+    @property
+    def family(self) -> str:
+        """The connection family: the part of the name before the first dot (mysql.extractor -> mysql)."""
+        return self.name.split(".", 1)[0]
+
+    @property
+    def properties(self) -> dict[str, dict[str, Any]]:
+        return self.config_schema.get("properties", {})
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return tuple(self.config_schema.get("required", ()))
+
+    @property
+    def secret_fields(self) -> frozenset[str]:
+        """Top-level config field names that hold secrets, e.g. {"password"}."""
+        return frozenset(p.split("/")[1] for p in self.secret_pointers if p.count("/") == 1)
+
+    @property
+    def oml_modes(self) -> tuple[str, ...]:
+        """The OML step modes (read, write, transform) this component supports."""
+        return tuple(m for m, provided in OML_TO_COMPONENT_MODES.items() if set(provided) & set(self.modes))
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """alias -> field, from llmHints.inputAliases, leaving out names that are fields themselves."""
+        result: dict[str, str] = {}
+        for name, aliases in self.llm_hints.input_aliases.items():
+            for alias in aliases:
+                if alias not in self.properties and alias not in result:
+                    result[alias] = name
+        return result
+
+    def is_secret(self, config_pointer: str) -> bool:
+        """True when `config_pointer` (e.g. "/password", "/headers/Authorization") is a secret."""
+        return any(config_pointer == p or config_pointer.startswith(p + "/") for p in self.secret_pointers)
+
+
+def spec_from_dict(data: dict[str, Any], path: Path | None = None) -> ComponentSpec:
+    """Build a ComponentSpec from spec data that passed the meta-schema."""
+    hints = data.get("llmHints") or {}
+    return ComponentSpec(
+        name=data["name"],
+        version=str(data["version"]),
+        title=data.get("title") or data["name"],
+        description=data.get("description", ""),
+        modes=tuple(data["modes"]),
+        config_schema=data["configSchema"],
+        secret_pointers=frozenset([*data.get("secrets", []), *data.get("x-secret", [])]),
+        connection_fields=_connection_fields(data.get("x-connection-fields", [])),
+        constraints=list((data.get("constraints") or {}).get("required", [])),
+        examples=list(data.get("examples", [])),
+        llm_hints=LLMHints(
+            input_aliases=dict(hints.get("inputAliases", {})),
+            prompt_guidance=hints.get("promptGuidance", ""),
+            yaml_snippets=list(hints.get("yamlSnippets", [])),
+        ),
+        raw=data,
+        path=path,
+    )
+
+
+def _connection_fields(entries: list[Any]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for entry in entries:
+        if isinstance(entry, str):
+            fields[entry] = "allowed"
+        else:
+            fields[entry["name"]] = entry.get("override", "allowed")
+    return fields

@@ -1,0 +1,55 @@
+"""The public table of issue codes (SPEC §4). Never renumber; add new codes at the end of a block.
+
+docs/errors.md documents every code here; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Code(NamedTuple):
+    tier: int
+    severity: str  # the usual severity; OML314 and OML404 can also be warnings
+    title: str
+
+
+CODES: dict[str, Code] = {
+    "OML101": Code(1, "error", "YAML syntax error"),
+    "OML102": Code(1, "error", "no pipeline in the answer"),
+    "OML103": Code(1, "error", "several YAML documents"),
+    "OML104": Code(1, "error", "duplicate key"),
+    "OML105": Code(1, "error", "resource limit exceeded"),
+    "OML106": Code(1, "error", "answer cut off (token limit)"),
+    "OML201": Code(2, "error", "document is not a mapping"),
+    "OML202": Code(2, "error", "required top-level key missing"),
+    "OML203": Code(2, "error", "legacy key"),
+    "OML204": Code(2, "warning", "unknown top-level key"),
+    "OML205": Code(2, "error", "wrong type of a structural field"),
+    "OML206": Code(2, "error", "unsupported oml_version"),
+    "OML207": Code(2, "error", "no steps"),
+    "OML208": Code(2, "error", "required step field missing"),
+    "OML209": Code(2, "error", "unknown step key"),
+    "OML210": Code(2, "error", "duplicate step id"),
+    "OML211": Code(2, "warning", "name not kebab-case"),
+    "OML212": Code(2, "error", "mode not read, write or transform"),
+    "OML301": Code(3, "error", "unknown component"),
+    "OML302": Code(3, "error", "mode not supported by component"),
+    "OML303": Code(3, "error", "required config field missing"),
+    "OML304": Code(3, "error", "unknown config field"),
+    "OML305": Code(3, "error", "wrong type"),
+    "OML306": Code(3, "error", "out of range (min/max/length/items)"),
+    "OML307": Code(3, "error", "value not in enum"),
+    "OML308": Code(3, "error", "pattern or format mismatch"),
+    "OML309": Code(3, "error", "component constraint violated"),
+    "OML310": Code(3, "error", "inline secret"),
+    "OML311": Code(3, "error", "malformed connection reference"),
+    "OML312": Code(3, "error", "connection alias not configured"),
+    "OML313": Code(3, "error", "connection family mismatch"),
+    "OML314": Code(3, "error", "forbidden override of a connection field"),
+    "OML315": Code(3, "warning", "value coerced"),
+    "OML401": Code(4, "error", "unknown dependency"),
+    "OML402": Code(4, "error", "dependency cycle"),
+    "OML403": Code(4, "error", "step depends on itself"),
+    "OML404": Code(4, "error", "user rule failed"),
+}

@@ -1,0 +1,101 @@
+"""Safe coercions (SPEC §4), applied before tier 3 reports a type error; each becomes an OML315 warning.
+
+"5" -> 5, "3.5" -> 3.5, "true" -> true, 5.0 -> 5, a scalar into a one-item list, an enum value in the
+wrong case, and a known alias of a field name (llmHints.inputAliases) renamed to the field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.registry import ComponentSpec
+
+_INT = re.compile(r"^[+-]?\d+$")
+_FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+_NO_VALUE = object()
+
+
+@dataclass(frozen=True)
+class Coercion:
+    field: str  # the field name after renaming
+    message: str
+    old: Any
+    new: Any
+
+
+def rename_aliases(config: dict[str, Any], spec: ComponentSpec) -> tuple[dict[str, Any], list[Coercion]]:
+    """Rename alias keys to their field (file_path -> path), unless the field is already set."""
+    aliases = spec.aliases
+    renamed: dict[str, Any] = {}
+    done: list[Coercion] = []
+    for key, value in config.items():
+        field = aliases.get(key) if key not in spec.properties else None
+        if field and field not in config and field not in renamed:
+            renamed[field] = value
+            done.append(Coercion(field, f"'{key}' is an alias; renamed to '{field}'", key, field))
+        else:
+            renamed[key] = value
+    return renamed, done
+
+
+def coerce_value(value: Any, schema: dict[str, Any]) -> Any:
+    """The value after one safe coercion towards `schema`, or the value itself if none applies."""
+    expected = schema.get("type")
+    if expected is None or _has_type(value, expected):
+        return _enum_case(value, schema)
+    coerced = _to_type(value, expected, schema)
+    return value if coerced is _NO_VALUE else coerced
+
+
+def _to_type(value: Any, expected: Any, schema: dict[str, Any]) -> Any:
+    types = expected if isinstance(expected, list) else [expected]
+    for kind in types:
+        if kind == "integer":
+            if isinstance(value, str) and _INT.match(value.strip()):
+                return int(value.strip())
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+        elif kind == "number" and isinstance(value, str) and _FLOAT.match(value.strip()):
+            number = float(value.strip())
+            return int(number) if _INT.match(value.strip()) else number
+        elif kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            continue  # a number where text is expected is the author's mistake to see, not ours to guess
+        elif kind == "array" and not isinstance(value, (list, dict)) and value is not None:
+            item = coerce_value(value, schema.get("items", {}))
+            return [item]
+    return _NO_VALUE
+
+
+def _enum_case(value: Any, schema: dict[str, Any]) -> Any:
+    allowed = schema.get("enum")
+    if not isinstance(value, str) or not allowed or value in allowed:
+        return value
+    matches = [a for a in allowed if isinstance(a, str) and a.lower() == value.lower()]
+    return matches[0] if len(matches) == 1 else value
+
+
+def _has_type(value: Any, expected: Any) -> bool:
+    types = expected if isinstance(expected, list) else [expected]
+    return any(_is(value, kind) for kind in types)
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return {
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "array": isinstance(value, list),
+        "object": isinstance(value, dict),
+        "null": value is None,
+    }.get(kind, True)
+
+
+def describe(value: Any) -> str:
+    return f"'{value}'" if isinstance(value, str) else repr(value).replace("True", "true").replace("False", "false")

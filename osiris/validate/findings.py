@@ -1,0 +1,57 @@
+"""Collects the issues of one run: fills in tier, severity and the source position of each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.extract import Position
+from osiris.secrets.names import MASK
+from osiris.validate.codes import CODES
+from osiris.validate.issue import Issue, Severity
+
+
+class Findings:
+    """`findings.add(code, path, message, hint)`; positions come from the parsed document."""
+
+    def __init__(self, positions: dict[str, Position] | None = None) -> None:
+        self.positions = positions or {}
+        self.issues: list[Issue] = []
+
+    def add(
+        self,
+        code: str,
+        path: str,
+        message: str,
+        hint: str = "",
+        *,
+        value: Any = None,
+        secret: bool = False,
+        severity: Severity | None = None,
+        position: Position | None = None,
+    ) -> Issue:
+        where = position or self.position_of(path)
+        issue = Issue(
+            code=code,
+            tier=CODES[code].tier,
+            severity=severity or CODES[code].severity,  # type: ignore[arg-type]
+            path=path,
+            message=message,
+            hint=hint,
+            line=where.line if where else None,
+            column=where.column if where else None,
+            value=MASK if secret and value is not None else value,
+        )
+        self.issues.append(issue)
+        return issue
+
+    def position_of(self, path: str) -> Position | None:
+        """The position of `path`, or of its nearest ancestor that exists in the source."""
+        while True:
+            if path in self.positions:
+                return self.positions[path]
+            if not path:
+                return None
+            path = path.rsplit("/", 1)[0]
+
+    def has_errors_under(self, prefix: str) -> bool:
+        return any(i.is_error and (i.path == prefix or i.path.startswith(prefix + "/")) for i in self.issues)

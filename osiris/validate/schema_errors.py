@@ -1,0 +1,123 @@
+"""Turn jsonschema errors on a step's config into issues whose hints name the field and what is allowed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.registry import ComponentSpec
+from osiris.validate.coerce import describe
+from osiris.validate.findings import Findings
+from osiris.validate.pointer import join
+from osiris.validate.suggest import did_you_mean, listing
+
+_RANGE = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+          "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems", "multipleOf"}
+_CODE_BY_KEYWORD = {"type": "OML305", "oneOf": "OML305", "anyOf": "OML305", "enum": "OML307", "const": "OML307",
+                    "pattern": "OML308", "format": "OML308", "required": "OML303",
+                    "additionalProperties": "OML304", "propertyNames": "OML304"}
+_TYPE_WORDS = {"integer": "a whole number", "number": "a number", "string": "text", "boolean": "true or false",
+               "array": "a list", "object": "a mapping", "null": "null"}
+
+
+def report_schema_error(error: Any, config_path: str, spec: ComponentSpec, findings: Findings) -> None:
+    """Add one issue for a jsonschema ValidationError found in the config at `config_path`."""
+    parts = list(error.absolute_path)
+    path = join(config_path, *parts)
+    field = ".".join(str(p) for p in parts) or "config"
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    keyword = error.validator
+    code = "OML306" if keyword in _RANGE else _CODE_BY_KEYWORD.get(keyword, "OML305")
+    secret = spec.is_secret("/" + "/".join(str(p) for p in parts))
+    shown = "the value" if secret else describe_value(error.instance)
+    message, hint = _explain(keyword, error, field, schema, shown)
+    findings.add(code, path, message, hint, value=_plain(error.instance), secret=secret)
+
+
+def _explain(keyword: str, error: Any, field: str, schema: dict[str, Any], shown: str) -> tuple[str, str]:
+    expected = error.validator_value
+    example = _example(schema)
+    if keyword == "type":
+        kinds = expected if isinstance(expected, list) else [expected]
+        words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds)
+        return f"{field} must be {words}, not {shown}", f"set {field} to {words}{example}"
+    if keyword in ("oneOf", "anyOf"):
+        forms = [_form(s) for s in expected if isinstance(s, dict)]
+        return (f"{field} has none of the allowed forms: {shown}",
+                f"set {field} to {' or '.join(forms)}{example}")
+    if keyword in ("enum", "const"):
+        allowed = expected if keyword == "enum" else [expected]
+        values = listing(describe(v) for v in allowed)
+        return (f"{field} is {shown}, which is not one of the allowed values",
+                f"set {field} to one of: {values}{did_you_mean(error.instance, [str(a) for a in allowed])}")
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"{field} is {shown}, out of range ({_bounds(schema)})", f"set {field} to a value {_bounds(schema)}{example}"
+    if keyword in ("minLength", "maxLength"):
+        return (f"{field} is {shown}, whose length is out of range ({_lengths(schema, 'Length', 'characters')})",
+                f"give {field} {_lengths(schema, 'Length', 'characters')}")
+    if keyword in ("minItems", "maxItems"):
+        return (f"{field} has {len(error.instance)} items, out of range ({_lengths(schema, 'Items', 'items')})",
+                f"give {field} {_lengths(schema, 'Items', 'items')}")
+    if keyword == "uniqueItems":
+        return f"{field} repeats an item", f"remove the repeated items from {field}"
+    if keyword == "pattern":
+        return (f"{field} is {shown}, which does not match the pattern {expected}",
+                f"set {field} to a value matching {expected}{_described(schema)}")
+    if keyword == "format":
+        return (f"{field} is {shown}, which is not a valid {expected}",
+                f"set {field} to a valid {expected}" + (", e.g. https://api.example.com" if expected in ("uri", "url") else ""))
+    if keyword == "required":
+        missing = [name for name in expected if isinstance(error.instance, dict) and name not in error.instance]
+        return (f"{field} is missing {listing(missing)}", f"add {listing(missing)} under {field}")
+    if keyword == "additionalProperties":
+        allowed = list(schema.get("properties", {}))
+        return (f"{field} has keys that are not allowed: {error.message}",
+                f"allowed keys under {field}: {listing(allowed)}" if allowed else f"remove the extra keys from {field}")
+    return f"{field}: {error.message}", f"check {field} against the component spec ('osiris components show')"
+
+
+def describe_value(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return f"a {'mapping' if isinstance(value, dict) else 'list'}"
+    if isinstance(value, str) and len(value) > 60:
+        return describe(value[:57] + "...")
+    return describe(value)
+
+
+def _plain(value: Any) -> Any:
+    return value if not isinstance(value, (dict, list)) else describe_value(value)
+
+
+def _example(schema: dict[str, Any]) -> str:
+    if "default" in schema and schema["default"] not in (None, "", [], {}):
+        return f", e.g. {describe(schema['default'])}"
+    return ""
+
+
+def _form(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "array":
+        return f"a list of {_TYPE_WORDS.get(schema.get('items', {}).get('type', ''), 'values')}"
+    return _TYPE_WORDS.get(kind, "a value") if isinstance(kind, str) else "a value"
+
+
+def _bounds(schema: dict[str, Any]) -> str:
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if low is not None and high is not None:
+        return f"between {low} and {high}"
+    if low is not None:
+        return f"of at least {low}" if "minimum" in schema else f"greater than {low}"
+    return f"of at most {high}" if "maximum" in schema else f"less than {high}"
+
+
+def _lengths(schema: dict[str, Any], suffix: str, unit: str) -> str:
+    low, high = schema.get(f"min{suffix}"), schema.get(f"max{suffix}")
+    if low is not None and high is not None:
+        return f"{low} to {high} {unit}" if low != high else f"exactly {low} {unit[:-1] if low == 1 else unit}"
+    if low is not None:
+        return f"at least {low} {unit[:-1] if low == 1 else unit}"
+    return f"at most {high} {unit[:-1] if high == 1 else unit}"
+
+
+def _described(schema: dict[str, Any]) -> str:
+    return f" ({schema['description']})" if schema.get("description") else ""

@@ -1,0 +1,145 @@
+"""Tier 3 for one step: component, mode, connection, coercions, configSchema, constraints, secrets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.registry import ComponentSpec, Registry
+from osiris.secrets.names import is_secret_key
+from osiris.validate.coerce import coerce_value, describe, rename_aliases
+from osiris.validate.connections import (CONNECTION_KEY, Connections, Reference, check_overrides,
+                                         check_reference, connection_hint)
+from osiris.validate.constraints import UNKNOWN, check_constraints
+from osiris.validate.findings import Findings
+from osiris.validate.pointer import join
+from osiris.validate.schema_errors import report_schema_error
+from osiris.validate.suggest import closest, did_you_mean, listing
+
+
+def check_step_config(index: int, step: dict[str, Any], registry: Registry, connections: Connections,
+                      findings: Findings) -> dict[str, Any] | None:
+    """Check one structurally sound step; return its config after safe coercions (None if unknown)."""
+    path = join("/steps", index)
+    name = step["component"]
+    spec = registry.get(name)
+    if spec is None:
+        match = closest(name, registry.names(), cutoff=0.5)
+        hint = (f"use component: {match}" if match else "use one of the registry's components") + \
+            f"; available: {listing(registry.names())}"
+        findings.add("OML301", join(path, "component"), f"unknown component '{name}'", hint, value=name)
+        return None
+    if step["mode"] not in spec.oml_modes:
+        findings.add("OML302", join(path, "mode"), f"{spec.name} does not support mode '{step['mode']}'",
+                     f"use mode: {' or '.join(spec.oml_modes)} with {spec.name}"
+                     + _other_components_hint(registry, spec, step["mode"]), value=step["mode"])
+    config_path = join(path, "config")
+    config = dict(step.get("config") or {})
+    return _check_config(config_path, config, spec, registry, connections, findings)
+
+
+def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -> str:
+    others = [s.name for s in registry.components.values() if s.family == spec.family and mode in s.oml_modes]
+    return f", or a component that does: {listing(others)}" if others else ""
+
+
+def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, registry: Registry,
+                  connections: Connections, findings: Findings) -> dict[str, Any]:
+    reference: Reference | None = None
+    has_reference = CONNECTION_KEY in config
+    if has_reference:
+        reference = check_reference(path, config[CONNECTION_KEY], spec, connections, findings)
+    connection_value = config.pop(CONNECTION_KEY, None)
+    how_to_connect = connection_hint(spec, connections)
+
+    config, renames = rename_aliases(config, spec)
+    for renamed in renames:
+        findings.add("OML315", join(path, renamed.old), f"{renamed.message}",
+                     f"write {renamed.new} instead of {renamed.old}", value=renamed.old)
+
+    _check_unknown_fields(path, config, spec, findings)
+    inline_secrets = _check_inline_secrets(path, config, spec, findings, how_to_connect)
+    if reference is not None:
+        check_overrides(path, config, spec, findings, skip=inline_secrets)
+    _check_required(path, config, spec, reference is not None, findings, how_to_connect)
+    _coerce_known_fields(path, config, spec, findings)
+
+    errors = registry.config_validator(spec.name).iter_errors(config)
+    for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
+        report_schema_error(error, path, spec, findings)
+
+    effective = dict(config)
+    if reference is not None:
+        supplied = {f: reference.fields.get(f, UNKNOWN) for f in spec.connection_fields}
+        effective = {**supplied, **config}
+    check_constraints(path, effective, spec, findings, how_to_connect)
+    if has_reference:
+        config = {CONNECTION_KEY: connection_value, **config}
+    return config
+
+
+def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
+    if spec.config_schema.get("additionalProperties", True) is not False:
+        return
+    known = list(spec.properties)
+    for key in list(config):
+        if key in spec.properties:
+            continue
+        alias_of = spec.aliases.get(key)
+        if alias_of:
+            hint = f"remove {key}: it is another name for {alias_of}, which is already set"
+        else:
+            hint = f"{spec.name} config fields are: {listing(known)}{did_you_mean(key, known)}"
+        findings.add("OML304", join(path, key), f"unknown config field '{key}' for {spec.name}", hint,
+                     value=config[key], secret=is_secret_key(str(key)))
+
+
+def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
+                          how_to_connect: str) -> set[str]:
+    """Secret fields written into the step. Their values are never reported back."""
+    found: set[str] = set()
+    for pointer in sorted(spec.secret_pointers):
+        parts = pointer.strip("/").split("/")
+        value: Any = config
+        for part in parts:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        found.add(parts[0])
+        findings.add("OML310", path + pointer, f"secret field '{'.'.join(parts)}' is written inline in the pipeline",
+                     f"remove it from the step; secrets come from a connection: {how_to_connect}",
+                     value=value, secret=True)
+    return found
+
+
+def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, connected: bool,
+                    findings: Findings, how_to_connect: str) -> None:
+    for field in spec.required:
+        if field in config or (connected and field in spec.connection_fields):
+            continue
+        if field in spec.connection_fields or spec.is_secret("/" + field):
+            hint = f"{field} comes from a connection: {how_to_connect}"
+        else:
+            hint = f"add {field}: {_placeholder(spec.properties.get(field, {}))}"
+        findings.add("OML303", join(path, field), f"required field '{field}' is missing for {spec.name}", hint)
+
+
+def _placeholder(schema: dict[str, Any]) -> str:
+    if schema.get("enum"):
+        return f"one of {listing(describe(v) for v in schema['enum'])}"
+    about = schema.get("description")
+    return f"<{about}>" if about else "<value>"
+
+
+def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
+    for key, value in list(config.items()):
+        schema = spec.properties.get(key)
+        if not isinstance(schema, dict):
+            continue
+        new = coerce_value(value, schema)
+        if type(new) is type(value) and new == value:
+            continue
+        config[key] = new
+        secret = spec.is_secret("/" + key)
+        shown = "the value" if secret else describe(value)
+        findings.add("OML315", join(path, key), f"{key}: {shown} was read as {describe(new) if not secret else 'its proper type'}",
+                     f"write {key}: {describe(new) if not secret else '<value>'} next time", value=value, secret=secret)

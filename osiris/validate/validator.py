@@ -1,0 +1,83 @@
+"""The Validator: raw text in, a ValidationReport out, tiers 1-4 in order (SPEC §4)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from osiris.registry import Registry, load_registry
+from osiris.validate.connections import Connections
+from osiris.validate.findings import Findings
+from osiris.validate.graph import check_graph
+from osiris.validate.issue import Issue, ValidationReport
+from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.step_config import check_step_config
+from osiris.validate.structure import check_structure
+from osiris.validate.syntax import parse_answer
+
+if TYPE_CHECKING:
+    from osiris.settings import EffectiveSettings
+
+
+class Validator:
+    """Checks OML against a registry, the configured connections and the user's rules. Reusable."""
+
+    def __init__(self, registry: Registry, connections: Connections | None = None,
+                 rules: list[CompiledRule] | None = None) -> None:
+        self.registry = registry
+        self.connections: Connections = connections or {}
+        self.rules = rules or []
+
+    def validate(self, text: str, *, truncated: bool = False) -> ValidationReport:
+        """Validate raw LLM output or a file's contents. Never raises on any input."""
+        try:
+            return self._validate(text if isinstance(text, str) else str(text), truncated)
+        except RecursionError:
+            return _internal_failure("the pipeline is too deeply nested to check")
+
+    def _validate(self, text: str, truncated: bool) -> ValidationReport:
+        findings = Findings()
+        parsed = parse_answer(text, truncated, findings)
+        report = ValidationReport(oml_text=parsed.text)
+        if not parsed.ok:
+            report.issues = _ordered(findings.issues)
+            return report
+        document = copy.deepcopy(parsed.document)
+        sound = check_structure(document, findings)
+        if isinstance(document, dict):
+            steps = document.get("steps") if isinstance(document.get("steps"), list) else []
+            for index in sound:
+                config = check_step_config(index, steps[index], self.registry, self.connections, findings)
+                if config is not None and steps[index].get("config") is not None:
+                    steps[index]["config"] = config
+            check_graph(steps, sound, findings)
+            if not any(i.is_error and i.tier == 2 for i in findings.issues):
+                check_rules(self.rules, document, findings)
+            report.pipeline = document
+        report.issues = _ordered(findings.issues)
+        return report
+
+
+def _ordered(issues: list[Issue]) -> list[Issue]:
+    """Stable order: tier, then document order (line, column), then path."""
+    far = 10**9
+    return sorted(issues, key=lambda i: (i.tier, i.line or far, i.column or far, i.path, i.code))
+
+
+def _internal_failure(message: str) -> ValidationReport:
+    findings = Findings()
+    findings.add("OML105", "", message, "flatten the document; an OML pipeline needs only a few levels")
+    return ValidationReport(issues=findings.issues)
+
+
+def load_validator(effective: EffectiveSettings) -> Validator:
+    """The registry from built-ins plus `components.paths`, connections and rules from settings.
+
+    Broken specs are skipped and listed in `validator.registry.problems`. A bad rule expression
+    raises SettingsError.
+    """
+    settings = effective.settings
+    registry = load_registry(effective.resolve_path(p) for p in settings.components.paths)
+    connections: Mapping[str, Any] = settings.connections or {}
+    return Validator(registry, connections, compile_rules(list(settings.validation.rules)))
