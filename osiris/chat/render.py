@@ -14,13 +14,9 @@ def count(n: int, noun: str) -> str:
 
 def pointer_to_dotted(pointer: str, depth: int = 3) -> str:
     """'/steps/1/config/port' -> 'steps[1].config' (the first `depth` parts); '' -> 'the document'."""
-    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.strip("/").split("/") if p]
-    if not parts:
-        return "the document"
-    text = ""
-    for part in parts[:depth]:
-        text += f"[{part}]" if part.isdigit() else (f".{part}" if text else part)
-    return text
+    from osiris.validate.pointer import join, readable, split
+
+    return readable(join("", *split(pointer)[:depth]))
 
 
 def describe_locations(issues: Sequence[Any], limit: int = 2) -> str:
