@@ -48,6 +48,7 @@ class EngineConfig:
     max_tokens: int = 4096
     save_failed_oml: bool = True
     backoff: BackoffPolicy = BackoffPolicy()
+    allow_questions: bool = False  # chat: a first answer that only asks a question ends the cycle
 
     @classmethod
     def from_settings(cls, settings: Any) -> EngineConfig:
@@ -58,6 +59,11 @@ class EngineConfig:
             save_failed_oml=settings.sessions.save_failed_oml,
             backoff=BackoffPolicy(retries=settings.llm.api_retries),
         )
+
+
+def is_question(attempt: Attempt) -> bool:
+    """The answer holds no pipeline, only prose that asks something."""
+    return attempt.report.error_codes == ["OML102"] and "?" in attempt.answer
 
 
 class GenerationEngine:
@@ -169,6 +175,9 @@ class GenerationEngine:
                 if attempt.valid:
                     result.stop_reason = "valid"
                     self.observer(PipelineValid(cycle, index, attempt.report))
+                    break
+                if self.config.allow_questions and kind == "generate" and is_question(attempt):
+                    result.stop_reason = "question"
                     break
                 if previous is not None and attempt.error_key == previous.error_key:
                     result.stop_reason = "no_progress"

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from osiris.llm.types import TokenUsage
 
 AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question"]
 
 
 @dataclass
@@ -42,7 +42,8 @@ class Attempt:
 
 @dataclass
 class CycleResult:
-    """A cycle ends `valid`, or invalid with `stop_reason` exhausted (budget spent) or no_progress."""
+    """A cycle ends `valid`, or invalid with `stop_reason` exhausted (budget spent) or no_progress,
+    or (when the engine allows questions) `question`: the LLM asked for missing information."""
 
     cycle: int
     request: str  # scrubbed
