@@ -16,6 +16,7 @@ from osiris.chat.cost import describe_usage
 from osiris.chat.display import Display
 from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
+from osiris.chat.questions import OpenQuestion, question_text
 from osiris.chat.reader import LineReader
 from osiris.chat.render import count, show_attempts, show_errors, show_pipeline, show_warnings
 from osiris.chat.save import is_yes, save_pipeline, target_path
@@ -48,6 +49,7 @@ class ChatLoop:
         self.cwd = cwd
         self.env = env
         self.turn_usage = TokenUsage()
+        self.open_question: OpenQuestion | None = None
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,
             "show": self._show,
@@ -90,8 +92,7 @@ class ChatLoop:
             return True
         command = parse_slash(line)
         if command is None:
-            self.turn_usage = TokenUsage()
-            self._conclude(self._engine_call(lambda: self.engine.run(line), "Generating…"))
+            self._request(line)
             return True
         handler = self._handlers.get(command.name)
         if handler is None:
@@ -120,8 +121,21 @@ class ChatLoop:
             self.turn_usage = self.turn_usage + result.usage
         return result
 
+    def _request(self, line: str) -> None:
+        """A new request, a follow-up, or the answer to the assistant's question."""
+        self.turn_usage = TokenUsage()
+        request = self.open_question.with_answer(line) if self.open_question else line
+        self.open_question = None
+        self._conclude(self._engine_call(lambda: self.engine.run(request), "Generating…"))
+
     def _conclude(self, result: Any | None) -> None:
-        """A valid result is shown and offered for saving; an invalid one goes to the person."""
+        """A valid result is shown and offered for saving; a question is shown; an invalid
+        result goes to the person."""
+        if result is not None and result.stop_reason == "question":
+            self.open_question = OpenQuestion(result.request, question_text(result))
+            self.display.say(f"? {self.open_question.question}")
+            self.display.note("Answer it, and the pipeline follows.")
+            return
         while result is not None and not result.valid:
             result = self._hand_off(result)
         if result is not None:
