@@ -11,7 +11,8 @@ from typing import Any
 
 from osiris.chat.display import Display
 from osiris.chat.reader import LineReader
-from osiris.chat.render import count, show_attempts, show_errors
+from osiris.chat.render import count, show_attempts
+from osiris.validate.pointer import readable
 
 CHOICES = ("hint", "edit", "fresh", "cancel")
 CHOICE_HELP = (
@@ -35,8 +36,9 @@ def present(display: Display, result: Any, shown: Sequence[dict[str, Any]], usag
     display.warn(f"The pipeline is still invalid after {count(tried, 'attempt')} ({why}).")
     show_attempts(display, shown, title=f"Last {count(len(shown), 'attempt')}:")
     errors = result.report.errors
-    display.say(f"Errors of the last attempt ({len(errors)}):")
-    show_errors(display, errors, limit=ERRORS_SHOWN)
+    display.say(f"Top errors of the last attempt ({len(errors)} in all):")
+    for issue in errors[:ERRORS_SHOWN]:
+        display.error(f"  - {issue.code} {readable(issue.path)}: {issue.message}")
     display.note(f"Tokens spent: {usage_text}")
     display.say("What now?")
     display.say(CHOICE_HELP)
