@@ -1,9 +1,127 @@
-"""`osiris components`: not built yet."""
+"""`osiris components list | show NAME | validate`: the component registry (SPEC §3, §7)."""
 
-from osiris.commands.not_built import add_arguments, not_built
+from __future__ import annotations
 
-__all__ = ["add_arguments", "run"]
+import argparse
+import json
+import sys
+from typing import Any
+
+from osiris.errors import ExitCode, UsageError
 
 
-def run(args) -> int:
-    raise not_built("components")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="one line per component: name, OML modes, title")
+    listing.add_argument("--json", action="store_true", help="print JSON on stdout")
+    show = actions.add_parser("show", help="a component's fields, connection, constraints and examples")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--json", action="store_true", help="print the spec as JSON on stdout")
+    actions.add_parser("validate", help="check every spec: meta-schema, configSchema, and its examples")
+
+
+def run(args: argparse.Namespace) -> int:
+    from osiris.registry import load_registry
+    from osiris.settings import load_settings
+
+    effective = load_settings(config_path=args.config)
+    registry = load_registry(effective.resolve_path(p) for p in effective.settings.components.paths)
+    if args.action == "validate":
+        return _validate(registry)
+    for problem in registry.problems:
+        print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
+    if args.action == "list":
+        return _list(registry, args.json)
+    return _show(registry, args.name, args.json)
+
+
+def _list(registry: Any, as_json: bool) -> int:
+    specs = [registry.components[name] for name in registry.names()]
+    if as_json:
+        print(json.dumps([{"name": s.name, "version": s.version, "modes": list(s.oml_modes), "title": s.title,
+                           "path": str(s.path)} for s in specs], indent=2))
+        return ExitCode.OK
+    width = max((len(s.name) for s in specs), default=0)
+    for spec in specs:
+        print(f"{spec.name:<{width}}  {'/'.join(spec.oml_modes) or '-':<15}  {spec.title}")
+    return ExitCode.OK
+
+
+def _show(registry: Any, name: str, as_json: bool) -> int:
+    spec = registry.get(name)
+    if spec is None:
+        from osiris.validate.suggest import did_you_mean
+
+        raise UsageError(f"unknown component '{name}'{did_you_mean(name, registry.names())}; "
+                         "see 'osiris components list'")
+    if as_json:
+        print(json.dumps(spec.raw, indent=2, default=str))
+        return ExitCode.OK
+    print(_describe(spec))
+    return ExitCode.OK
+
+
+def _describe(spec: Any) -> str:
+    import yaml
+
+    lines = [f"{spec.name} {spec.version}: {spec.title}", f"  {spec.description}" if spec.description else "",
+             f"OML modes: {', '.join(spec.oml_modes) or '-'}   (component modes: {', '.join(spec.modes)})"]
+    if spec.connection_fields:
+        fields = ", ".join(f"{f} ({rule})" if rule != "allowed" else f for f, rule in spec.connection_fields.items())
+        lines.append(f"Connection: connection: \"@{spec.family}.<alias>\" supplies {fields}")
+    lines.append(f"Required: {', '.join(spec.required) or '-'}")
+    lines.append("Fields:")
+    for field, schema in spec.properties.items():
+        marks = [m for m, on in (("required", field in spec.required), ("secret", spec.is_secret("/" + field)),
+                                 ("from connection", field in spec.connection_fields)) if on]
+        lines.append(f"  {field}: {_summary(schema)}" + (f"  [{', '.join(marks)}]" if marks else ""))
+        if schema.get("description"):
+            lines.append(f"      {schema['description']}")
+    aliases = spec.llm_hints.input_aliases
+    if aliases:
+        lines.append("Aliases: " + "; ".join(f"{f} <- {', '.join(a)}" for f, a in aliases.items()))
+    for rule in spec.constraints:
+        lines.append(f"Constraint: when {rule.get('when')} then {rule.get('must')}: {rule.get('error')}")
+    for example in spec.examples:
+        lines.append(f"Example: {example.get('title', '')}")
+        body = yaml.safe_dump({"config": example.get("config", {})}, sort_keys=False).rstrip()
+        lines.extend("  " + line for line in body.splitlines())
+    return "\n".join(line for line in lines if line != "")
+
+
+def _summary(schema: dict[str, Any]) -> str:
+    if "oneOf" in schema or "anyOf" in schema:
+        kinds = [s.get("type", "?") for s in schema.get("oneOf", schema.get("anyOf", []))]
+        text = " or ".join(map(str, kinds))
+    else:
+        text = str(schema.get("type", "any"))
+    details = []
+    if "enum" in schema:
+        details.append("one of " + ", ".join(map(str, schema["enum"])))
+    for key, label in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="), ("maxLength", "length <="),
+                       ("pattern", "matches"), ("format", "format")):
+        if key in schema:
+            details.append(f"{label} {schema[key]}")
+    if "default" in schema:
+        details.append(f"default {schema['default']!r}")
+    return text + (f" ({'; '.join(details)})" if details else "")
+
+
+def _validate(registry: Any) -> int:
+    from osiris.registry.loader import config_schema_problem
+    from osiris.validate.examples import example_problems
+
+    problems = [str(problem) for problem in registry.problems]
+    for spec in registry.components.values():
+        reason = config_schema_problem(spec)
+        if reason:
+            problems.append(f"{spec.path}: {reason}")
+    problems.extend(example_problems(registry))
+    for problem in problems:
+        print(f"osiris: {problem}", file=sys.stderr)
+    count = len(registry.components)
+    if problems:
+        print(f"{len(problems)} problem(s) in the component specs ({count} loaded)")
+        return ExitCode.INVALID
+    print(f"{count} component specs are valid, with all their examples")
+    return ExitCode.OK

@@ -1,9 +1,104 @@
-"""`osiris validate`: not built yet."""
+"""`osiris validate FILE... | -`: validate OML files without an LLM (SPEC §7)."""
 
-from osiris.commands.not_built import add_arguments, not_built
+from __future__ import annotations
 
-__all__ = ["add_arguments", "run"]
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+
+from osiris.errors import ExitCode, UsageError
+from osiris.extract import MAX_CHARS
+from osiris.validate.findings import Findings
+from osiris.validate.issue import ValidationReport
+
+STDIN = "-"
 
 
-def run(args) -> int:
-    raise not_built("validate")
+@dataclass
+class FileResult:
+    name: str
+    report: ValidationReport
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="OML files to validate; '-' reads standard input")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from osiris.settings import load_settings
+    from osiris.validate import load_validator
+
+    validator = load_validator(load_settings(config_path=args.config))
+    for problem in validator.registry.problems:
+        print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
+    results = [FileResult(_display_name(name), _validate_file(validator, name)) for name in args.files]
+    if args.json:
+        print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2))
+    else:
+        _print_text(results)
+    return ExitCode.OK if all(result.report.valid for result in results) else ExitCode.INVALID
+
+
+def _display_name(name: str) -> str:
+    return "<stdin>" if name == STDIN else name
+
+
+def _validate_file(validator, name: str) -> ValidationReport:
+    data = _read(name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return _single_issue("OML101", f"the file is not UTF-8 text (byte {error.start})",
+                             "save the pipeline as UTF-8 YAML text")
+    return validator.validate(text)
+
+
+def _read(name: str) -> bytes:
+    """At most a little more than the validator's limit: a huge file is rejected without reading it all."""
+    limit = MAX_CHARS * 4 + 1
+    try:
+        if name == STDIN:
+            return sys.stdin.buffer.read(limit)
+        with open(name, "rb") as handle:
+            return handle.read(limit)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {name}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read {name}: it is a directory") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def _single_issue(code: str, message: str, hint: str) -> ValidationReport:
+    findings = Findings()
+    findings.add(code, "", message, hint)
+    return ValidationReport(issues=findings.issues)
+
+
+def _print_text(results: list[FileResult]) -> None:
+    for result in results:
+        for issue in result.report.issues:
+            where = f"{result.name}:{issue.line}:{issue.column}" if issue.line else result.name
+            severity = "" if issue.is_error else "warning: "
+            print(f"{where} {issue.code} {severity}{issue.message}")
+            if issue.hint:
+                print(f"    hint: {issue.hint}")
+        errors, warnings = len(result.report.errors), len(result.report.warnings)
+        status = "valid" if result.report.valid else "invalid"
+        counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
+        print(f"{result.name}: {status}" + (f" ({counts})" if counts else ""))
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'s' if number != 1 else ''}" if number else ""
+
+
+def _as_json(result: FileResult) -> dict:
+    keys = ("code", "severity", "tier", "path", "line", "column", "message", "hint")
+    return {
+        "path": result.name,
+        "valid": result.report.valid,
+        "issues": [{key: getattr(issue, key) for key in keys} for issue in result.report.issues],
+    }

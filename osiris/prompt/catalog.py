@@ -26,6 +26,8 @@ def describe_component(spec: Any, secret_fields: set[str] = frozenset()) -> str:
         fields.append(_describe_field(name, prop or {}, name in required, aliases.get(name, [])))
     modes = ", ".join(_oml_modes(_get(spec, "modes") or []))
     family = _get(spec, "family") or str(_get(spec, "name")).split(".")[0]
+    if connection and "connection" not in properties:
+        fields.insert(0, f'connection "@{family}.<alias>" (supplies {", ".join(sorted(connection))})')
     lines = [f"- {_get(spec, 'name')} [{family}] {modes}: {'; '.join(fields) or 'no config'}"]
     guidance = _get(_get(spec, "llm_hints", "llmHints") or {}, "prompt_guidance", "promptGuidance")
     if guidance:

@@ -72,4 +72,6 @@ def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
 
 def _secret_fields(registry: Any, component: str) -> set[str]:
     finder = getattr(registry, "secret_fields", None)
-    return set(finder(component)) if callable(finder) else set()
+    if not callable(finder):
+        return set()
+    return {pointer.strip("/") for pointer in finder(component) if pointer.count("/") <= 1}

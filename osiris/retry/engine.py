@@ -241,7 +241,10 @@ class GenerationEngine:
     def _validate(self, text: str, *, truncated: bool) -> tuple[Any, float]:
         started = time.perf_counter()
         report = self.validator.validate(text, truncated=truncated)
-        return report, (time.perf_counter() - started) * 1000
+        elapsed = (time.perf_counter() - started) * 1000
+        if report.pipeline is not None:  # an inline secret in the answer: mask it everywhere from now on
+            self.session.redactor.learn_from(report.pipeline)
+        return report, elapsed
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
         trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)

@@ -64,11 +64,20 @@ def open_engine(
 
 
 def all_secret_fields(registry: Any) -> set[str]:
-    """Every config field that some component spec marks secret."""
+    """The names of every config field that some component spec marks secret.
+
+    The registry gives JSON pointers ("/password", "/headers/Authorization"); the redactor
+    needs key names, so the last segment of each pointer is kept.
+    """
     fields: set[str] = set()
     for name in getattr(registry, "components", {}) or {}:
-        fields |= set(registry.secret_fields(name))
-    return fields
+        fields |= {field_name(pointer) for pointer in registry.secret_fields(name)}
+    return fields - {""}
+
+
+def field_name(pointer: str) -> str:
+    """"/headers/Authorization" -> "Authorization"; a plain name is returned unchanged."""
+    return pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
 
 
 def settings_snapshot(effective: Any) -> dict[str, dict[str, Any]]:

@@ -60,6 +60,20 @@ class Redactor:
         if self._known:
             self._known_pattern = re.compile("|".join(re.escape(v) for v in self._known))
 
+    def learn_from(self, data: Any) -> None:
+        """Remember the values found under secret keys in `data` (e.g. an LLM's pipeline that wrote
+        a password inline), so that they are masked wherever they turn up later, under any key."""
+        self.add_known(self._secret_values(data))
+
+    def _secret_values(self, data: Any, key: str | None = None) -> list[str]:
+        if isinstance(data, Mapping):
+            return [v for k, item in data.items() for v in self._secret_values(item, str(k))]
+        if isinstance(data, (list, tuple)):
+            return [v for item in data for v in self._secret_values(item, key)]
+        if isinstance(data, str) and key is not None and self.is_secret_field(key) and not is_reference(data):
+            return [data] if data != MASK else []
+        return []
+
     def is_secret_field(self, name: str) -> bool:
         return name.lower() in self.secret_fields or is_secret_key(name)
 

@@ -39,7 +39,7 @@ def connection_hint(spec: ComponentSpec, connections: Connections) -> str:
     """How to supply connection fields: a reference, and where its alias is configured."""
     aliases = sorted(connections.get(spec.family, {}))
     where = (f"configured aliases: {listing(aliases)}" if aliases
-             else f"define it under connections.{spec.family}.default in .osiris.yaml")
+             else f"define connections.{spec.family}.default in .osiris.yaml")
     return f"use connection: {example_reference(spec, connections)} ({where})"
 
 
@@ -66,7 +66,7 @@ def check_reference(path: str, value: Any, spec: ComponentSpec, connections: Con
     configured = connections.get(family, {})
     if alias not in configured:
         hint = (f"use one of the configured {family} aliases: {listing(sorted(configured))}{did_you_mean(alias, configured)}"
-                if configured else f"add connections.{family}.{alias} with {listing(spec.connection_fields)} to .osiris.yaml")
+                if configured else _define_hint(spec, family, alias))
         findings.add("OML312", ref_path, f"connection alias '{alias}' is not configured for {family}", hint, value=value)
         return Reference(family, alias, {})
     fields = configured[alias]
@@ -86,6 +86,13 @@ def check_overrides(path: str, config: Mapping[str, Any], spec: ComponentSpec, f
                      f"'{field}' comes from the connection and {verb} be overridden in the step",
                      f"remove '{field}' from the step; change it in the connection settings instead",
                      value=config[field], secret=secret, severity=severity)  # type: ignore[arg-type]
+
+
+def _define_hint(spec: ComponentSpec, family: str, alias: str) -> str:
+    plain = [f for f in spec.connection_fields if not spec.is_secret("/" + f)]
+    secret = [f for f in spec.connection_fields if spec.is_secret("/" + f)]
+    fields = listing(plain) + (f", and {listing(secret)} as a \"${{ENV_VAR}}\" reference" if secret else "")
+    return f"add connections.{family}.{alias} to .osiris.yaml with {fields}"
 
 
 def _show(value: Any) -> str:

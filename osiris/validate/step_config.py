@@ -67,10 +67,10 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
         report_schema_error(error, path, spec, findings)
 
-    effective = dict(config)
-    if reference is not None:
-        supplied = {f: reference.fields.get(f, UNKNOWN) for f in spec.connection_fields}
-        effective = {**supplied, **config}
+    # What the component will run with: schema defaults < connection fields < the step's config.
+    defaults = {f: s["default"] for f, s in spec.properties.items() if isinstance(s, dict) and "default" in s}
+    supplied = {f: reference.fields.get(f, UNKNOWN) for f in spec.connection_fields} if reference else {}
+    effective = {**defaults, **supplied, **config}
     check_constraints(path, effective, spec, findings, how_to_connect)
     if has_reference:
         config = {CONNECTION_KEY: connection_value, **config}

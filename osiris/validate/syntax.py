@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from osiris.extract import Loaded, Position, cut_yaml, load_document
+from osiris.extract import MAX_CHARS, Loaded, Position, cut_yaml, load_document
 from osiris.validate.findings import Findings
 
 
@@ -19,6 +19,10 @@ class Parsed:
 
 def parse_answer(answer: str, truncated: bool, findings: Findings) -> Parsed:
     """Cut and parse; add OML101-OML106 to `findings`. `truncated`: the LLM hit its token limit."""
+    if len(answer) > MAX_CHARS:
+        findings.add("OML105", "", f"the text is {len(answer):,} characters; the limit is {MAX_CHARS:,}",
+                     "send one pipeline of a reasonable size; OML files are normally a few kilobytes")
+        return Parsed()
     cut = cut_yaml(answer)
     if truncated or (cut is not None and cut.unclosed_fence):
         reason = "the LLM stopped at its token limit" if truncated else "the answer ends inside an open code block"

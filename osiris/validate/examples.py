@@ -1,0 +1,33 @@
+"""Check that each spec's `examples[].config` validates as a step of its own component."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from osiris.registry import ComponentSpec, Registry
+from osiris.validate.connections import CONNECTION_KEY, parse_reference
+from osiris.validate.validator import Validator
+
+
+def example_pipeline(spec: ComponentSpec, config: dict[str, Any]) -> str:
+    """A one-step OML pipeline around an example config."""
+    step = {"id": "example", "component": spec.name, "mode": spec.oml_modes[0] if spec.oml_modes else "read",
+            "config": config}
+    return yaml.safe_dump({"oml_version": "0.1.0", "name": "example", "steps": [step]}, sort_keys=False)
+
+
+def example_problems(registry: Registry) -> list[str]:
+    """"<component> example N (<title>): CODE path: message" for every example that does not validate."""
+    problems: list[str] = []
+    for spec in registry.components.values():
+        for number, example in enumerate(spec.examples, start=1):
+            config = example.get("config") or {}
+            reference = parse_reference(config.get(CONNECTION_KEY))
+            connections = {reference[0]: {reference[1]: {}}} if reference else {}
+            report = Validator(registry, connections).validate(example_pipeline(spec, config))
+            for issue in report.errors:
+                problems.append(f"{spec.name} example {number} ({example.get('title', '')}): "
+                                f"{issue.code} {issue.path}: {issue.message}")
+    return problems

@@ -1,0 +1,92 @@
+"""The session directory: permissions, atomic JSON, ordered events, redaction at write time."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+from osiris.secrets.redact import Redactor
+from osiris.session import Session
+from osiris.session import files as session_files
+from osiris.session.reader import find_session, list_sessions, read_events
+
+
+def mode(path):
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def new_session(tmp_path, known=("Known-Secret-1",)):
+    return Session.create(tmp_path / "sessions", provider="demo", model="demo", redactor=Redactor(known_values=known))
+
+
+def test_directories_are_0700_and_files_0600(tmp_path):
+    session = new_session(tmp_path)
+    session.write_text("artifacts/cycle-1/attempt-1/pipeline.yaml", "name: x\n")
+    session.append_conversation("user", "hello")
+    session.finish("valid")
+
+    for path in [session.path, *session.path.rglob("*")]:
+        assert mode(path) == (0o700 if path.is_dir() else 0o600), path
+    assert mode(tmp_path / "sessions") == 0o700
+
+
+def test_events_have_increasing_seq_and_the_common_fields(tmp_path):
+    session = new_session(tmp_path)
+    session.emit("user_message", text="hi")
+    session.finish("valid")
+
+    events = [json.loads(line) for line in (session.path / "events.jsonl").read_text().splitlines()]
+    assert [e["seq"] for e in events] == [1, 2, 3]
+    assert [e["event_type"] for e in events] == ["session_start", "user_message", "session_end"]
+    assert all(e["session_id"] == session.id and e["ts"].endswith("Z") for e in events)
+
+
+def test_everything_written_is_redacted(tmp_path):
+    session = new_session(tmp_path)
+    session.emit("user_message", text="use Known-Secret-1 and mysql://u:dsnpass99@h/db", password="p4ss-word")
+    session.write_text("artifacts/x.txt", "token: abcdef123456 Known-Secret-1")
+    session.write_json("artifacts/x.json", {"api_key": "k-123456", "note": "Known-Secret-1"})
+    session.append_conversation("user", "Known-Secret-1")
+    session.finish("valid")
+
+    everything = "".join(p.read_text() for p in session.path.rglob("*") if p.is_file())
+    for secret in ("Known-Secret-1", "dsnpass99", "p4ss-word", "abcdef123456", "k-123456"):
+        assert secret not in everything
+
+
+def test_json_is_written_atomically(tmp_path, monkeypatch):
+    target = tmp_path / "d" / "state.json"
+    session_files.write_json_atomic(target, {"v": 1})
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(session_files.os, "replace", crash)
+    try:
+        session_files.write_json_atomic(target, {"v": 2})
+    except OSError:
+        pass
+    assert json.loads(target.read_text()) == {"v": 1}  # the old file, whole
+    assert [p.name for p in target.parent.iterdir()] == ["state.json"]  # no temp file left
+
+
+def test_reader_lists_newest_first_and_finds_by_prefix(tmp_path):
+    first = new_session(tmp_path)
+    first.finish("invalid")
+    second = new_session(tmp_path)
+    second.finish("valid")
+
+    root = tmp_path / "sessions"
+    listed = [r.id for r in list_sessions(root)]
+    assert set(listed) == {first.id, second.id}
+    assert find_session(root, second.id).id == second.id
+    assert find_session(root, "last").id == listed[0]
+    assert read_events(find_session(root, first.id))[-1]["status"] == "invalid"
+
+
+def test_a_torn_last_event_line_is_skipped(tmp_path):
+    session = new_session(tmp_path)
+    with open(session.path / "events.jsonl", "a") as handle:
+        handle.write('{"seq": 99, "event_ty')
+    record = find_session(tmp_path / "sessions", session.id)
+    assert [e["event_type"] for e in read_events(record)] == ["session_start"]
