@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[^\n]*$", re.MULTILINE)
-# A line that can start a YAML pipeline: a lower-case key, a document marker, or a comment.
-_YAML_START = re.compile(r"^(---\s*$|[a-z_][a-z0-9_]*:(\s|$))")
+# A line that can start a YAML pipeline: a lower-case key (maybe in a list), or a document marker.
+_YAML_START = re.compile(r"^(---\s*$|(-[ \t]+)?[a-z_][a-z0-9_]*:(\s|$))")
 # Lines that YAML can end with; trailing lines that are none of these are prose.
 _YAML_LINE = re.compile(r"^(\s|-(\s|$)|#|---|\.\.\.|[a-z_][a-z0-9_]*:(\s|$)|[\]}])")
 _OML_HINT = re.compile(r"^\s*(oml_version|steps)\s*:", re.MULTILINE)

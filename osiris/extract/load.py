@@ -163,9 +163,9 @@ class _Builder:
             self.scalars.flatten_mapping(node)  # merge keys (<<)
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            key = self.build(key_node, pointer + "/~key", depth + 1)
-            if isinstance(key, (list, dict)):
+            if not isinstance(key_node, ScalarNode):
                 raise ValueError("a mapping key must be a plain value, not a list or mapping")
+            key = self._scalar(key_node)
             child = f"{pointer}/{escape(str(key))}"
             if key in result:
                 self.problems.append(Problem(
@@ -175,7 +175,6 @@ class _Builder:
                 continue
             self.positions[child] = _position(key_node.start_mark, self.line_offset)
             result[key] = self.build(value_node, child, depth + 1)
-        self.positions.pop(pointer + "/~key", None)
         return result
 
     def _scalar(self, node: ScalarNode) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from osiris.extract import Position
-from osiris.secrets.names import MASK
+from osiris.secrets.names import MASK, is_secret_key
 from osiris.validate.codes import CODES
 from osiris.validate.issue import Issue, Severity
 
@@ -39,7 +39,7 @@ class Findings:
             hint=hint,
             line=where.line if where else None,
             column=where.column if where else None,
-            value=MASK if secret and value is not None else value,
+            value=_safe_value(path, value, secret),
         )
         self.issues.append(issue)
         return issue
@@ -55,3 +55,17 @@ class Findings:
 
     def has_errors_under(self, prefix: str) -> bool:
         return any(i.is_error and (i.path == prefix or i.path.startswith(prefix + "/")) for i in self.issues)
+
+
+def _safe_value(path: str, value: Any, secret: bool) -> Any:
+    """The offending value as an issue may carry it: masked when secret by spec or by key name;
+    lists and mappings are summarised, since they may hold secrets under any key."""
+    if value is None:
+        return None
+    if secret or is_secret_key(path.rsplit("/", 1)[-1]):
+        return MASK
+    if isinstance(value, dict):
+        return f"<mapping of {len(value)} keys>"
+    if isinstance(value, list):
+        return f"<list of {len(value)} items>"
+    return value

@@ -81,6 +81,8 @@ def _parse(name: str, field: str, text: str) -> ast.Expression:
             raise SettingsError(f"{where}: '{type(node).__name__}' is not allowed in rules: {text}")
         if isinstance(node, ast.Name) and node.id not in NAMES and node.id not in _FUNCTIONS:
             raise SettingsError(f"{where}: unknown name '{node.id}'; use pipeline, steps or step: {text}")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {text}")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
             raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {text}")
     return tree

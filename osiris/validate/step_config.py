@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
-from osiris.secrets.names import is_secret_key
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
 from osiris.validate.connections import (CONNECTION_KEY, Connections, Reference, check_overrides,
                                          check_reference, connection_hint)
@@ -89,8 +88,8 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
             hint = f"remove {key}: it is another name for {alias_of}, which is already set"
         else:
             hint = f"{spec.name} config fields are: {listing(known)}{did_you_mean(key, known)}"
-        findings.add("OML304", join(path, key), f"unknown config field '{key}' for {spec.name}", hint,
-                     value=config[key], secret=is_secret_key(str(key)))
+        # The offending thing is the key; its value may be a misspelt secret ('pasword'), so it stays out.
+        findings.add("OML304", join(path, key), f"unknown config field '{key}' for {spec.name}", hint, value=key)
 
 
 def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,

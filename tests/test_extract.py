@@ -1,0 +1,99 @@
+"""Tier 1: cutting YAML out of LLM answers, and parsing hostile input safely."""
+
+from __future__ import annotations
+
+from validate_helpers import GOOD_TEXT, validator
+
+from osiris.extract import MAX_CHARS, cut_yaml, estimated_depth, load_document
+
+
+def test_fenced_yaml_is_cut_out_of_prose():
+    answer = "Sure! Here it is:\n\n```yaml\noml_version: \"0.1.0\"\nname: x\n```\nAnything else?"
+    cut = cut_yaml(answer)
+    assert cut.text == 'oml_version: "0.1.0"\nname: x\n'
+    assert cut.first_line == 3
+
+
+def test_the_fence_holding_the_pipeline_wins_over_other_fences():
+    answer = "```bash\nosiris validate p.yaml\n```\n```yaml\nfoo: 1\n```\n```yml\noml_version: \"0.1.0\"\n```\n"
+    assert cut_yaml(answer).text == 'oml_version: "0.1.0"\n'
+
+
+def test_plain_yaml_with_preamble_and_trailing_prose():
+    answer = "Here you go:\noml_version: \"0.1.0\"\nsteps:\n  - id: a\n\nLet me know if it works."
+    cut = cut_yaml(answer)
+    assert cut.text.startswith("oml_version") and "Let me know" not in cut.text
+    assert cut.first_line == 1
+
+
+def test_prose_only_and_empty_answers_hold_no_yaml():
+    assert cut_yaml("I can't help with that request.") is None
+    assert cut_yaml("   \n\n") is None
+
+
+def test_an_unclosed_fence_marks_the_answer_as_cut_off():
+    cut = cut_yaml("```yaml\noml_version: \"0.1.0\"\nsteps:\n  - id: a\n    compo")
+    assert cut.unclosed_fence
+
+
+def test_line_numbers_refer_to_the_original_answer():
+    answer = "Intro line\n```yaml\noml_version: \"0.1.0\"\nname: x\nname: y\n```\n"
+    report = validator().validate(answer)
+    duplicate = next(i for i in report.issues if i.code == "OML104")
+    assert (duplicate.line, duplicate.column) == (5, 1)
+
+
+def test_positions_are_recorded_for_every_pointer():
+    loaded = load_document("a: 1\nb:\n  - x\n  - {c: 2}\n")
+    assert loaded.positions["/b/1/c"].line == 4
+    assert loaded.value == {"a": 1, "b": ["x", {"c": 2}]}
+
+
+def test_duplicate_keys_are_reported_with_their_line():
+    loaded = load_document("a: 1\nb: 2\na: 3\n")
+    assert [(p.code, p.position.line) for p in loaded.problems] == [("OML104", 3)]
+
+
+def test_yaml_1_1_surprises_are_parsed_as_yaml_says():
+    assert load_document("a: 012\nb: no\n").value == {"a": 10, "b": False}
+
+
+def test_billion_laughs_is_stopped_by_the_node_budget():
+    bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    for previous, name in zip("abcdefgh", "bcdefghi"):
+        bomb += f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]\n"
+    loaded = load_document(bomb)
+    assert [p.code for p in loaded.problems] == ["OML105"]
+
+
+def test_deep_nesting_never_reaches_libyaml():
+    # libyaml crashes the whole process (SIGSEGV) on nesting this deep; it must be refused first.
+    for text in ("[" * 100_000, "- " * 100_000 + "x", "{a: " * 50_000):
+        assert estimated_depth(text) > 256
+        assert [p.code for p in load_document(text).problems] == ["OML105"]
+
+
+def test_recursive_alias_is_a_limit_not_a_crash():
+    assert [p.code for p in load_document("a: &x [*x]\n").problems] == ["OML105"]
+
+
+def test_oversized_input_is_refused_before_parsing():
+    report = validator().validate("a: b\n" * (MAX_CHARS // 4))
+    assert [i.code for i in report.issues] == ["OML105"]
+
+
+def test_binary_garbage_is_a_syntax_error():
+    report = validator().validate("\x00\x01\x02\xff\xfe oml_version: x")
+    assert report.issues and report.issues[0].code in ("OML101", "OML102")
+    assert not report.valid
+
+
+def test_truncated_flag_reports_oml106_even_for_parseable_yaml():
+    report = validator().validate(GOOD_TEXT, truncated=True)
+    assert [i.code for i in report.issues] == ["OML106"]
+    assert not report.valid
+
+
+def test_several_documents():
+    report = validator().validate(GOOD_TEXT + "---\n" + GOOD_TEXT)
+    assert [i.code for i in report.issues] == ["OML103"]

@@ -1,0 +1,98 @@
+"""One failing and one passing case for every issue code of SPEC §4."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from validate_helpers import csv_step, extract_step, oml, step, validator
+
+from osiris.validate import CODES
+
+GOOD = oml()
+FENCED = "Here is your pipeline:\n```yaml\n" + GOOD + "```\nLet me know if you need changes."
+
+
+def rule(**fields):
+    return SimpleNamespace(**{"when": None, "level": "error", "message": None, **fields})
+
+
+def kebab_name():
+    return oml(name="Customers To CSV")
+
+
+CASES: dict[str, tuple[str, str, dict]] = {
+    "OML101": ("oml_version: '0.1.0'\nsteps: [\n", GOOD, {}),
+    "OML102": ("I am sorry, I cannot build that pipeline.", FENCED, {}),
+    "OML103": (GOOD + "---\n" + GOOD, GOOD, {}),
+    "OML104": (GOOD + "name: again\n", GOOD, {}),
+    "OML105": ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{n}: &{n} [{', '.join(['*' + p] * 10)}]\n" for p, n in zip("abcdef", "bcdefg")), GOOD, {}),
+    "OML106": ("```yaml\n" + GOOD[:60], FENCED, {}),
+    "OML201": ("- oml_version: '0.1.0'\n  name: a-list\n", GOOD, {}),
+    "OML202": (oml(name=None), GOOD, {}),
+    "OML203": (oml(tasks=[]), GOOD, {}),
+    "OML204": (oml(owner="me"), oml(description="a known key")),
+    "OML205": (oml(oml_version=0.1), GOOD, {}),
+    "OML206": (oml(oml_version="2.0"), GOOD, {}),
+    "OML207": (oml(steps=[]), GOOD, {}),
+    "OML208": (oml({"id": "a", "component": "duckdb.processor", "config": {"query": "select 1"}}), GOOD, {}),
+    "OML209": (oml(step("q", "duckdb.processor", "transform", {"query": "select 1"}, retries=3)), GOOD, {}),
+    "OML210": (oml(extract_step(), {**extract_step()}, csv_step()), GOOD, {}),
+    "OML211": (kebab_name(), GOOD, {}),
+    "OML212": (oml(step("e", "mysql.extractor", "extract", {"connection": "@mysql.default", "table": "t"})),
+               GOOD, {}),
+    "OML301": (oml(step("e", "mysql.extractr", "read", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
+    "OML302": (oml(step("e", "mysql.extractor", "write", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
+    "OML303": (oml(step("e", "mysql.extractor", "read", {"table": "t"})), GOOD, {}),
+    "OML304": (oml(extract_step(colour="blue"), csv_step()), GOOD, {}),
+    "OML305": (oml(extract_step(columns={"a": 1}), csv_step()), oml(extract_step(columns=["a"]), csv_step()), {}),
+    "OML306": (oml(extract_step(batch_size=50), csv_step()), oml(extract_step(batch_size=500), csv_step()), {}),
+    "OML307": (oml(extract_step(), csv_step(encoding="klingon")), oml(extract_step(), csv_step(encoding="ascii")), {}),
+    "OML308": (oml(step("g", "graphql.extractor", "read", {"endpoint": "not a url", "query": "{ a }"})),
+               oml(step("g", "graphql.extractor", "read", {"endpoint": "https://x.io/graphql", "query": "{ a }"})), {}),
+    "OML309": (oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert"})),
+               oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert",
+                                                       "upsert_keys": ["id"]})), {}),
+    "OML310": (oml(step("e", "mysql.extractor", "read", {"host": "h", "database": "d", "user": "u",
+                                                          "password": "hunter2", "table": "t"})), GOOD, {}),
+    "OML311": (oml(extract_step(connection="mysql.default"), csv_step()), GOOD, {}),
+    "OML312": (oml(extract_step(connection="@mysql.replica"), csv_step()), GOOD, {}),
+    "OML313": (oml(extract_step(connection="@postgres.default"), csv_step()), GOOD, {}),
+    "OML314": (oml(extract_step(database="other"), csv_step()), oml(extract_step(port=3307), csv_step()), {}),
+    "OML315": (oml(extract_step(batch_size="500"), csv_step()), oml(extract_step(batch_size=500), csv_step()), {}),
+    "OML401": (oml(extract_step(), csv_step(needs=["extract-customer"])), GOOD, {}),
+    "OML402": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["b"]),
+                   step("b", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),
+    "OML403": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),
+    "OML404": (oml(extract_step(), csv_step(delimiter=";")), GOOD,
+               {"rules": [rule(name="comma-csv", when="step.component == 'filesystem.csv_writer'",
+                               expr="step.config.delimiter is None or step.config.delimiter == ','")]}),
+}
+# A tuple of two means no extra arguments.
+CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}
+
+
+def test_every_code_has_cases():
+    assert sorted(CASES) == sorted(CODES)
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_bad_input_reports_the_code(code):
+    bad, _, options = CASES[code]
+    report = validator(options.get("rules", ())).validate(bad)
+    found = [issue for issue in report.issues if issue.code == code]
+    assert found, f"{code} not reported; got {[i.code for i in report.issues]}"
+    issue = found[0]
+    assert issue.tier == CODES[code].tier
+    assert issue.message and issue.hint
+    if CODES[code].severity == "error" and code not in ("OML314",):
+        assert not report.valid
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_good_input_does_not_report_the_code(code):
+    _, good, options = CASES[code]
+    report = validator(options.get("rules", ())).validate(good)
+    assert code not in [issue.code for issue in report.issues]
+    assert report.valid, [issue.to_dict() for issue in report.errors]

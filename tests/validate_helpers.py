@@ -1,0 +1,89 @@
+"""Shared helpers for the validation tests: a real registry, a validator, OML builders, the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from osiris.registry import Registry, load_registry
+from osiris.validate import Validator
+from osiris.validate.rules import compile_rules
+
+REPO = Path(__file__).resolve().parents[1]
+CONNECTIONS: dict[str, Any] = {
+    "mysql": {"default": {"host": "db.internal", "database": "shop", "user": "reader",
+                          "password": "${MYSQL_PASSWORD}"}},
+    "postgres": {"default": {"host": "pg.internal", "database": "dw", "user": "etl"}},
+    "supabase": {"default": {"url": "https://acme.supabase.co"}},
+    "graphql": {"github": {"endpoint": "https://api.github.com/graphql", "auth_type": "bearer"}},
+    "rest": {"crm": {"base_url": "https://crm.example.com/api"}},
+}
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    return load_registry()
+
+
+def validator(rules: list[Any] = ()) -> Validator:  # type: ignore[assignment]
+    return Validator(registry(), CONNECTIONS, compile_rules(list(rules)))
+
+
+def step(step_id: str, component: str, mode: str, config: dict[str, Any] | None = None,
+         needs: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {"id": step_id, "component": component, "mode": mode}
+    if needs is not None:
+        result["needs"] = needs
+    result["config"] = config if config is not None else {}
+    result.update(extra)
+    return result
+
+
+def extract_step(**config: Any) -> dict[str, Any]:
+    return step("extract-customers", "mysql.extractor", "read",
+                {"connection": "@mysql.default", "table": "customers", **config})
+
+
+def csv_step(needs: list[str] | None = None, **config: Any) -> dict[str, Any]:
+    return step("write-csv", "filesystem.csv_writer", "write", {"path": "out/customers.csv", **config},
+                needs=needs if needs is not None else ["extract-customers"])
+
+
+def oml(*steps: dict[str, Any], **top: Any) -> str:
+    """An OML document; `top` overrides or adds top-level keys (None removes one)."""
+    document: dict[str, Any] = {"oml_version": "0.1.0", "name": "customers-to-csv",
+                                "steps": list(steps) or [extract_step(), csv_step()]}
+    for key, value in top.items():
+        if value is None:
+            document.pop(key, None)
+        else:
+            document[key] = value
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def codes(text: str, **kwargs: Any) -> list[str]:
+    return [issue.code for issue in validator(kwargs.pop("rules", ())).validate(text, **kwargs).issues]
+
+
+def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m osiris ARGS` in a clean environment (no ANTHROPIC_* variables)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OSIRIS_"))}
+    clean.update(env or {})
+    return subprocess.run([sys.executable, "-m", "osiris", *args], input=stdin, capture_output=True,
+                          text=True, cwd=cwd, env=clean, timeout=60)
+
+
+GOOD_TEXT = oml()
+
+
+def example_specs_ok() -> list[str]:
+    from osiris.validate.examples import example_problems
+
+    return example_problems(registry())
