@@ -181,3 +181,27 @@ def test_resume_carries_the_conversation_into_a_new_session(project, fake_api, c
     assert events(resumed, "session_resumed")[0]["resumed_from"] == earlier.name
     conversation = (resumed / "conversation.jsonl").read_text().splitlines()
     assert len(conversation) == 4  # two earlier turns copied, two new ones
+
+
+def test_alt_enter_adds_a_line_and_input_history_is_kept_per_project(project, fake_api, chats):
+    fake_api.add(Reply(fenced(VALID)))
+    chat = chats(project)
+    chat.prompt()
+    chat.child.send("copy data/customers.csv")
+    chat.child.send("\x1b\r")  # Alt-Enter (Esc, Enter): a new line, not sent yet
+    chat.child.send("to output/active_customers.csv")
+    chat.say("")
+    chat.expect_exact("Save to")
+    chat.say("n")
+    chat.prompt()
+    chat.child.send("/sess\t")  # Tab completes /session
+    chat.expect_exact("/session")
+    chat.say("")
+    chat.expect_exact("Directory:")
+    chat.prompt()
+    assert chat.end() == 0
+
+    sent = fake_api.requests[0].body["messages"][-1]["content"]
+    assert "copy data/customers.csv\nto output/active_customers.csv" in json.dumps(sent, ensure_ascii=False).replace("\\n", "\n")
+    history = (project / ".osiris" / "history").read_text()
+    assert "copy data/customers.csv" in history and "/session" in history

@@ -288,7 +288,6 @@ class ChatLoop:
     def _edit(self, _argument: str) -> bool:
         text = self._require_current()
         if text:
-            self.engine.record_choice("edit", via="/edit")
             self._conclude(self._edit_and_revalidate(text))
         return True
 

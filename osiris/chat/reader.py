@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from osiris.chat.terminal import is_interactive
+
 PROMPT = "osiris> "
 
 
@@ -57,12 +59,14 @@ class TerminalReader:
 
 
 class PlainReader:
-    """Input from a pipe or file: one line per message. The prompt is still printed, so a
-    transcript of a piped run reads like a terminal session."""
+    """Input from a pipe or file: one line per message. The prompt is still printed, and input
+    that was not typed on a terminal is echoed after it, so the output of a piped run reads
+    like the terminal session it stands for."""
 
     def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self._in = stdin or sys.stdin
         self._out = stdout or sys.stdout
+        self._echo = not is_interactive(self._in)
 
     def read(self) -> str:
         return self._line(PROMPT)
@@ -77,4 +81,6 @@ class PlainReader:
         if not line:
             self._out.write("\n")
             raise EOFError
+        if self._echo:
+            self._out.write(line if line.endswith("\n") else line + "\n")
         return line.rstrip("\n")

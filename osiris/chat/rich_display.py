@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 
 class RichDisplay:
@@ -21,19 +22,19 @@ class RichDisplay:
         self.console = Console(file=stream, highlight=False, soft_wrap=True)
 
     def say(self, text: str = "") -> None:
-        self.console.print(escape(text))
+        self.console.print(Text(text))
 
     def note(self, text: str) -> None:
-        self.console.print(escape(text), style="dim")
+        self.console.print(Text(text, style="dim"))
 
     def success(self, text: str) -> None:
-        self.console.print(escape(text), style="bold green")
+        self.console.print(Text(text, style="bold green"))
 
     def warn(self, text: str) -> None:
-        self.console.print(escape(text), style="yellow")
+        self.console.print(Text(text, style="yellow"))
 
     def error(self, text: str) -> None:
-        self.console.print(escape(text), style="red")
+        self.console.print(Text(text, style="red"))
 
     def yaml(self, text: str) -> None:
         self.console.print(Syntax(text.rstrip("\n"), "yaml", theme="ansi_dark", background_color="default"))
@@ -41,7 +42,7 @@ class RichDisplay:
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None:
         table = Table(*headers, title=title or None, title_justify="left")
         for row in rows:
-            table.add_row(*(escape(str(cell)) for cell in row))
+            table.add_row(*(Text(str(cell)) for cell in row))
         self.console.print(table)
 
     @contextlib.contextmanager
