@@ -48,4 +48,8 @@ def describe_usage(usage: Any, model: str) -> str:
         f"{usage.cache_read:,} cache read, {usage.cache_write:,} cache write"
     )
     cost = estimate_usd(usage, model)
-    return tokens + (f"; about ${cost:.4f}" if cost is not None else "; no price known for this model")
+    if cost is not None:
+        return tokens + f"; about ${cost:.4f}"
+    if "demo" in model.lower():
+        return tokens + "; demo counts are scripted, nothing is billed"
+    return tokens + "; no price known for this model"
