@@ -151,6 +151,7 @@ def test_resume_of_an_unknown_session_is_one_line_and_exit_2(project):
     assert done.returncode == 2
     assert done.stderr.startswith("osiris: error: no session 'nope'")
     assert len(done.stderr.strip().splitlines()) == 1
+    assert not (project / ".osiris").exists()  # nothing written for a bad id
 
 
 def test_help_and_validate_do_not_import_the_chat_libraries(project):
@@ -168,3 +169,23 @@ def test_help_and_validate_do_not_import_the_chat_libraries(project):
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
+
+
+def test_a_follow_up_changes_the_current_pipeline(project, fake_api):
+    parquet = VALID.replace("active_customers.csv", "active_customers.parquet")
+    fake_api.add(Reply(fenced(VALID, "I assumed the file has a header row.")), Reply(fenced(parquet)))
+    done = chat(project, REQUEST, "n", "now write it to output/active_customers.parquet", "n", "/show")
+    assert done.returncode == 0, done.stderr
+    assert "I assumed the file has a header row." in done.stdout
+    messages = fake_api.requests[1].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert "output/active_customers.csv" in json.dumps(messages)  # the current pipeline goes along
+    assert done.stdout.split("/show")[-1].count("active_customers.parquet") == 1
+
+
+def test_rate_limits_are_shown_while_waiting(project, fake_api):
+    fake_api.add(Status(429, retry_after="0.2"), Reply(fenced(VALID)))
+    done = chat(project, REQUEST, "n")
+    assert done.returncode == 0, done.stderr
+    assert "Rate limited, retrying in 0.2 s (1/3)" in done.stdout
+    assert "✓ Valid pipeline." in done.stdout

@@ -18,7 +18,7 @@ from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
 from osiris.chat.questions import OpenQuestion, question_text
 from osiris.chat.reader import LineReader
-from osiris.chat.render import count, show_attempts, show_errors, show_pipeline, show_warnings
+from osiris.chat.render import count, preamble, show_attempts, show_errors, show_pipeline, show_warnings
 from osiris.chat.save import is_yes, save_pipeline, target_path
 from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import LLMAuthError, LLMUnavailableError
@@ -145,6 +145,9 @@ class ChatLoop:
         attempts = len(result.attempts)
         how = "" if attempts == 1 else f" after {count(attempts, 'attempt')}"
         self.display.success(f"✓ Valid pipeline{how}.")
+        remark = preamble(result.last.answer)
+        if remark:
+            self.display.say(remark)
         show_pipeline(self.display, result.report)
         path = self._ask_save_path(result.report.pipeline)
         saved = path is not None and self._write(result.oml_text or "", path)
@@ -181,6 +184,9 @@ class ChatLoop:
             edited = edit_text(text, self.env)
         except EditorError as error:
             self.display.error(str(error))
+            return None
+        except KeyboardInterrupt:
+            self.display.warn("Edit cancelled.")
             return None
         return self._engine_call(lambda: self.engine.revalidate(edited), "Validating…")
 

@@ -75,9 +75,14 @@ class ChatProgress:
         if event.delay_s is None:
             self.display.warn(f"{problem}; giving up.")
             return
-        text = f"{problem}, retrying in {event.delay_s:.0f} s ({event.retry_number}/{event.budget})"
+        text = f"{problem}, retrying in {seconds(event.delay_s)} ({event.retry_number}/{event.budget})"
         self.display.warn(text)
         self._update(text + "…")
+
+
+def seconds(delay: float) -> str:
+    """'4 s' for waits of a second or more, '0.3 s' below."""
+    return f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
 
 
 def generating_text(event: Generating, last_failure: Any) -> str:

@@ -34,6 +34,13 @@ def describe_locations(issues: Sequence[Any], limit: int = 2) -> str:
     return text + (f" (+{more} more)" if more else "")
 
 
+def preamble(answer: str, max_lines: int = 3) -> str:
+    """What the LLM said before its YAML block (e.g. an assumption it made), at most `max_lines`."""
+    before = answer.split("```", 1)[0] if "```" in answer else ""
+    lines = [line.strip() for line in before.strip().splitlines() if line.strip()]
+    return "\n".join(lines[:max_lines])
+
+
 def show_errors(display: Display, issues: Sequence[Any], limit: int | None = None) -> None:
     """Each issue's friendly text, indented; at most `limit`, then '… and N more'."""
     from osiris.explain import friendly
