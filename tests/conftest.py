@@ -12,7 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.fake_anthropic import FakeAnthropic
+# tests/ is a package (tests/__init__.py, from main), yet some test modules import their helpers
+# as top-level modules (`from validate_helpers import ...`): keep both styles working.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tests.fake_anthropic import FakeAnthropic  # noqa: E402
 
 TEST_API_KEY = "sk-ant-test-key-4f1c9a7e2b5d8c3a"
 REPO = Path(__file__).resolve().parent.parent

@@ -66,6 +66,9 @@ _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: 
 class FakeAnthropic:
     script: list[Any] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
+    # True: usage is estimated from the request (4 characters a token), with the cached system
+    # part written on the first request and read on later ones, instead of the Reply's figures.
+    estimate_usage: bool = False
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -93,6 +96,16 @@ class FakeAnthropic:
                 return Status(500, message="fake server: no scripted response")
             return self.script[min(index, len(self.script) - 1)]
 
+    def _estimated(self, reply: Reply, body: dict[str, Any], first: bool) -> Reply:
+        system = body.get("system") or []
+        cached = sum(len(b.get("text", "")) for b in system if b.get("cache_control")) // 4
+        rest = sum(len(b.get("text", "")) for b in system if not b.get("cache_control"))
+        rest += sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+        return Reply(
+            reply.text, reply.stop_reason, rest // 4, max(1, len(reply.text) // 4),
+            cache_write=cached if first else 0, cache_read=0 if first else cached, delay=reply.delay,
+        )
+
     def start(self) -> FakeAnthropic:
         fake = self
 
@@ -111,6 +124,8 @@ class FakeAnthropic:
                     body = {}
                 recorded = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
                 response = fake._next(recorded)
+                if isinstance(response, Reply) and fake.estimate_usage:
+                    response = fake._estimated(response, body, first=len(fake.requests) == 1)
                 time.sleep(getattr(response, "delay", 0.0))
                 try:
                     if isinstance(response, Status):

@@ -220,3 +220,22 @@ def test_a_follow_up_sends_the_accepted_pipeline_along(project, fake_api):
     messages = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert "output/active_customers.csv" in messages[1]["content"]
+
+
+def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
+    from osiris.session.reader import find_session, read_conversation
+
+    fake_api.add(Reply(fenced(VALID)), Reply(fenced(VALID)))
+    first = make_engine(project)
+    first.engine.run(REQUEST)
+    first.engine.session.finish("valid")
+    saved = read_conversation(find_session(first.session_path.parent, first.engine.session.id))
+
+    resumed = make_engine(project)
+    resumed.engine.restore(saved)
+    resumed.engine.run("now only the first 10 rows")
+
+    messages = fake_api.requests[1].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"]
+    assert resumed.engine.current_oml.strip() == VALID.strip()

@@ -56,6 +56,7 @@ def test_everything_written_is_redacted(tmp_path):
 
 def test_json_is_written_atomically(tmp_path, monkeypatch):
     target = tmp_path / "d" / "state.json"
+    session_files.ensure_private_dir(target.parent)
     session_files.write_json_atomic(target, {"v": 1})
 
     def crash(*args, **kwargs):

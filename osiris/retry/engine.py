@@ -38,6 +38,8 @@ from osiris.retry.result import Attempt, AttemptKind, CycleResult
 from osiris.session import Session
 from osiris.errors import OsirisError
 
+MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -192,6 +194,7 @@ class GenerationEngine:
                 break
         except OsirisError:
             trail.write_trail(self.session, result, status="llm_error")
+            self.session.checkpoint()
             self.session.emit("retry_stopped", cycle=cycle, stop_reason="llm_error", attempts=len(attempts))
             raise
         return self._finish_cycle(result)
@@ -295,12 +298,9 @@ class GenerationEngine:
 
     def _finish_cycle(self, result: CycleResult) -> CycleResult:
         result.trail_path = trail.write_trail(self.session, result)
+        self.session.checkpoint()
         if result.valid:
-            self.current_oml = result.oml_text
-            self.history.extend(
-                [Message("user", result.attempts[0].prompt or result.request),
-                 Message("assistant", "```yaml\n" + self.session.redactor.text(result.oml_text or "") + "\n```")]
-            )
+            self._remember_turn(result.request, result.oml_text or "")
         else:
             self.session.emit(
                 "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
@@ -311,10 +311,28 @@ class GenerationEngine:
             cycle=result.cycle,
             valid=result.valid,
             stop_reason=result.stop_reason,
+            oml=result.oml_text if result.valid else None,
         )
         self.last = result
         self.observer(CycleFinished(result))
         return result
+
+    def restore(self, conversation: list[dict[str, Any]]) -> None:
+        """Rebuild the turns of a saved conversation.jsonl (for `osiris chat --resume`)."""
+        request: str | None = None
+        for entry in conversation:
+            if entry.get("role") == "user" and entry.get("kind", "request") == "request":
+                request = entry.get("content", "")
+            elif entry.get("role") == "assistant" and entry.get("valid") and entry.get("oml") and request:
+                self._remember_turn(request, entry["oml"])
+        self._request = request
+
+    def _remember_turn(self, request: str, oml: str) -> None:
+        """Keep an accepted turn for later calls; only the last MAX_HISTORY_TURNS are sent."""
+        self.current_oml = oml
+        redacted = self.session.redactor.text(oml)
+        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", f"```yaml\n{redacted}\n```")])
+        del self.history[: -2 * MAX_HISTORY_TURNS]
 
     def _take_user_text(self, text: str, *, kind: str) -> str:
         scrubbed = scrub_request(text, self.session.redactor)

@@ -26,16 +26,14 @@ def ensure_private_dir(path: Path) -> Path:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` in one step: readers see the old file or the new one, never half."""
-    ensure_private_dir(path.parent)
+    """Replace `path` with `text` in one step: readers see the old file or the new one, never half.
+    The parent directory must exist (see `ensure_private_dir`)."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        os.replace(temp, path)  # atomic for readers; no fsync: a session is a log, not a database
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
@@ -46,8 +44,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line and flush it, creating the file 0600 if needed."""
-    ensure_private_dir(path.parent)
+    """Append one line and flush it, creating the file 0600 if needed (the directory must exist)."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(line.rstrip("\n") + "\n")

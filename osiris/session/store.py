@@ -59,6 +59,7 @@ class Session:
         self.meta = meta
         self.totals = Totals()
         self._seq = 0
+        self._dirs: set[Path] = {path}
 
     @classmethod
     def create(
@@ -108,28 +109,37 @@ class Session:
 
     def write_text(self, relative: str, text: str) -> Path:
         """A redacted text artifact, e.g. artifacts/cycle-1/attempt-2/pipeline.yaml."""
-        target = self.path / relative
+        target = self._target(relative)
         write_atomic(target, self.redactor.text(text))
         return target
 
     def write_json(self, relative: str, data: Any) -> Path:
-        target = self.path / relative
+        target = self._target(relative)
         write_json_atomic(target, self.redactor.data(data))
         return target
 
+    def _target(self, relative: str) -> Path:
+        target = self.path / relative
+        if target.parent not in self._dirs:
+            ensure_private_dir(target.parent)
+            self._dirs.add(target.parent)
+        return target
+
     def book(self, *, tokens: dict[str, int], llm_ms: float, validation_ms: float, attempts: int) -> None:
-        """Add one attempt's spending to the session totals."""
+        """Add one attempt's spending to the session totals (saved by `checkpoint` and `finish`)."""
         for name, count in tokens.items():
             self.totals.tokens[name] = self.totals.tokens.get(name, 0) + int(count)
         self.totals.llm_ms += llm_ms
         self.totals.validation_ms += validation_ms
         self.totals.attempts += attempts
-        self._save_meta()
 
     def start_cycle(self) -> int:
         self.totals.cycles += 1
-        self._save_meta()
         return self.totals.cycles
+
+    def checkpoint(self) -> None:
+        """Save session.json with the totals so far (the engine calls it after every cycle)."""
+        self._save_meta()
 
     def finish(self, status: str) -> None:
         """Write `session_end` and the final session.json."""
