@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from validate_helpers import run_cli
+from tests.validate_helpers import run_cli
 
 
 def test_list_shows_every_builtin_with_its_oml_modes(tmp_path):

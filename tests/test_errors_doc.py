@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from validate_helpers import REPO, validator
+from tests.validate_helpers import REPO, validator
 
 from osiris.validate import CODES
 

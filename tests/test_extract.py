@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from validate_helpers import GOOD_TEXT, validator
+from tests.validate_helpers import GOOD_TEXT, validator
 
 from osiris.extract import MAX_CHARS, cut_yaml, estimated_depth, load_document
 

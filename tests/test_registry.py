@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from validate_helpers import example_specs_ok, step, oml
+from tests.validate_helpers import example_specs_ok, step, oml
 
 from osiris.registry import builtin_components_dir, load_registry
 from osiris.settings import load_settings
@@ -133,3 +133,19 @@ def test_load_validator_uses_components_paths_each_directory_once(tmp_path):
 def test_config_validators_are_built_once_per_component():
     registry = load_registry()
     assert registry.config_validator("mysql.extractor") is registry.config_validator("mysql.extractor")
+
+
+def test_the_spec_documented_in_components_md_loads_and_its_example_validates(tmp_path):
+    import re
+
+    from tests.validate_helpers import REPO
+
+    from osiris.validate.examples import example_problems
+
+    text = (REPO / "docs" / "components.md").read_text()
+    spec_text = next(block for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)
+                     if block.startswith("name: acme.extractor"))
+    write_spec(tmp_path, "acme.extractor", spec_text)
+    registry = load_registry([tmp_path])
+    assert registry.problems == [] and "acme.extractor" in registry.names()
+    assert [p for p in example_problems(registry) if p.startswith("acme")] == []

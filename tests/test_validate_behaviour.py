@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from validate_helpers import csv_step, extract_step, oml, step, validator
+from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 from osiris.errors import SettingsError
 from osiris.explain import compact, friendly

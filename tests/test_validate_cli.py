@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 import yaml
-from validate_helpers import CONNECTIONS, csv_step, extract_step, oml, run_cli
+from tests.validate_helpers import CONNECTIONS, csv_step, extract_step, oml, run_cli
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from validate_helpers import csv_step, extract_step, oml, step, validator
+from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 from osiris.validate import CODES
 

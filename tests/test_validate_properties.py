@@ -7,7 +7,7 @@ import json
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from validate_helpers import GOOD_TEXT, validator
+from tests.validate_helpers import GOOD_TEXT, validator
 
 from osiris.explain import compact, friendly
 from osiris.validate import CODES

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -20,11 +20,11 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_CHARS = 1_000_000  # an OML pipeline is a few kB; 1 MB is generous
 MAX_DEPTH = 64  # OML needs about 6 levels
+_SAFE_FOR_LIBYAML = 8_000  # shorter texts cannot nest deep enough to crash libyaml (ADR 0010)
 MAX_NODES = 20_000  # values built, counting every expansion of an alias; OML needs a few hundred
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     line: int  # 1-based
     column: int  # 1-based
 
@@ -47,6 +47,9 @@ class Loaded:
     positions: dict[str, Position] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     empty: bool = False
+
+
+_STR = "tag:yaml.org,2002:str"
 
 
 class _LimitExceeded(Exception):
@@ -79,7 +82,7 @@ def load_document(text: str, line_offset: int = 0) -> Loaded:
     if len(text) > MAX_CHARS:
         return _fail("OML105", f"the YAML is {len(text):,} characters; the limit is {MAX_CHARS:,}",
                      "send a pipeline of a reasonable size; OML files are normally a few kilobytes")
-    if estimated_depth(text) > MAX_DEPTH * 4:
+    if len(text) > _SAFE_FOR_LIBYAML and estimated_depth(text) > MAX_DEPTH * 4:
         return _fail("OML105", f"the YAML nests deeper than {MAX_DEPTH} levels",
                      "flatten the document; an OML pipeline needs only a few levels")
     try:
@@ -178,6 +181,8 @@ class _Builder:
         return result
 
     def _scalar(self, node: ScalarNode) -> Any:
+        if node.tag == _STR:
+            return node.value
         value = self.scalars.construct_object(node)
         if not isinstance(value, (str, int, float, bool, type(None))):
             return node.value  # dates, binary, sets: keep the text as written

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ class ComponentSpec:
     def required(self) -> tuple[str, ...]:
         return tuple(self.config_schema.get("required", ()))
 
-    @property
+    @cached_property
     def secret_fields(self) -> frozenset[str]:
         """Top-level config field names that hold secrets, e.g. {"password"}."""
         return frozenset(p.split("/")[1] for p in self.secret_pointers if p.count("/") == 1)
@@ -59,7 +60,7 @@ class ComponentSpec:
         """The OML step modes (read, write, transform) this component supports."""
         return tuple(m for m, provided in OML_TO_COMPONENT_MODES.items() if set(provided) & set(self.modes))
 
-    @property
+    @cached_property
     def aliases(self) -> dict[str, str]:
         """alias -> field, from llmHints.inputAliases, leaving out names that are fields themselves."""
         result: dict[str, str] = {}

@@ -59,8 +59,10 @@ def _hint(field: str, requirement: Any, when: Mapping[str, Any], spec: Component
         return f"remove {field} (when {condition})"
     if not isinstance(requirement, dict):
         return f"set {field}: {describe(requirement)} (when {condition})"
-    if field in spec.connection_fields or spec.is_secret("/" + field):
+    if spec.is_secret("/" + field):
         return f"{field} must come from the connection: {connection_hint}"
+    if field in spec.connection_fields:
+        return f"set {field} (needed when {condition}), or let the connection supply it: {connection_hint}"
     allowed = spec.properties.get(field, {}).get("enum")
     extra = f" (one of: {', '.join(map(str, allowed))})" if allowed else ""
     return f"set {field}{extra} (needed when {condition})"

@@ -50,6 +50,8 @@ def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
         if key in LEGACY_KEYS:
             target, fix = LEGACY_KEYS[key]
             replaced.add(target)
+            if target in document:
+                fix = f"remove '{key}'; '{target}' is already set"
             findings.add("OML203", join("", key), f"'{key}' is a legacy key, not part of OML 0.1.0", fix)
             continue
         known = REQUIRED_KEYS + OPTIONAL_KEYS
@@ -124,8 +126,10 @@ def _check_step(index: int, step: Any, findings: Findings, seen_ids: dict[str, i
         if key in STEP_REQUIRED or key in STEP_OPTIONAL:
             continue
         if key == "type":
+            example = step["type"] if isinstance(step["type"], str) else "mysql.extractor"
             findings.add("OML203", join(path, key), "a step's 'type' is a legacy key",
-                         "rename 'type' to 'component' (e.g. component: mysql.extractor) and add mode: read, write or transform")
+                         f"rename 'type' to 'component' (component: {example})"
+                         + ("" if "mode" in step else " and add mode: read, write or transform"))
             continue
         known = STEP_REQUIRED + STEP_OPTIONAL
         findings.add("OML209", join(path, key), f"unknown step key '{key}'",
