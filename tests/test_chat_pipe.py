@@ -189,3 +189,16 @@ def test_rate_limits_are_shown_while_waiting(project, fake_api):
     assert done.returncode == 0, done.stderr
     assert "Rate limited, retrying in 0.2 s (1/3)" in done.stdout
     assert "✓ Valid pipeline." in done.stdout
+
+
+def test_a_resumed_session_can_be_resumed_again(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))
+    assert chat(project, REQUEST, "n").returncode == 0
+    first = only_session(project).name
+    second = chat(project, "/session", args=("--resume", first))
+    assert f"Resumed session {first}: 1 accepted pipeline(s) carried over." in second.stdout
+    newest = chat(project, args=("--resume", "last"))
+    assert newest.returncode == 0, newest.stderr
+    assert "1 accepted pipeline(s) carried over." in newest.stdout
+    assert f"Resumed session {first}" not in newest.stdout  # 'last' is the resumed one
+    assert len(fake_api.requests) == 1
