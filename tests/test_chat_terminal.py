@@ -90,6 +90,9 @@ def test_strict_mode_hand_off_with_a_hint(project, fake_api, chats):
 
     assert len(fake_api.requests) == 2
     assert "the first step reads, so its mode is read" in fake_api.requests[1].raw
+    # NO_COLOR (set by cli_env) on a terminal: plain lines, no red errors, no spinner frames
+    assert "\x1b[31m" not in chat.screen and "⠋" not in chat.screen
+    assert "Generating…" in chat.screen
     session = only_session(project)
     kinds = [e["event_type"] for e in events(session)]
     assert kinds.index("hitl_escalation") < kinds.index("hitl_response") < kinds.index("retry_counter_reset")
