@@ -239,3 +239,24 @@ def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"]
     assert resumed.engine.current_oml.strip() == VALID.strip()
+
+
+def test_ctrl_c_during_a_call_keeps_the_record_and_the_session_usable(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))
+    h = make_engine(project)
+    real_complete = h.engine.provider.complete
+    calls = []
+
+    def interrupted_once(request):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_complete(request)
+
+    h.engine.provider.complete = interrupted_once
+    with pytest.raises(KeyboardInterrupt):
+        h.engine.run(REQUEST)
+    assert h.events("retry_stopped")[0]["stop_reason"] == "interrupted"
+
+    assert h.engine.run(REQUEST).valid  # the same session goes on
+    assert h.engine.last.cycle == 2

@@ -97,3 +97,13 @@ def test_truncated_flag_reports_oml106_even_for_parseable_yaml():
 def test_several_documents():
     report = validator().validate(GOOD_TEXT + "---\n" + GOOD_TEXT)
     assert [i.code for i in report.issues] == ["OML103"]
+
+
+def test_keys_are_read_as_written():
+    loaded = load_document("on: 1\n1: a\ntrue: b\nnull: c\n")
+    assert loaded.value == {"on": 1, "1": "a", "true": "b", "null": "c"} and loaded.problems == []
+
+
+def test_merge_keys_are_not_expanded():
+    loaded = load_document("base: &b {x: 1}\nother:\n  <<: *b\n")
+    assert loaded.value["other"] == {"<<": {"x": 1}}

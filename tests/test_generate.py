@@ -177,7 +177,38 @@ steps:
     for body in fake_api.bodies[1:]:
         for secret in planted:
             assert secret not in body
+    retry = fake_api.requests[1].body["messages"][-1]["content"]
+    assert "OML310 /steps/0/config/password: secret field 'password' is written inline" in retry  # masked, not mangled
     for secret in (PLANTED["dsn"], PLANTED["yaml"], PLANTED["env"], TEST_API_KEY):
         assert secret not in fake_api.bodies[0]  # the request was scrubbed before the first call too
     for secret in planted:
         assert secret not in done.stdout
+
+
+def test_model_flag_reaches_the_api_and_rate_limits_are_shown(project, fake_api):
+    fake_api.add(Status(429, retry_after="0"), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", REQUEST, "--model", "claude-haiku-5-5", cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    assert [r.body["model"] for r in fake_api.requests] == ["claude-haiku-5-5"] * 2
+    assert "rate_limit (HTTP 429)" in done.stderr and "retrying in 0.0 s (1/3)" in done.stderr
+
+
+def test_demo_in_strict_mode_is_invalid_and_says_where_the_session_is(tmp_path):
+    done = run_osiris("generate", "x", "--provider", "demo", "--retry-attempts", "0", cwd=tmp_path, env=cli_env())
+
+    assert done.returncode == 1 and done.stdout == ""
+    assert "still invalid after 1 attempt " in done.stderr and str(session_dirs(tmp_path)[0]) in done.stderr
+
+
+def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fake_api):
+    write_settings(project, {"llm": {"timeout_seconds": 5}})  # base_url: null
+    fake_api.add(Reply(fenced(VALID)))
+
+    done = run_osiris(
+        "generate", REQUEST, cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, ANTHROPIC_BASE_URL=fake_api.url)
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1

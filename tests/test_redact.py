@@ -91,3 +91,8 @@ def test_values_seen_under_secret_keys_are_masked_everywhere_afterwards():
     redactor.learn_from({"steps": [{"config": {"password": "inline-pw-123", "connection": "@mysql.default"}}]})
     assert redactor.text("pass_word: inline-pw-123") == "pass_word: ***"
     assert redactor.text('connection: "@mysql.default"') == 'connection: "@mysql.default"'
+
+
+def test_paths_in_issue_lines_are_not_mistaken_for_assignments():
+    line = "OML310 /steps/0/config/password: secret field 'password' is written inline | fix: use a connection"
+    assert Redactor(secret_fields={"password"}).text(line) == line

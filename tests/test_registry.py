@@ -149,3 +149,13 @@ def test_the_spec_documented_in_components_md_loads_and_its_example_validates(tm
     registry = load_registry([tmp_path])
     assert registry.problems == [] and "acme.extractor" in registry.names()
     assert [p for p in example_problems(registry) if p.startswith("acme")] == []
+
+
+def test_a_user_spec_with_an_invalid_json_schema_is_skipped_not_fatal(tmp_path):
+    broken = PUBLIC_STYLE_SPEC.replace("page_size: {type: integer,", "page_size: {type: integr,")
+    path = write_spec(tmp_path, "acme.extractor", broken)
+    registry = load_registry([tmp_path])
+    assert [p.path for p in registry.problems] == [path.resolve()]
+    assert "not a valid JSON Schema" in registry.problems[0].reason
+    report = Validator(registry).validate(oml(step("a", "acme.extractor", "read", {"table": "t"})))
+    assert [i.code for i in report.issues] == ["OML301"]

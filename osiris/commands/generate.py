@@ -43,7 +43,7 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from osiris.commands.progress_lines import ProgressPrinter
+    from osiris.retry.plain_progress import ProgressPrinter
     from osiris.retry import open_engine
     from osiris.settings import load_settings
 

@@ -162,13 +162,13 @@ class _Builder:
         raise ValueError(f"unsupported YAML node {node.tag}")
 
     def _mapping(self, node: MappingNode, pointer: str, depth: int) -> dict[Any, Any]:
-        if node.tag != "tag:yaml.org,2002:map":
-            self.scalars.flatten_mapping(node)  # merge keys (<<)
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
                 raise ValueError("a mapping key must be a plain value, not a list or mapping")
-            key = self._scalar(key_node)
+            # Keys are taken as written: OML keys are names, so `on:` stays "on" (not true), `1:` stays "1".
+            # Merge keys (<<) are not expanded: they are not OML, and merges of merges grow exponentially.
+            key = key_node.value
             child = f"{pointer}/{escape(str(key))}"
             if key in result:
                 self.problems.append(Problem(

@@ -69,5 +69,6 @@ def compile_schema(schema: dict[str, Any]) -> Any:
 
 def load_registry(extra_dirs: Iterable[Path] = ()) -> Registry:
     """Built-in specs, then the specs in `extra_dirs` (components.paths), each directory once."""
-    specs, problems = read_specs(spec_files([builtin_components_dir(), *extra_dirs]))
+    builtin = builtin_components_dir().resolve()
+    specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=builtin)
     return Registry(specs, problems)

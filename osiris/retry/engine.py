@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from osiris.errors import OsirisError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, Message, Provider
@@ -36,7 +37,6 @@ from osiris.retry.progress import (
 )
 from osiris.retry.result import Attempt, AttemptKind, CycleResult
 from osiris.session import Session
-from osiris.errors import OsirisError
 
 MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
 
@@ -157,6 +157,16 @@ class GenerationEngine:
         self.session.emit("pipeline_accepted", cycle=result.cycle, path=saved_to, sha256=digest)
         return digest
 
+    def restore(self, conversation: list[dict[str, Any]]) -> None:
+        """Rebuild the turns of a saved conversation.jsonl (for `osiris chat --resume`)."""
+        request: str | None = None
+        for entry in conversation:
+            if entry.get("role") == "user" and entry.get("kind", "request") == "request":
+                request = entry.get("content", "")
+            elif entry.get("role") == "assistant" and entry.get("valid") and entry.get("oml") and request:
+                self._remember_turn(request, entry["oml"])
+        self._request = request
+
     # --- one cycle --------------------------------------------------------------------------
 
     def _cycle(self, request: str, *, hint: str | None, base_oml: str | None) -> CycleResult:
@@ -192,10 +202,12 @@ class GenerationEngine:
                     continue
                 self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))
                 break
-        except OsirisError:
-            trail.write_trail(self.session, result, status="llm_error")
+        except (OsirisError, KeyboardInterrupt) as stopped:
+            # The LLM service failed for good, or the person pressed Ctrl-C: keep the record, re-raise.
+            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "llm_error"
+            trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
-            self.session.emit("retry_stopped", cycle=cycle, stop_reason="llm_error", attempts=len(attempts))
+            self.session.emit("retry_stopped", cycle=cycle, stop_reason=reason, attempts=len(attempts))
             raise
         return self._finish_cycle(result)
 
@@ -316,16 +328,6 @@ class GenerationEngine:
         self.last = result
         self.observer(CycleFinished(result))
         return result
-
-    def restore(self, conversation: list[dict[str, Any]]) -> None:
-        """Rebuild the turns of a saved conversation.jsonl (for `osiris chat --resume`)."""
-        request: str | None = None
-        for entry in conversation:
-            if entry.get("role") == "user" and entry.get("kind", "request") == "request":
-                request = entry.get("content", "")
-            elif entry.get("role") == "assistant" and entry.get("valid") and entry.get("oml") and request:
-                self._remember_turn(request, entry["oml"])
-        self._request = request
 
     def _remember_turn(self, request: str, oml: str) -> None:
         """Keep an accepted turn for later calls; only the last MAX_HISTORY_TURNS are sent."""

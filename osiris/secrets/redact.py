@@ -32,8 +32,9 @@ _KEY_PATTERNS = [
     re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
 ]
 # `key: value`, `"key": "value"` and `key=value` in free text (YAML, JSON, DSN query strings).
+# The key must stand alone: `/steps/0/config/password: message` is a path, not an assignment.
 _ASSIGNMENT = re.compile(
-    r"""(?P<head>(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=quote)[ \t]*(?::[ \t]+|=[ \t]*))"""
+    r"""(?P<head>(?<![\w/.\-])(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=quote)[ \t]*(?::[ \t]+|=[ \t]*))"""
     r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;&}\]#][^\n,;&}\]#]*)"""
 )
 

@@ -43,9 +43,21 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line and flush it, creating the file 0600 if needed (the directory must exist)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-    with os.fdopen(fd, "a", encoding="utf-8") as handle:
-        handle.write(line.rstrip("\n") + "\n")
-        handle.flush()
+class AppendLog:
+    """A 0600 file that lines are appended to and flushed one at a time, kept open between lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: Any = None
+
+    def append(self, line: str) -> None:
+        if self._handle is None:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+            self._handle = os.fdopen(fd, "a", encoding="utf-8")
+        self._handle.write(line.rstrip("\n") + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None

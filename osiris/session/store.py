@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from osiris.secrets.redact import Redactor
-from osiris.session.files import append_line, ensure_private_dir, write_atomic, write_json_atomic
+from osiris.session.files import AppendLog, ensure_private_dir, write_atomic, write_json_atomic
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
@@ -60,6 +60,8 @@ class Session:
         self.totals = Totals()
         self._seq = 0
         self._dirs: set[Path] = {path}
+        self._events = AppendLog(path / EVENTS_FILE)
+        self._conversation = AppendLog(path / CONVERSATION_FILE)
 
     @classmethod
     def create(
@@ -98,14 +100,14 @@ class Session:
         self._seq += 1
         event = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
         event.update(self.redactor.data(fields))
-        append_line(self.path / EVENTS_FILE, json.dumps(event, ensure_ascii=False, default=str))
+        self._events.append(json.dumps(event, ensure_ascii=False, default=str))
         return event
 
     def append_conversation(self, role: str, content: str, **extra: Any) -> None:
         """One redacted turn of the conversation, enough to resume the session."""
         entry = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
         entry.update(self.redactor.data(extra))
-        append_line(self.path / CONVERSATION_FILE, json.dumps(entry, ensure_ascii=False, default=str))
+        self._conversation.append(json.dumps(entry, ensure_ascii=False, default=str))
 
     def write_text(self, relative: str, text: str) -> Path:
         """A redacted text artifact, e.g. artifacts/cycle-1/attempt-2/pipeline.yaml."""
@@ -147,6 +149,8 @@ class Session:
         self.meta["ended_at"] = now_iso()
         self._save_meta()
         self.emit("session_end", status=status, totals=self.totals.to_dict())
+        self._events.close()
+        self._conversation.close()
 
     def _save_meta(self) -> None:
         self.meta["totals"] = self.totals.to_dict()

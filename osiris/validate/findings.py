@@ -53,8 +53,6 @@ class Findings:
                 return None
             path = path.rsplit("/", 1)[0]
 
-    def has_errors_under(self, prefix: str) -> bool:
-        return any(i.is_error and (i.path == prefix or i.path.startswith(prefix + "/")) for i in self.issues)
 
 
 def _safe_value(path: str, value: Any, secret: bool) -> Any:

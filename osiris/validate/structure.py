@@ -183,7 +183,9 @@ def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen
     if "needs" in step and needs is not None and not (
         isinstance(needs, list) and all(isinstance(n, str) for n in needs)
     ):
-        findings.add("OML205", join(path, "needs"), f"needs must be a list of step ids, not {_kind(needs)}",
+        what = _kind(needs) if not isinstance(needs, list) else next(
+            f"a list holding {_kind(n)}" for n in needs if not isinstance(n, str))
+        findings.add("OML205", join(path, "needs"), f"needs must be a list of step ids, not {what}",
                      "write needs: [<id of an earlier step>], e.g. needs: [extract-customers]", value=_short(needs))
 
 
