@@ -243,3 +243,9 @@ def test_registry_secret_fields_for_the_redactor():
 def test_validator_with_an_empty_registry_reports_unknown_components():
     report = Validator(Registry()).validate(oml())
     assert [i.code for i in report.errors] == ["OML301", "OML301"]
+
+
+@pytest.mark.parametrize("reference, code", [("mysql.default", "OML311"), ("@postgres.default", "OML313")])
+def test_a_wrong_connection_is_the_only_connection_issue(reference, code):
+    found = [i.code for i in issues(oml(extract_step(connection=reference), csv_step()))]
+    assert found == [code]

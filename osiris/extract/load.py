@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 import yaml
@@ -29,6 +30,27 @@ class Position(NamedTuple):
     column: int  # 1-based
 
 
+class Positions(Mapping[str, Position]):
+    """JSON pointer -> Position. Keeps libyaml's marks and converts only the ones asked for:
+    most pointers of a valid pipeline are never looked up."""
+
+    def __init__(self, line_offset: int = 0) -> None:
+        self.marks: dict[str, Any] = {}
+        self.line_offset = line_offset
+
+    def __getitem__(self, pointer: str) -> Position:
+        return _position(self.marks[pointer], self.line_offset)
+
+    def __contains__(self, pointer: object) -> bool:
+        return pointer in self.marks
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.marks)
+
+    def __len__(self) -> int:
+        return len(self.marks)
+
+
 @dataclass
 class Problem:
     """Why the text could not become a value: an OML1xx code, a message, where."""
@@ -44,7 +66,7 @@ class Loaded:
     """The value of the one document, and the position of each JSON pointer inside it."""
 
     value: Any = None
-    positions: dict[str, Position] = field(default_factory=dict)
+    positions: Mapping[str, Position] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     empty: bool = False
 
@@ -141,7 +163,8 @@ class _Builder:
 
     def __init__(self, line_offset: int) -> None:
         self.line_offset = line_offset
-        self.positions: dict[str, Position] = {}
+        self.positions = Positions(line_offset)
+        self.marks = self.positions.marks
         self.problems: list[Problem] = []
         self.count = 0
         self.scalars = SafeConstructor()
@@ -152,7 +175,7 @@ class _Builder:
             raise _LimitExceeded(f"the YAML expands to more than {MAX_NODES:,} values (anchors and aliases)")
         if depth > MAX_DEPTH:
             raise _LimitExceeded(f"the YAML nests deeper than {MAX_DEPTH} levels")
-        self.positions.setdefault(pointer, _position(node.start_mark, self.line_offset))
+        self.marks.setdefault(pointer, node.start_mark)
         if isinstance(node, MappingNode):
             return self._mapping(node, pointer, depth)
         if isinstance(node, SequenceNode):
@@ -176,7 +199,7 @@ class _Builder:
                     f"keep one '{key}' and delete the other",
                     _position(key_node.start_mark, self.line_offset)))
                 continue
-            self.positions[child] = _position(key_node.start_mark, self.line_offset)
+            self.marks[child] = key_node.start_mark
             result[key] = self.build(value_node, child, depth + 1)
         return result
 
@@ -191,6 +214,8 @@ class _Builder:
 
 def escape(key: str) -> str:
     """A JSON-pointer reference token (RFC 6901)."""
+    if "~" not in key and "/" not in key:
+        return key
     return key.replace("~", "~0").replace("/", "~1")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from osiris.extract import Position
@@ -13,7 +14,7 @@ from osiris.validate.issue import Issue, Severity
 class Findings:
     """`findings.add(code, path, message, hint)`; positions come from the parsed document."""
 
-    def __init__(self, positions: dict[str, Position] | None = None) -> None:
+    def __init__(self, positions: Mapping[str, Position] | None = None) -> None:
         self.positions = positions or {}
         self.issues: list[Issue] = []
 

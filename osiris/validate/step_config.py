@@ -59,7 +59,9 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     inline_secrets = _check_inline_secrets(path, config, spec, findings, how_to_connect)
     if reference is not None:
         check_overrides(path, config, spec, findings, skip=inline_secrets)
-    _check_required(path, config, spec, reference is not None, findings, how_to_connect)
+    # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
+    # supply are not reported missing on top of it.
+    _check_required(path, config, spec, has_reference, findings, how_to_connect)
     _coerce_known_fields(path, config, spec, findings)
 
     errors = registry.config_validator(spec.name).iter_errors(config)
@@ -68,7 +70,8 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
 
     # What the component will run with: schema defaults < connection fields < the step's config.
     defaults = {f: s["default"] for f, s in spec.properties.items() if isinstance(s, dict) and "default" in s}
-    supplied = {f: reference.fields.get(f, UNKNOWN) for f in spec.connection_fields} if reference else {}
+    fields = reference.fields if reference else {}
+    supplied = {f: fields.get(f, UNKNOWN) for f in spec.connection_fields} if has_reference else {}
     effective = {**defaults, **supplied, **config}
     check_constraints(path, effective, spec, findings, how_to_connect)
     if has_reference:

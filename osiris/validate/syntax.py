@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +14,7 @@ from osiris.validate.findings import Findings
 class Parsed:
     text: str | None = None  # the YAML cut out of the answer
     document: Any = None
-    positions: dict[str, Position] = field(default_factory=dict)
+    positions: Mapping[str, Position] = field(default_factory=dict)
     ok: bool = False
 
 
