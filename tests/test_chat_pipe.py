@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from tests.chat_harness import Chat, events, only_session
+from tests.chat_harness import Chat, editor_command, editor_script, events, only_session
 from tests.conftest import TEST_API_KEY, cli_env
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply, Status
@@ -202,3 +202,26 @@ def test_a_resumed_session_can_be_resumed_again(project, fake_api):
     assert "1 accepted pipeline(s) carried over." in newest.stdout
     assert f"Resumed session {first}" not in newest.stdout  # 'last' is the resumed one
     assert len(fake_api.requests) == 1
+
+
+def test_slash_edit_changes_the_current_pipeline_without_the_llm(project, fake_api, tmp_path):
+    fake_api.add(Reply(fenced(VALID)))
+    fixer = editor_script(tmp_path, "output/active_customers.csv", "output/edited.csv")
+    env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, EDITOR=editor_command(fixer))
+    env.pop("VISUAL", None)
+    done = chat(project, REQUEST, "n", "/edit", "n", "/show", env=env)
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1
+    assert "output/edited.csv" in done.stdout.split("/show")[-1]
+    attempts = json.loads((only_session(project) / "artifacts" / "cycle-2" / "retry_trail.json").read_text())
+    assert [a["kind"] for a in attempts["attempts"]] == ["edit"]
+
+
+def test_a_failing_editor_is_one_clear_line(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))
+    env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, EDITOR="false")
+    env.pop("VISUAL", None)
+    done = chat(project, REQUEST, "n", "/edit", "/session", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "the editor 'false' exited with code 1" in done.stdout
+    assert "Directory:" in done.stdout

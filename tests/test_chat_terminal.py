@@ -148,6 +148,7 @@ def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(project, fake_api,
     assert len(fake_api.requests) == 2
     session = only_session(project)
     assert len(events(session, "llm_call_cancelled")) == 1
+    assert [e["stop_reason"] for e in events(session, "retry_stopped")] == ["interrupted"]
     assert len(events(session, "pipeline_accepted")) == 1
     assert events(session)[-1]["event_type"] == "session_end"
 
