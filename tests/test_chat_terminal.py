@@ -209,3 +209,23 @@ def test_alt_enter_adds_a_line_and_input_history_is_kept_per_project(project, fa
     assert "copy data/customers.csv\nto output/active_customers.csv" in json.dumps(sent, ensure_ascii=False).replace("\\n", "\n")
     history = (project / ".osiris" / "history").read_text()
     assert "copy data/customers.csv" in history and "/session" in history
+
+
+def test_input_history_never_keeps_a_pasted_password(project, fake_api, chats):
+    fake_api.add(Reply(fenced(VALID)))
+    chat = chats(project)
+    chat.prompt()
+    chat.say("copy customers from mysql://app:hunter2-planted@db.internal/shop to a CSV")
+    chat.expect_exact("removed a password inside a connection URL")
+    chat.expect_exact("Save to")
+    chat.say("n")
+    chat.prompt()
+    assert chat.end() == 0
+
+    history = project / ".osiris" / "history"
+    assert "mysql://app:" in history.read_text() and "hunter2-planted" not in history.read_text()
+    assert history.stat().st_mode & 0o777 == 0o600
+    assert "hunter2-planted" not in fake_api.requests[0].raw
+    for path in (project / ".osiris").rglob("*"):
+        if path.is_file():
+            assert "hunter2-planted" not in path.read_text(errors="replace"), path

@@ -36,7 +36,7 @@ def start_chat(
     engine = open_engine(effective, command="chat", observer=progress)
     engine.config = dataclasses.replace(engine.config, allow_questions=True)
     engine.system_prompt = with_chat_rules(engine.system_prompt)
-    reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE)
+    reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
     loop = ChatLoop(
         engine, display, reader, progress,
         project_root=effective.project_root, cwd=Path.cwd(), env=effective.env,
@@ -47,10 +47,13 @@ def start_chat(
     return loop.run()
 
 
-def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path) -> LineReader:
-    """prompt_toolkit when both ends are a terminal; plain lines otherwise."""
+def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Any) -> LineReader:
+    """prompt_toolkit when both ends are a terminal (its history scrubbed like requests are);
+    plain lines otherwise."""
     if is_interactive(stdin) and is_interactive(stdout):
-        return TerminalReader(history_file)
+        from osiris.request import scrub_request
+
+        return TerminalReader(history_file, lambda text: scrub_request(text, redactor).text)
     return PlainReader(stdin, stdout)
 
 

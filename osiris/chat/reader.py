@@ -6,6 +6,7 @@ Both raise EOFError on Ctrl-D (or end of input) and KeyboardInterrupt on Ctrl-C.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -23,17 +24,16 @@ class LineReader(Protocol):
 
 
 class TerminalReader:
-    """prompt_toolkit input: history kept per project, Enter sends, Alt-Enter adds a new line,
-    Tab completes slash commands."""
+    """prompt_toolkit input: history kept per project (scrubbed of secrets by `scrub`), Enter
+    sends, Alt-Enter adds a new line, Tab completes slash commands."""
 
-    def __init__(self, history_file: Path) -> None:
+    def __init__(self, history_file: Path, scrub: Callable[[str], str]) -> None:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
         from osiris.chat.completion import SlashCompleter
+        from osiris.chat.history import ScrubbedFileHistory
 
-        history_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         bindings = KeyBindings()
 
         @bindings.add("escape", "enter")
@@ -41,7 +41,7 @@ class TerminalReader:
             event.current_buffer.insert_text("\n")
 
         self._session = PromptSession(
-            history=FileHistory(str(history_file)),
+            history=ScrubbedFileHistory(history_file, scrub),
             completer=SlashCompleter(),
             complete_while_typing=False,
             key_bindings=bindings,
