@@ -42,6 +42,7 @@ def test_pipe_output_is_plain_lines_and_end_of_input_ends_cleanly(project, fake_
                  "Not saved. /save [FILE] saves it later."):
         assert line in done.stdout.splitlines() or line in done.stdout
     assert "Generating (attempt 2/3), last time:" in done.stdout
+    assert "Tokens this turn: 200 in, 100 out, 0 cache read, 0 cache write; about $" in done.stdout
     session = only_session(project)
     assert events(session)[-1]["event_type"] == "session_end"
     assert json.loads((session / "session.json").read_text())["status"] == "ended"

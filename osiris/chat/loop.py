@@ -149,6 +149,7 @@ class ChatLoop:
         if remark:
             self.display.say(remark)
         show_pipeline(self.display, result.report)
+        self.display.note(f"Tokens this turn: {describe_usage(self.turn_usage, self._priced_model())}")
         path = self._ask_save_path(result.report.pipeline)
         saved = path is not None and self._write(result.oml_text or "", path)
         self.engine.accept(result, saved_to=str(path) if saved else None)
