@@ -226,3 +226,18 @@ def test_a_failing_editor_is_one_clear_line(project, fake_api):
     assert done.returncode == 0, done.stderr
     assert "the editor 'false' exited with code 1" in done.stdout
     assert "Directory:" in done.stdout
+
+
+def test_an_edit_that_is_still_invalid_goes_back_to_the_choices(project, fake_api, tmp_path):
+    fake_api.add(Reply(fenced(BAD_MODE)))
+    no_fix = editor_script(tmp_path, "data/customers.csv", "data/clients.csv")  # leaves the bad mode
+    env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, EDITOR=editor_command(no_fix))
+    env.pop("VISUAL", None)
+    done = chat(project, REQUEST, "edit", "cancel", args=("--retry-attempts", "0"), env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("hint / edit / fresh / cancel>") == 2
+    assert "OML212 steps[0].mode" in done.stdout.split("hint / edit / fresh / cancel>")[1]
+    session = only_session(project)
+    assert [e["action"] for e in events(session, "hitl_response")] == ["edit", "cancel"]
+    assert len(events(session, "hitl_escalation")) == 2
+    assert len(fake_api.requests) == 1
