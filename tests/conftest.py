@@ -60,7 +60,9 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_osiris(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def run_osiris(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
     """The real program in a subprocess: `python -m osiris ARGS`."""
     return subprocess.run(
         [sys.executable, "-m", "osiris", *args],

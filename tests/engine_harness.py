@@ -29,12 +29,12 @@ class Harness:
 
 
 def make_engine(
-    project: Path, *, cli: dict[str, Any] | None = None, env: dict[str, str] | None = None
+    project: Path, *, cli: dict[str, Any] | None = None, env: dict[str, str] | None = None, may_ask: bool = False
 ) -> Harness:
     environment = {"ANTHROPIC_API_KEY": TEST_API_KEY, **(env or {})}
     effective = load_settings(cli=cli, cwd=project, env=environment)
     harness = Harness(engine=None)  # type: ignore[arg-type]
     harness.engine = open_engine(
-        effective, command="test", observer=harness.progress.append, sleep=harness.sleeps.append
+        effective, command="test", observer=harness.progress.append, sleep=harness.sleeps.append, may_ask=may_ask
     )
     return harness

@@ -260,3 +260,58 @@ def test_ctrl_c_during_a_call_keeps_the_record_and_the_session_usable(project, f
 
     assert h.engine.run(REQUEST).valid  # the same session goes on
     assert h.engine.last.cycle == 2
+
+
+QUESTION = "Which connection holds the customers table: @mysql.default or @postgres.default?"
+
+
+def test_an_interactive_engine_lets_the_llm_ask_instead_of_guessing(project, fake_api):
+    fake_api.add(Reply(QUESTION), Reply(fenced(VALID)))
+    h = make_engine(project, may_ask=True)
+
+    asked = h.engine.run(REQUEST)
+
+    assert asked.stop_reason == "question" and asked.question == QUESTION
+    assert len(fake_api.requests) == 1
+    assert "answer with one short question instead" in fake_api.requests[0].body["system"][0]["text"]
+    assert h.events("assistant_question")[0]["text"] == QUESTION
+
+    answered = h.engine.run("the MySQL one")
+
+    assert answered.valid
+    messages = fake_api.requests[1].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"] and messages[1]["content"] == QUESTION
+
+
+def test_a_non_interactive_engine_never_asks_and_retries_prose(project, fake_api):
+    fake_api.add(Reply(QUESTION), Reply(fenced(VALID)))
+    h = make_engine(project)
+
+    result = h.engine.run(REQUEST)
+
+    assert result.valid and len(fake_api.requests) == 2
+    assert "make the most\nreasonable choice" in fake_api.requests[0].body["system"][0]["text"]
+
+
+def test_retry_budget_can_change_between_cycles_within_bounds(project, fake_api):
+    from osiris.errors import UsageError
+
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)), Reply(fenced(VALID)))
+    h = make_engine(project)
+    h.engine.set_max_attempts(0)
+    assert not h.engine.run(REQUEST).valid and len(fake_api.requests) == 1
+    with pytest.raises(UsageError, match="from 0 to 5"):
+        h.engine.set_max_attempts(6)
+
+
+def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project, fake_api):
+    write_settings(project, {"llm": {"base_url": fake_api.url}, "sessions": {"save_failed_oml": False}})
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(VALID)))
+    h = make_engine(project)
+
+    h.engine.run(REQUEST)
+
+    failed = h.session_path / "artifacts/cycle-1/attempt-1"
+    assert sorted(p.name for p in failed.iterdir()) == ["errors.json", "prompt.txt"]
+    valid = h.session_path / "artifacts/cycle-1/attempt-2"
+    assert (valid / "pipeline.yaml").is_file() and not (valid / "diff.patch").exists()  # no failed OML in a diff

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 
 import yaml
 
@@ -24,7 +25,7 @@ def test_fixed_on_retry_prints_the_valid_pipeline_and_the_session(project, fake_
     assert str(session) in done.stderr
     assert "unknown component 'filesystem.csv_writter'" in done.stderr  # friendly errors shown
     assert len(fake_api.requests) == 2
-    accepted = [json.loads(l) for l in (session / "events.jsonl").read_text().splitlines()]
+    accepted = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     assert accepted[-2]["event_type"] == "pipeline_accepted"
 
 
@@ -170,6 +171,8 @@ steps:
     [session] = session_dirs(project)
     files = [p for p in session.rglob("*") if p.is_file()]
     assert len(files) >= 10
+    for path in [session, *session.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
     for path in files:
         text = path.read_text()
         for secret in planted:
@@ -212,3 +215,25 @@ def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fa
 
     assert done.returncode == 0, done.stderr
     assert len(fake_api.requests) == 1
+
+
+def test_the_key_can_come_from_the_keyring(project, fake_api, tmp_path):
+    """A keyring backend (a tiny in-memory one on the path) instead of ANTHROPIC_API_KEY."""
+    backend_dir = tmp_path / "backend"
+    backend_dir.mkdir()
+    (backend_dir / "memory_keyring.py").write_text(
+        "from keyring.backend import KeyringBackend\n"
+        "class Keyring(KeyringBackend):\n"
+        "    priority = 1\n"
+        "    def get_password(self, service, username):\n"
+        f"        return {TEST_API_KEY!r} if (service, username) == ('osiris', 'anthropic-api-key') else None\n"
+        "    def set_password(self, service, username, password): pass\n"
+        "    def delete_password(self, service, username): pass\n"
+    )
+    fake_api.add(Reply(fenced(VALID)))
+    env = cli_env(PYTHON_KEYRING_BACKEND="memory_keyring.Keyring", PYTHONPATH=str(backend_dir))
+
+    done = run_osiris("generate", REQUEST, cwd=project, env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert fake_api.requests[0].headers["authorization"] == f"Bearer {TEST_API_KEY}"

@@ -43,7 +43,8 @@ def test_retry_after_wins_over_the_computed_delay():
 def test_transient_errors_are_retried_within_budget_and_each_is_heard():
     call, calls = failing(LLMServiceError("server", "a", True, 502), LLMServiceError("timeout", "b", True))
     heard, slept = [], []
-    assert call_with_backoff(call, BackoffPolicy(retries=2), lambda e, d, n: heard.append((e.kind, n)), slept.append) == "ok"
+    listener = lambda e, d, n: heard.append((e.kind, n))  # noqa: E731
+    assert call_with_backoff(call, BackoffPolicy(retries=2), listener, slept.append) == "ok"
     assert len(calls) == 3 and heard == [("server", 1), ("timeout", 2)] and len(slept) == 2
 
 
@@ -63,7 +64,12 @@ def test_fatal_error_is_not_retried():
 
 @pytest.mark.parametrize(
     "headers, expected",
-    [({"retry-after": "3"}, 3.0), ({"retry-after-ms": "1500"}, 1.5), ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, None), ({}, None)],
+    [
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}, None),
+        ({}, None),
+    ],
 )
 def test_retry_after_header_parsing(headers, expected):
     assert retry_after(headers) == expected

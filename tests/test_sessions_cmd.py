@@ -79,5 +79,7 @@ def test_these_commands_do_not_import_the_sdk(tmp_path, argv):
         "heavy = [m for m in ('anthropic', 'prompt_toolkit', 'rich') if m in sys.modules]; "
         "print('HEAVY', heavy, file=sys.stderr); sys.exit(code)"
     )
-    done = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=tmp_path, env=cli_env(), capture_output=True, text=True
+    )
     assert "HEAVY []" in done.stderr

@@ -43,8 +43,8 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from osiris.retry.plain_progress import ProgressPrinter
     from osiris.retry import open_engine
+    from osiris.retry.plain_progress import ProgressPrinter
     from osiris.settings import load_settings
 
     if not args.request.strip():
@@ -61,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     except KeyboardInterrupt:
         session.finish("interrupted")
+        raise
+    except Exception:
+        session.finish("internal_error")
         raise
     if not result.valid:
         session.finish("invalid")
@@ -81,11 +84,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"osiris: wrote {target}", file=sys.stderr)
     engine.accept(result, saved_to=str(args.output) if args.output else None)
     session.finish("valid")
+    print(f"osiris: {_spending(result)}", file=sys.stderr)
     if args.json:
         _print_json(args, result, session, oml)
     elif not args.output:
         sys.stdout.write(oml)
     return ExitCode.OK
+
+
+def _spending(result: Any) -> str:
+    """E.g. 'valid after 2 attempts; tokens: 2270 in (1600 from cache), 400 out'."""
+    usage = result.usage
+    read = usage.input + usage.cache_write + usage.cache_read
+    tried = len(result.attempts)
+    return (
+        f"valid after {tried} attempt{'s' if tried != 1 else ''}; tokens: {read} in "
+        f"({usage.cache_read} from cache), {usage.output} out"
+    )
 
 
 def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | None) -> None:

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from osiris.prompt.catalog import describe_component
+from osiris.registry import Registry
 
 OML_RULES = """\
 You write data pipelines in OML (Osiris Markup Language) v0.1.0, a YAML format.
 
 Answer with exactly one ```yaml fenced block holding one complete OML document. No other YAML.
-If the request lacks something you need (which connection, which table), make the most
-reasonable choice from the configured connections and say what you assumed in one sentence
-before the block.
+{missing_information}
 
 OML rules:
 - Top-level keys: oml_version (the string "0.1.0"), name (lowercase kebab-case), steps (a
@@ -37,6 +36,15 @@ aliases in parentheses):
 """
 
 
+GUESS = """\
+If the request lacks something you need (which connection, which table), make the most
+reasonable choice from the configured connections and say what you assumed in one sentence
+before the block."""
+ASK = """\
+If the request lacks something you cannot reasonably choose yourself (which connection, which
+table), do not guess: answer with one short question instead, with no YAML, ending with "?"."""
+
+
 @dataclass(frozen=True)
 class SystemPrompt:
     """`stable` is the same for every call of a project (cache it); `dynamic` may change."""
@@ -45,17 +53,18 @@ class SystemPrompt:
     dynamic: str
 
 
-def build_system_prompt(registry: Any, connections: Mapping[str, Mapping[str, Any]]) -> SystemPrompt:
-    """From the validator's registry and the `connections` settings (names only, never values)."""
-    components = getattr(registry, "components", {}) or {}
-    catalogue = "\n".join(
-        describe_component(components[name], _secret_fields(registry, name)) for name in sorted(components)
-    )
-    return SystemPrompt(OML_RULES + catalogue + "\n", describe_connections(connections))
+def build_system_prompt(
+    registry: Registry, connections: Mapping[str, Mapping[str, Any]], *, may_ask: bool = False
+) -> SystemPrompt:
+    """From the validator's registry and the `connections` settings (names only, never values).
+    `may_ask`: an interactive caller lets the LLM ask a question when something is missing."""
+    catalogue = "\n".join(describe_component(spec) for _, spec in sorted(registry.components.items()))
+    rules = OML_RULES.format(missing_information=ASK if may_ask else GUESS)
+    return SystemPrompt(rules + catalogue + "\n", describe_connections(connections))
 
 
 def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
-    """E.g. 'Configured connections: @mysql.default (host, database, user, password).'"""
+    """E.g. 'Configured connections: @mysql.default (provides database, host, password, user).'"""
     refs = []
     for family in sorted(connections):
         for alias in sorted(connections[family] or {}):
@@ -69,9 +78,3 @@ def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
         )
     return "Configured connections: " + "; ".join(refs) + "."
 
-
-def _secret_fields(registry: Any, component: str) -> set[str]:
-    finder = getattr(registry, "secret_fields", None)
-    if not callable(finder):
-        return set()
-    return {pointer.strip("/") for pointer in finder(component) if pointer.count("/") <= 1}

@@ -1,14 +1,19 @@
-"""The bounded delta-retry engine (SPEC §5).
+"""The bounded delta-retry engine (SPEC §5). It never prompts anyone; callers decide what to show.
 
     from osiris.retry import open_engine
-    engine = open_engine(effective, command="chat", observer=on_progress)
-    result = engine.run("copy active customers from MySQL to a CSV")
-    if not result.valid:
-        engine.escalate(result)                  # hitl_escalation
-        engine.record_choice("hint")             # hitl_response
-        result = engine.retry_with_hint("the table is called clients")
+    engine = open_engine(effective, command="chat", observer=on_progress, may_ask=True)
+    result = engine.run("copy active customers from MySQL to a CSV")    # one cycle
+    if result.question: ...                      # chat only: show it; the reply is engine.run(reply)
+    while not result.valid:
+        shown = engine.escalate(result)          # hitl_escalation; the last history_limit attempts
+        engine.record_choice("hint")             # hitl_response: hint | edit | fresh | cancel
+        result = engine.retry_with_hint("the table is called clients")   # counter reset
+        # or: result = engine.revalidate(edited_text)   (no LLM)
+        # or: result = engine.fresh()                   (same request, counter reset)
+    engine.accept(result, saved_to="pipelines/x.yaml")  # pipeline_accepted with sha256
+    engine.session.finish("valid")
 
-Progress events are in `osiris.retry.progress`; results in `osiris.retry.result`.
+Progress events (for the observer) are in `osiris.retry.progress`; results in `osiris.retry.result`.
 """
 
 from osiris.retry.engine import EngineConfig, GenerationEngine

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from osiris.errors import OsirisError
+from osiris.errors import OsirisError, UsageError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, Message, Provider
@@ -39,6 +39,7 @@ from osiris.retry.result import Attempt, AttemptKind, CycleResult
 from osiris.session import Session
 
 MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
+MAX_ATTEMPTS_LIMIT = 5  # SPEC §5: validation.retry.max_attempts is 0..5
 
 
 @dataclass(frozen=True)
@@ -50,22 +51,18 @@ class EngineConfig:
     max_tokens: int = 4096
     save_failed_oml: bool = True
     backoff: BackoffPolicy = BackoffPolicy()
-    allow_questions: bool = False  # chat: a first answer that only asks a question ends the cycle
+    may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
 
     @classmethod
-    def from_settings(cls, settings: Any) -> EngineConfig:
+    def from_settings(cls, settings: Any, *, may_ask: bool = False) -> EngineConfig:
         return cls(
+            may_ask=may_ask,
             max_attempts=settings.validation.retry.max_attempts,
             history_limit=settings.validation.retry.history_limit,
             max_tokens=settings.llm.max_tokens,
             save_failed_oml=settings.sessions.save_failed_oml,
             backoff=BackoffPolicy(retries=settings.llm.api_retries),
         )
-
-
-def is_question(attempt: Attempt) -> bool:
-    """The answer holds no pipeline, only prose that asks something."""
-    return attempt.report.error_codes == ["OML102"] and "?" in attempt.answer
 
 
 class GenerationEngine:
@@ -133,6 +130,15 @@ class GenerationEngine:
         )
         return self._finish_cycle(result)
 
+    def set_max_attempts(self, max_attempts: int) -> None:
+        """Change the retry budget for the next cycles (e.g. chat's `/retry-attempts N`)."""
+        if not 0 <= max_attempts <= MAX_ATTEMPTS_LIMIT:
+            raise UsageError(
+                f"retry attempts must be a whole number from 0 to {MAX_ATTEMPTS_LIMIT}, not {max_attempts}"
+            )
+        self.config = replace(self.config, max_attempts=max_attempts)
+        self.session.emit("settings_changed", key="validation.retry.max_attempts", value=max_attempts)
+
     def escalate(self, result: CycleResult) -> list[dict[str, Any]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
         shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
@@ -188,7 +194,7 @@ class GenerationEngine:
                     result.stop_reason = "valid"
                     self.observer(PipelineValid(cycle, index, attempt.report))
                     break
-                if self.config.allow_questions and kind == "generate" and is_question(attempt):
+                if self.config.may_ask and _is_question(attempt):
                     result.stop_reason = "question"
                     break
                 if previous is not None and attempt.error_key == previous.error_key:
@@ -313,6 +319,9 @@ class GenerationEngine:
         self.session.checkpoint()
         if result.valid:
             self._remember_turn(result.request, result.oml_text or "")
+        elif result.question:
+            self.session.emit("assistant_question", cycle=result.cycle, text=result.question)
+            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", result.question)]
         else:
             self.session.emit(
                 "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
@@ -349,3 +358,8 @@ class GenerationEngine:
         if self._request is None:
             raise RuntimeError("no request yet: call run() first")
         return self._request
+
+
+def _is_question(attempt: Attempt) -> bool:
+    """A prose answer (no pipeline, OML102) that asks the person something."""
+    return attempt.report.error_codes == ["OML102"] and attempt.answer.rstrip().endswith("?")

@@ -42,8 +42,9 @@ class Attempt:
 
 @dataclass
 class CycleResult:
-    """A cycle ends `valid`, or invalid with `stop_reason` exhausted (budget spent) or no_progress,
-    or (when the engine allows questions) `question`: the LLM asked for missing information."""
+    """A cycle ends `valid`; or invalid with `stop_reason` exhausted (budget spent) or no_progress
+    (the same errors twice in a row); or, when the engine may ask, `question` (the LLM asked the
+    person something instead of answering with a pipeline; see `question`)."""
 
     cycle: int
     request: str  # scrubbed
@@ -56,6 +57,11 @@ class CycleResult:
     @property
     def valid(self) -> bool:
         return self.stop_reason == "valid"
+
+    @property
+    def question(self) -> str | None:
+        """The LLM's question to the person, when the cycle ended with one."""
+        return self.last.answer.strip() if self.stop_reason == "question" else None
 
     @property
     def last(self) -> Attempt:

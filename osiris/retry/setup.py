@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
@@ -19,6 +20,7 @@ from osiris.retry.progress import Observer, ignore
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
+from osiris.validate import load_validator
 
 
 def open_engine(
@@ -28,12 +30,11 @@ def open_engine(
     observer: Observer = ignore,
     provider: Provider | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    may_ask: bool = False,
 ) -> GenerationEngine:
     """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
-    before anything is written."""
-    from osiris.explain import compact
-    from osiris.validate import load_validator
-
+    before anything is written. `may_ask=True` (chat) lets the LLM ask a question when the
+    request lacks something; `osiris generate` never asks."""
     llm = effective.settings.llm
     api_key = None
     if provider is None and llm.provider == "anthropic":
@@ -55,8 +56,8 @@ def open_engine(
         provider=provider,
         validator=validator,
         session=session,
-        system_prompt=build_system_prompt(validator.registry, effective.settings.connections),
-        config=EngineConfig.from_settings(effective.settings),
+        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask),
+        config=EngineConfig.from_settings(effective.settings, may_ask=may_ask),
         render=compact,
         observer=observer,
         sleep=sleep,

@@ -30,7 +30,7 @@ def write_attempt(
         session.write_text(f"{where}/answer.txt", attempt.answer)
         if attempt.oml_text:
             session.write_text(f"{where}/pipeline.yaml", attempt.oml_text)
-            if previous is not None and previous.oml_text:
+            if previous is not None and previous.oml_text and save_failed_oml:  # a diff shows the old OML too
                 session.write_text(f"{where}/diff.patch", unified_diff(previous, attempt, session))
     session.write_json(f"{where}/errors.json", issues_json(attempt.report))
 

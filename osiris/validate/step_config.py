@@ -48,7 +48,7 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     if has_reference:
         reference = check_reference(path, config[CONNECTION_KEY], spec, connections, findings)
     connection_value = config.pop(CONNECTION_KEY, None)
-    how_to_connect = connection_hint(spec, connections)
+    how_to_connect = connection_hint(spec, connections)  # 'use connection: "@mysql.default" (...)'
 
     config, renames = rename_aliases(config, spec)
     for renamed in renames:
@@ -56,15 +56,18 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
                      f"write {renamed.new} instead of {renamed.old}", value=renamed.old)
 
     _check_unknown_fields(path, config, spec, findings)
-    inline_secrets = _check_inline_secrets(path, config, spec, findings, how_to_connect)
+    inline_secrets = _check_inline_secrets(path, config, spec, findings,
+                                           "the connection supplies it" if has_reference
+                                           else f"secrets come from a connection: {how_to_connect}")
     if reference is not None:
         check_overrides(path, config, spec, findings, skip=inline_secrets)
     # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
     # supply are not reported missing on top of it.
     _check_required(path, config, spec, has_reference, findings, how_to_connect)
-    _coerce_known_fields(path, config, spec, findings)
+    _coerce_known_fields(path, config, spec, findings, skip=inline_secrets)
 
-    errors = registry.config_validator(spec.name).iter_errors(config)
+    checked = {k: v for k, v in config.items() if k not in inline_secrets}  # already wrong: OML310
+    errors = registry.config_validator(spec.name).iter_errors(checked)
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
         report_schema_error(error, path, spec, findings)
 
@@ -96,8 +99,8 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
 
 
 def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
-                          how_to_connect: str) -> set[str]:
-    """Secret fields written into the step. Their values are never reported back."""
+                          fix: str) -> set[str]:
+    """Report secret fields written into the step; return the top-level fields that hold them."""
     found: set[str] = set()
     for pointer in sorted(spec.secret_pointers):
         parts = pointer.strip("/").split("/")
@@ -108,7 +111,7 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
             continue
         found.add(parts[0])
         findings.add("OML310", path + pointer, f"secret field '{'.'.join(parts)}' is written inline in the pipeline",
-                     f"remove it from the step; secrets come from a connection: {how_to_connect}",
+                     f"remove it from the step; {fix}",
                      value=value, secret=True)
     return found
 
@@ -132,10 +135,11 @@ def _placeholder(schema: dict[str, Any]) -> str:
     return f"<{about}>" if about else "<value>"
 
 
-def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
+def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
+                         skip: set[str]) -> None:
     for key, value in list(config.items()):
         schema = spec.properties.get(key)
-        if not isinstance(schema, dict):
+        if not isinstance(schema, dict) or key in skip:
             continue
         new = coerce_value(value, schema)
         if type(new) is type(value) and new == value:
