@@ -59,8 +59,9 @@ def test_the_assistant_asks_for_what_is_missing_and_uses_the_answer(project, fak
     assert "do not guess" in json.dumps(first["system"])
     last_message = json.dumps(second["messages"][-1])
     assert "You asked: Which source" in last_message and "My answer: the CSV file" in last_message
-    stops = [e["stop_reason"] for e in events(only_session(project), "retry_stopped")]
-    assert stops == ["question"]
+    asked = events(only_session(project), "assistant_question")
+    assert [e["text"] for e in asked] == [question]
+    assert not events(only_session(project), "retry_stopped")
 
 
 def test_saving_asks_before_overwriting(project, fake_api):
@@ -110,7 +111,7 @@ def test_slash_commands(project, fake_api):
     assert f"Session {session.name}" in out and str(session) in out
     assert "Not saved: the current pipeline is invalid." in out
     assert [e["action"] for e in events(session, "hitl_response")] == ["cancel"]
-    assert events(session, "setting_changed")[0]["value"] == 0
+    assert events(session, "settings_changed")[0]["value"] == 0
 
 
 def test_a_rejected_key_is_explained_and_the_session_goes_on(project, fake_api):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -10,7 +9,6 @@ from typing import Any, TextIO
 from osiris.chat.display import make_display
 from osiris.chat.loop import ChatLoop
 from osiris.chat.progress import ChatProgress
-from osiris.chat.questions import with_chat_rules
 from osiris.chat.reader import LineReader, PlainReader, TerminalReader
 from osiris.chat.terminal import is_interactive
 
@@ -33,9 +31,7 @@ def start_chat(
     earlier = find_session(sessions_root, resume) if resume else None  # a bad id fails before anything is written
     display = make_display(stdout, effective.env)
     progress = ChatProgress(display)
-    engine = open_engine(effective, command="chat", observer=progress)
-    engine.config = dataclasses.replace(engine.config, allow_questions=True)
-    engine.system_prompt = with_chat_rules(engine.system_prompt)
+    engine = open_engine(effective, command="chat", observer=progress, may_ask=True)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
     loop = ChatLoop(
         engine, display, reader, progress,

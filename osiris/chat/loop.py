@@ -6,7 +6,6 @@ retries and records; the loop shows progress, asks the person, and carries out t
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from osiris.chat.cost import describe_usage
 from osiris.chat.display import Display
 from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
-from osiris.chat.questions import OpenQuestion, question_text
+from osiris.chat.questions import OpenQuestion
 from osiris.chat.reader import LineReader
 from osiris.chat.render import count, preamble, show_attempts, show_errors, show_pipeline, show_warnings
 from osiris.chat.save import is_yes, save_pipeline, target_path
@@ -132,7 +131,7 @@ class ChatLoop:
         """A valid result is shown and offered for saving; a question is shown; an invalid
         result goes to the person."""
         if result is not None and result.stop_reason == "question":
-            self.open_question = OpenQuestion(result.request, question_text(result))
+            self.open_question = OpenQuestion.from_result(result)
             self.display.say(f"? {self.open_question.question}")
             self.display.note("Answer it, and the pipeline follows.")
             return
@@ -338,8 +337,7 @@ class ChatLoop:
         if not 0 <= value <= MAX_RETRY_ATTEMPTS:
             self.display.warn(f"/retry-attempts takes a whole number from 0 to {MAX_RETRY_ATTEMPTS}, not {argument!r}.")
             return True
-        self.engine.config = dataclasses.replace(config, max_attempts=value)
-        self.engine.session.emit("setting_changed", key="validation.retry.max_attempts", value=value, source="chat")
+        self.engine.set_max_attempts(value)
         self.display.say(f"Retry attempts set to {value}{' (strict mode)' if value == 0 else ''}.")
         return True
 

@@ -7,7 +7,8 @@ from typing import Any, TextIO
 
 from osiris.chat.terminal import is_interactive
 from osiris.errors import LLMAuthError
-from osiris.llm.credentials import NO_KEY_MESSAGE, find_api_key
+from osiris.llm.credentials import NO_KEY_MESSAGE
+from osiris.secrets.keyring_store import get_api_key
 
 EXPLANATION = """\
 Osiris needs an Anthropic API key to talk to Claude, and found none.
@@ -18,7 +19,7 @@ so you can see the whole chat without a key or network."""
 
 
 def needs_key(effective: Any) -> bool:
-    return effective.settings.llm.provider == "anthropic" and not find_api_key(effective.env)[0]
+    return effective.settings.llm.provider == "anthropic" and not get_api_key(effective.env)[0]
 
 
 def offer_demo(stdin: TextIO, stdout: TextIO, use_demo: Callable[[], Any]) -> Any:
