@@ -4,7 +4,6 @@ behaves as the docs say: examples in docs/errors.md raise their code, all others
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

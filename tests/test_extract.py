@@ -107,3 +107,15 @@ def test_keys_are_read_as_written():
 def test_merge_keys_are_not_expanded():
     loaded = load_document("base: &b {x: 1}\nother:\n  <<: *b\n")
     assert loaded.value["other"] == {"<<": {"x": 1}}
+
+
+def test_a_huge_flat_document_is_refused_before_it_is_built():
+    report = validator().validate("a: b\n" * 190_000)
+    assert [i.code for i in report.issues] == ["OML105"]
+
+
+def test_issues_are_capped_with_a_closing_count():
+    report = validator().validate("".join(f"key{n}: v\n" for n in range(5000)))
+    assert len(report.issues) == 201
+    closing = next(i for i in report.issues if i.code == "OML105")
+    assert "more issues were found" in closing.message

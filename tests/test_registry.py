@@ -100,6 +100,7 @@ def test_a_public_style_spec_loads_unchanged(tmp_path):
     ("name: broken.one\nversion: 1.0.0\n", "meta-schema"),
     ("name: broken.two\n  version: [", "cannot be read"),
     ("- a list\n", "not a YAML mapping"),
+    (PUBLIC_STYLE_SPEC + "version: 2.0.0\n", "key 'version' appears twice"),
     (PUBLIC_STYLE_SPEC.replace("modes: [extract, discover]", "modes: [fly]"), "meta-schema at /modes/0"),
 ])
 def test_broken_spec_is_reported_with_file_and_reason_and_skipped(tmp_path, text, reason):

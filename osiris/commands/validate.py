@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass
 
 from osiris.errors import ExitCode, UsageError
+from osiris.explain import located
 from osiris.extract import MAX_CHARS
 from osiris.validate.findings import Findings
 from osiris.validate.issue import ValidationReport
@@ -80,11 +81,7 @@ def _single_issue(code: str, message: str, hint: str) -> ValidationReport:
 def _print_text(results: list[FileResult]) -> None:
     for result in results:
         for issue in result.report.issues:
-            where = f"{result.name}:{issue.line}:{issue.column}" if issue.line else result.name
-            severity = "" if issue.is_error else "warning: "
-            print(f"{where} {issue.code} {severity}{issue.message}")
-            if issue.hint:
-                print(f"    hint: {issue.hint}")
+            print(located(issue, result.name))
         errors, warnings = len(result.report.errors), len(result.report.warnings)
         status = "valid" if result.report.valid else "invalid"
         counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)

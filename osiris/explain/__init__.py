@@ -17,7 +17,7 @@ def friendly(issue: Issue) -> str:
       write_mode is 'upset', which is not one of the allowed values
       how to fix: set write_mode to one of: 'append', 'replace', 'upsert' (did you mean 'upsert'?)
     """
-    where = readable(issue.path)
+    where = _printable(readable(issue.path))
     position = f" (line {issue.line}, column {issue.column})" if issue.line else ""
     title = CODES[issue.code].title if issue.code in CODES else ""
     lines = [f"{issue.severity} {issue.code} in {where}{position}: {title}", f"  {issue.message}"]
@@ -28,12 +28,25 @@ def friendly(issue: Issue) -> str:
 
 def compact(issue: Issue) -> str:
     """`OML307 /steps/3/config/write_mode: message | fix: hint` on one line."""
-    path = issue.path or "/"
+    path = _printable(issue.path) or "/"
     text = f"{issue.code} {path}: {_one_line(issue.message)}"
     if issue.severity == "warning":
         text = f"{issue.code} (warning) {path}: {_one_line(issue.message)}"
     return f"{text} | fix: {_one_line(issue.hint)}" if issue.hint else text
 
 
+def located(issue: Issue, file_name: str) -> str:
+    """The form of `osiris validate`: `file:line:col CODE message`, and the hint on the next line."""
+    where = f"{file_name}:{issue.line}:{issue.column}" if issue.line else file_name
+    severity = "" if issue.is_error else "warning: "
+    text = f"{where} {issue.code} {severity}{_one_line(issue.message)}"
+    return f"{text}\n    hint: {_one_line(issue.hint)}" if issue.hint else text
+
+
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return _printable(" ".join(text.split()))
+
+
+def _printable(text: str) -> str:
+    """Control characters (a key can be "\\n") shown as escapes, so that one issue stays one line."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

@@ -22,7 +22,9 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_CHARS = 1_000_000  # an OML pipeline is a few kB; 1 MB is generous
 MAX_DEPTH = 64  # OML needs about 6 levels
 _SAFE_FOR_LIBYAML = 8_000  # shorter texts cannot nest deep enough to crash libyaml (ADR 0010)
-MAX_NODES = 20_000  # values built, counting every expansion of an alias; OML needs a few hundred
+MAX_NODES = 10_000  # values built, counting every expansion of an alias; OML needs a few hundred
+MAX_EVENTS = 50_000  # parser events (keys, values, starts and ends) of a long text, counted before building
+_SMALL_TEXT = 64_000  # texts this short cannot hold enough events to matter
 
 
 class Position(NamedTuple):
@@ -108,6 +110,9 @@ def load_document(text: str, line_offset: int = 0) -> Loaded:
         return _fail("OML105", f"the YAML nests deeper than {MAX_DEPTH} levels",
                      "flatten the document; an OML pipeline needs only a few levels")
     try:
+        if len(text) > _SMALL_TEXT and _too_many_events(text):
+            return _fail("OML105", f"the YAML holds more than {MAX_EVENTS:,} values and keys",
+                         "send one pipeline of a reasonable size; OML files hold a few hundred values")
         documents = _compose_documents(text)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -126,6 +131,18 @@ def load_document(text: str, line_offset: int = 0) -> Loaded:
     if not documents or _is_null(documents[0]):
         return Loaded(empty=True)
     return _build(documents[0], line_offset)
+
+
+def _too_many_events(text: str) -> bool:
+    """Count parser events up to the budget, before any node is built: bounds time and memory."""
+    loader = _Loader(text)
+    try:
+        for _ in range(MAX_EVENTS):
+            if loader.get_event() is None:
+                return False
+        return True
+    finally:
+        loader.dispose()
 
 
 def _compose_documents(text: str) -> list[Node]:
@@ -172,7 +189,7 @@ class _Builder:
     def build(self, node: Node, pointer: str, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
-            raise _LimitExceeded(f"the YAML expands to more than {MAX_NODES:,} values (anchors and aliases)")
+            raise _LimitExceeded(f"the YAML holds or expands (through anchors and aliases) to more than {MAX_NODES:,} values")
         if depth > MAX_DEPTH:
             raise _LimitExceeded(f"the YAML nests deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(pointer, node.start_mark)
@@ -194,6 +211,9 @@ class _Builder:
             key = key_node.value
             child = f"{pointer}/{escape(str(key))}"
             if key in result:
+                self.count += 1
+                if self.count > MAX_NODES:
+                    raise _LimitExceeded(f"the YAML holds more than {MAX_NODES:,} values")
                 self.problems.append(Problem(
                     "OML104", f"key '{key}' appears twice in the same mapping",
                     f"keep one '{key}' and delete the other",

@@ -1,4 +1,8 @@
-"""Find spec.yaml files, parse them, check them against the meta-schema; report broken ones."""
+"""Find spec.yaml files, parse them, check them against the meta-schema; report broken ones.
+
+Specs are read with the same YAML reader as pipelines (osiris.extract): libyaml, duplicate keys
+rejected, limits enforced.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from osiris.extract import load_document
 from osiris.registry.spec import ComponentSpec, spec_from_dict
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SPEC_FILE = "spec.yaml"
 META_SCHEMA_FILE = "spec.schema.json"
 
@@ -71,10 +72,16 @@ def read_specs(files: Iterable[Path], trusted: Path | None = None) -> tuple[list
     problems: list[SpecProblem] = []
     for path in files:
         try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-            problems.append(SpecProblem(path, f"cannot be read: {' '.join(str(error).split())}"))
+            loaded = load_document(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            problems.append(SpecProblem(path, f"cannot be read: {error}"))
             continue
+        if loaded.problems:
+            problem = loaded.problems[0]
+            where = f" (line {problem.position.line})" if problem.position else ""
+            problems.append(SpecProblem(path, f"cannot be read: {problem.message}{where}"))
+            continue
+        data = loaded.value
         reason = _meta_schema_problem(meta, data)
         if reason is None:
             spec = spec_from_dict(data, path)

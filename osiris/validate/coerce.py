@@ -18,23 +18,24 @@ _NO_VALUE = object()
 
 
 @dataclass(frozen=True)
-class Coercion:
-    field: str  # the field name after renaming
+class Rename:
+    """An alias key renamed to its field: `old` -> `new`."""
+
+    old: str
+    new: str
     message: str
-    old: Any
-    new: Any
 
 
-def rename_aliases(config: dict[str, Any], spec: ComponentSpec) -> tuple[dict[str, Any], list[Coercion]]:
+def rename_aliases(config: dict[str, Any], spec: ComponentSpec) -> tuple[dict[str, Any], list[Rename]]:
     """Rename alias keys to their field (file_path -> path), unless the field is already set."""
     aliases = spec.aliases
     renamed: dict[str, Any] = {}
-    done: list[Coercion] = []
+    done: list[Rename] = []
     for key, value in config.items():
         field = aliases.get(key) if key not in spec.properties else None
         if field and field not in config and field not in renamed:
             renamed[field] = value
-            done.append(Coercion(field, f"'{key}' is an alias; renamed to '{field}'", key, field))
+            done.append(Rename(key, field, f"'{key}' is an alias of '{field}'; read as {field}"))
         else:
             renamed[key] = value
     return renamed, done

@@ -10,6 +10,8 @@ from osiris.secrets.names import MASK, is_secret_key
 from osiris.validate.codes import CODES
 from osiris.validate.issue import Issue, Severity
 
+MAX_ISSUES = 200  # a pipeline with more findings than this is not worth reading further
+
 
 class Findings:
     """`findings.add(code, path, message, hint)`; positions come from the parsed document."""
@@ -17,6 +19,12 @@ class Findings:
     def __init__(self, positions: Mapping[str, Position] | None = None) -> None:
         self.positions = positions or {}
         self.issues: list[Issue] = []
+        self.dropped = 0  # issues beyond MAX_ISSUES: counted, not kept
+
+    @property
+    def full(self) -> bool:
+        """True once MAX_ISSUES are kept: checks over huge documents can stop early."""
+        return len(self.issues) >= MAX_ISSUES
 
     def add(
         self,
@@ -29,7 +37,10 @@ class Findings:
         secret: bool = False,
         severity: Severity | None = None,
         position: Position | None = None,
-    ) -> Issue:
+    ) -> Issue | None:
+        if self.full:
+            self.dropped += 1
+            return None
         where = position or self.position_of(path)
         issue = Issue(
             code=code,
@@ -44,6 +55,13 @@ class Findings:
         )
         self.issues.append(issue)
         return issue
+
+    def note_dropped(self) -> None:
+        """Close a capped run with one OML105 issue that says how many more were found."""
+        if self.dropped:
+            self.issues.append(Issue("OML105", 1, "error", "", f"{self.dropped:,} more issues were found and not listed",
+                                     f"fix the issues above first; more than {MAX_ISSUES} issues means the document is "
+                                     "far from an OML pipeline"))
 
     def position_of(self, path: str) -> Position | None:
         """The position of `path`, or of its nearest ancestor that exists in the source."""

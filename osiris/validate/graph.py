@@ -10,25 +10,31 @@ from osiris.validate.suggest import did_you_mean, listing
 
 
 def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:
+    """Check the needs of the structurally sound steps. A need may name any step with an id, even
+    one with its own (already reported) problems; only sound steps take part in cycle detection."""
     ids = {steps[i]["id"]: i for i in sound}
+    known: dict[str, int] = {}
+    for position, step in enumerate(steps):
+        if isinstance(step, dict) and isinstance(step.get("id"), str):
+            known.setdefault(step["id"], position)
     edges: dict[str, list[str]] = {}
     for index in sound:
         step = steps[index]
         step_id = step["id"]
         edges[step_id] = []
-        earlier = [steps[i]["id"] for i in sound if i < index]
+        earlier = [name for name, position in known.items() if position < index]
         for position, need in enumerate(step.get("needs") or []):
             need_path = join("/steps", index, "needs", position)
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
                              f"remove '{step_id}' from its needs" + (f"; earlier steps: {listing(earlier)}" if earlier else ""),
                              value=need)
-            elif need not in ids:
+            elif need not in known:
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
-                             f"use the id of an earlier step{did_you_mean(need, earlier or list(ids))}"
+                             f"use the id of an earlier step{did_you_mean(need, earlier or list(known))}"
                              + (f"; earlier steps: {listing(earlier)}" if earlier else "; this is the first step: remove needs"),
                              value=need)
-            else:
+            elif need in ids:
                 edges[step_id].append(need)
     for cycle in _cycles(edges):
         first = cycle[0]
@@ -36,7 +42,7 @@ def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:
         position = (steps[index].get("needs") or []).index(cycle[1])
         findings.add("OML402", join("/steps", index, "needs", position),
                      f"steps depend on each other in a cycle: {' -> '.join(cycle)}",
-                     f"remove one of these needs so that data flows one way; a step needs only earlier steps",
+                     "remove one of these needs so that data flows one way; a step needs only earlier steps",
                      value=cycle[1])
 
 

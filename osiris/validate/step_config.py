@@ -87,6 +87,8 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
         return
     known = list(spec.properties)
     for key in list(config):
+        if findings.full:
+            break
         if key in spec.properties:
             continue
         alias_of = spec.aliases.get(key)

@@ -45,6 +45,8 @@ def check_structure(document: Any, findings: Findings) -> list[int]:
 def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
     replaced = set()
     for key in document:
+        if findings.full:
+            break
         if key in REQUIRED_KEYS or key in OPTIONAL_KEYS:
             continue
         if key in LEGACY_KEYS:
@@ -109,6 +111,8 @@ def _check_steps(steps: Any, present: bool, findings: Findings) -> list[int]:
     sound: list[int] = []
     seen_ids: dict[str, int] = {}
     for index, step in enumerate(steps):
+        if findings.full:
+            break
         if _check_step(index, step, findings, seen_ids):
             sound.append(index)
     return sound
@@ -123,6 +127,8 @@ def _check_step(index: int, step: Any, findings: Findings, seen_ids: dict[str, i
     before = len([i for i in findings.issues if i.is_error])
     has_type = "type" in step
     for key in step:
+        if findings.full:
+            break
         if key in STEP_REQUIRED or key in STEP_OPTIONAL:
             continue
         if key == "type":

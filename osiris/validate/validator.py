@@ -54,6 +54,7 @@ class Validator:
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
+        findings.note_dropped()
         report.issues = _ordered(findings.issues)
         return report
 
