@@ -165,7 +165,7 @@ def test_tokens_are_booked_once_on_the_attempt_that_spent_them(project, fake_api
         {"input": 300, "output": 180, "cache_write": 0, "cache_read": 800},
     ]
     assert trail["totals"]["token_usage"] == {"input": 1300, "output": 380, "cache_write": 800, "cache_read": 800}
-    assert trail["totals"]["validate_ms"] > 0 and trail["totals"]["llm_ms"] > trail["totals"]["validate_ms"]
+    assert trail["totals"]["validation_ms"] > 0 and trail["totals"]["llm_ms"] > trail["totals"]["validation_ms"]
     session = json.loads((h.session_path / "session.json").read_text())
     assert session["totals"]["tokens"] == trail["totals"]["token_usage"]
     assert session["totals"]["attempts"] == 2
@@ -315,3 +315,5 @@ def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project,
     assert sorted(p.name for p in failed.iterdir()) == ["errors.json", "prompt.txt"]
     valid = h.session_path / "artifacts/cycle-1/attempt-2"
     assert (valid / "pipeline.yaml").is_file() and not (valid / "diff.patch").exists()  # no failed OML in a diff
+    assert "mode: extract" not in (valid / "prompt.txt").read_text()  # nor in the retry prompt kept
+    assert "mode: extract" in fake_api.requests[1].body["messages"][-1]["content"]  # though it was sent

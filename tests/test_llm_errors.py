@@ -101,7 +101,8 @@ def test_error_event_inside_the_stream_is_retried(project, fake_api):
     result = h.engine.run(REQUEST)
 
     assert result.valid and len(fake_api.requests) == 2
-    assert h.events("api_error")[0]["class"] == "overloaded_error"
+    [event] = h.events("api_error")
+    assert event["class"] == "overloaded" and event["status"] is None and event["retryable"] is True
 
 
 def test_connection_refused_is_retried_then_reported(project):

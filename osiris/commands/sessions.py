@@ -128,7 +128,7 @@ def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
                 + r["token_usage"].get("cache_read", 0)),
             str(r["token_usage"].get("cache_read", 0)),
             str(r["token_usage"].get("output", 0)),
-            f"{r.get('llm_ms', 0):.0f}", f"{r.get('validate_ms', 0):.1f}",
+            f"{r.get('llm_ms', 0):.0f}", f"{r.get('validation_ms', 0):.1f}",
         ]
         for r in rows
     ]

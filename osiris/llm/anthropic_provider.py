@@ -13,7 +13,13 @@ from typing import Any
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 
-_STREAM_ERROR_RETRYABLE = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+# An `error` event inside a stream: its type -> our kind. These are transient; other types are fatal.
+_STREAM_ERROR_KINDS = {
+    "overloaded_error": "overloaded",
+    "api_error": "server",
+    "rate_limit_error": "rate_limit",
+    "timeout_error": "timeout",
+}
 _FATAL_KINDS = {400: "bad_request", 401: "authentication", 403: "permission", 404: "not_found",
                 413: "request_too_large", 422: "bad_request"}
 
@@ -100,8 +106,8 @@ def translate_error(error: Exception) -> LLMServiceError:
         message = error.api_message or _first_line(str(error))
         status = error.status_code
         if status == 200:  # an `error` event inside the stream
-            kind = error.type or "stream_error"
-            return LLMServiceError(kind, message, retryable=kind in _STREAM_ERROR_RETRYABLE)
+            kind = _STREAM_ERROR_KINDS.get(error.type or "")
+            return LLMServiceError(kind or error.type or "stream_error", message, retryable=kind is not None)
         if status == 429:
             return LLMServiceError("rate_limit", message, True, status, retry_after(error.response.headers))
         if status == 529:

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 from typing import Any
 
 from osiris.retry.result import Attempt, CycleResult
 from osiris.session import Session
+
+
+_PREVIOUS_PIPELINE = re.compile(r"<previous_pipeline>.*?</previous_pipeline>", re.DOTALL)
+_NOT_SAVED = "<previous_pipeline> (not saved: sessions.save_failed_oml is false) </previous_pipeline>"
 
 
 def cycle_dir(cycle: int) -> str:
@@ -24,7 +29,8 @@ def write_attempt(
     """prompt.txt, answer.txt, pipeline.yaml, errors.json and diff.patch (all redacted by the session)."""
     where = attempt_dir(cycle, attempt.index)
     if attempt.prompt:
-        session.write_text(f"{where}/prompt.txt", attempt.prompt)
+        prompt = attempt.prompt if save_failed_oml else _PREVIOUS_PIPELINE.sub(_NOT_SAVED, attempt.prompt)
+        session.write_text(f"{where}/prompt.txt", prompt)
     keep_oml = attempt.valid or save_failed_oml
     if keep_oml:
         session.write_text(f"{where}/answer.txt", attempt.answer)
@@ -64,7 +70,7 @@ def attempt_summary(attempt: Attempt) -> dict[str, Any]:
         "error_codes": list(attempt.report.error_codes),
         "token_usage": attempt.usage.to_dict(),
         "llm_ms": round(attempt.llm_ms, 1),
-        "validate_ms": round(attempt.validate_ms, 2),
+        "validation_ms": round(attempt.validate_ms, 2),
         "llm_stop_reason": attempt.llm_stop_reason,
     }
 
@@ -84,7 +90,7 @@ def write_trail(session: Session, result: CycleResult, status: str | None = None
             "attempts": len(result.attempts),
             "token_usage": result.usage.to_dict(),
             "llm_ms": round(result.llm_ms, 1),
-            "validate_ms": round(result.validate_ms, 2),
+            "validation_ms": round(result.validate_ms, 2),
         },
         "final_pipeline_sha256": sha256(final) if final else None,
     }

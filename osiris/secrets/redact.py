@@ -50,6 +50,7 @@ class Redactor:
 
     def __init__(self, known_values: Iterable[str] = (), secret_fields: Iterable[str] = ()) -> None:
         self.secret_fields = {name.lower() for name in secret_fields}
+        self._verdicts: dict[str, bool] = {}  # key name -> is it secret (the same keys recur a lot)
         self._known: list[str] = []
         self._known_pattern: re.Pattern[str] | None = None
         self.add_known(known_values)
@@ -76,7 +77,10 @@ class Redactor:
         return []
 
     def is_secret_field(self, name: str) -> bool:
-        return name.lower() in self.secret_fields or is_secret_key(name)
+        known = self._verdicts.get(name)
+        if known is None:
+            known = self._verdicts[name] = name.lower() in self.secret_fields or is_secret_key(name)
+        return known
 
     def text(self, text: str) -> str:
         """Mask every secret found in free text (YAML, prompts, messages, diffs)."""
