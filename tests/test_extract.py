@@ -119,3 +119,20 @@ def test_issues_are_capped_with_a_closing_count():
     assert len(report.issues) == 201
     closing = next(i for i in report.issues if i.code == "OML105")
     assert "more issues were found" in closing.message
+
+
+def test_json_and_quoted_keys_are_yaml_too():
+    import json
+
+    import yaml
+
+    document = yaml.safe_load(GOOD_TEXT)
+    assert validator().validate(json.dumps(document, indent=2)).valid
+    assert validator().validate("Here it is:\n" + json.dumps(document)).valid
+    quoted = GOOD_TEXT.replace("oml_version:", '"oml_version":')
+    assert validator().validate(quoted).valid
+
+
+def test_two_pipelines_in_one_answer_are_ambiguous():
+    answer = f"First try:\n```yaml\n{GOOD_TEXT}```\nOr maybe:\n```yaml\n{GOOD_TEXT}```\n"
+    assert [i.code for i in validator().validate(answer).issues] == ["OML103"]

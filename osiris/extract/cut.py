@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[^\n]*$", re.MULTILINE)
-# A line that can start a YAML pipeline: a lower-case key (maybe in a list), or a document marker.
-_YAML_START = re.compile(r"^(---\s*$|(-[ \t]+)?[a-z_][a-z0-9_]*:(\s|$))")
+# A line that can start a YAML pipeline: a lower-case key (maybe quoted, maybe in a list), a document
+# marker, or the brace of a JSON object.
+_YAML_START = re.compile(r"^(---\s*$|\{|(-[ \t]+)?(?P<q>['\"]?)[a-z_][a-z0-9_]*(?P=q)[ \t]*:(\s|$))")
 # Lines that YAML can end with; trailing lines that are none of these are prose.
-_YAML_LINE = re.compile(r"^(\s|-(\s|$)|#|---|\.\.\.|[a-z_][a-z0-9_]*:(\s|$)|[\]}])")
+_YAML_LINE = re.compile(r"^(\s|-(\s|$)|#|---|\.\.\.|(?P<q>['\"]?)[a-z_][a-z0-9_]*(?P=q)[ \t]*:(\s|$)|[\]}])")
 _OML_HINT = re.compile(r"^\s*(oml_version|steps)\s*:", re.MULTILINE)
 _YAML_LANGUAGES = {"", "yaml", "yml", "oml"}
 
@@ -21,6 +22,7 @@ class Cut:
     text: str
     first_line: int
     unclosed_fence: bool = False  # the answer ended inside a code block: it was cut off
+    pipelines: int = 1  # code blocks in the answer that hold a pipeline; more than one is ambiguous
 
 
 def cut_yaml(answer: str) -> Cut | None:
@@ -50,6 +52,9 @@ def _from_fences(answer: str) -> Cut | None:
     if not wanted:
         return None
     with_oml = [block for block in wanted if _OML_HINT.search(block.text)]
+    if len(with_oml) > 1:
+        first = with_oml[0]
+        return Cut(first.text, first.first_line, first.unclosed_fence, pipelines=len(with_oml))
     return (with_oml or wanted)[0]
 
 

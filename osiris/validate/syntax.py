@@ -34,6 +34,10 @@ def parse_answer(answer: str, truncated: bool, findings: Findings) -> Parsed:
         findings.add("OML102", "", "the answer holds no YAML pipeline" if answer.strip() else "the answer is empty",
                      "answer with one OML pipeline in a ```yaml code block, starting with oml_version: \"0.1.0\"")
         return Parsed()
+    if cut.pipelines > 1:
+        findings.add("OML103", "", f"the answer holds {cut.pipelines} code blocks with a pipeline",
+                     "send exactly one pipeline, in one ```yaml code block")
+        return Parsed(text=cut.text)
     loaded: Loaded = load_document(cut.text, cut.first_line)
     findings.positions = loaded.positions
     for problem in loaded.problems:
