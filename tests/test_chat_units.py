@@ -17,7 +17,7 @@ from osiris.chat.editor import EditorError, editor_command
 from osiris.chat.handoff import parse_choice
 from osiris.chat.loop import ChatLoop
 from osiris.chat.questions import OpenQuestion
-from osiris.chat.render import describe_locations, pointer_to_dotted
+from osiris.chat.render import attempt_rows, describe_locations, pointer_to_dotted
 from osiris.chat.save import default_path, save_pipeline, target_path
 from osiris.chat.slash import BY_NAME, SlashInput, closest, parse_slash
 from osiris.chat.terminal import wants_fancy_output
@@ -119,3 +119,13 @@ def test_fancy_output_only_on_a_terminal_without_no_color():
 def test_an_answer_goes_back_with_the_request_and_the_question():
     text = OpenQuestion("copy customers", "Which table?").with_answer(" clients ")
     assert text == "copy customers\n\nYou asked: Which table?\nMy answer: clients"
+
+
+def test_attempt_rows_read_the_engine_attempt_summary():
+    from osiris.retry.result import Attempt
+    from osiris.retry.trail import attempt_summary
+    from osiris.validate.issue import ValidationReport
+
+    report = ValidationReport(issues=[Issue("OML212", 2, "error", "/steps/0/mode", "bad mode")])
+    attempt = Attempt(1, "generate", "p", "a", report, TokenUsage(input=120, output=40), llm_ms=812.4, validate_ms=1.46)
+    assert attempt_rows([attempt_summary(attempt)]) == [["1", "generate", "no", "OML212", "120/40", "812", "1.5"]]

@@ -78,15 +78,15 @@ def attempt_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
     """Rows for an attempt table, from `osiris.retry.trail.attempt_summary` dicts."""
     rows = []
     for s in summaries:
-        tokens = s.get("token_usage", {})
+        tokens = s["token_usage"]
         rows.append([
             str(s["attempt_index"]),
-            s.get("kind", ""),
+            s["kind"],
             "yes" if s["valid"] else "no",
-            ", ".join(s.get("error_codes", [])) or "-",
-            f"{tokens.get('input', 0)}/{tokens.get('output', 0)}",
-            f"{s.get('llm_ms', 0):.0f}",
-            f"{s.get('validate_ms', 0):.1f}",
+            ", ".join(s["error_codes"]) or "-",
+            f"{tokens['input']}/{tokens['output']}",
+            f"{s['llm_ms']:.0f}",
+            f"{s['validation_ms']:.1f}",
         ])
     return rows
 
