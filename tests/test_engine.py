@@ -317,3 +317,28 @@ def test_save_failed_oml_false_keeps_errors_but_not_the_failed_pipeline(project,
     assert (valid / "pipeline.yaml").is_file() and not (valid / "diff.patch").exists()  # no failed OML in a diff
     assert "mode: extract" not in (valid / "prompt.txt").read_text()  # nor in the retry prompt kept
     assert "mode: extract" in fake_api.requests[1].body["messages"][-1]["content"]  # though it was sent
+
+
+def test_resume_continues_the_same_session_directory(project, fake_api):
+    from osiris.retry import open_engine
+    from osiris.settings import load_settings
+    from tests.conftest import TEST_API_KEY
+
+    fake_api.add(Reply(fenced(VALID)), Reply(fenced(VALID.replace("output/active", "output/all"))))
+    first = make_engine(project)
+    first.engine.run(REQUEST)
+    first.engine.session.finish("valid")
+    last_seq = first.events()[-1]["seq"]
+
+    effective = load_settings(cwd=project, env={"ANTHROPIC_API_KEY": TEST_API_KEY})
+    engine = open_engine(effective, command="chat", resume=first.engine.session.id[:15])
+    result = engine.run("write all customers instead")
+    engine.session.finish("valid")
+
+    assert engine.session.path == first.session_path and result.cycle == 2
+    assert (first.session_path / "artifacts/cycle-1/retry_trail.json").is_file()
+    events = first.events()
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[last_seq]["event_type"] == "session_resumed"
+    assert [m["role"] for m in fake_api.requests[1].body["messages"]] == ["user", "assistant", "user"]
+    assert json.loads((first.session_path / "session.json").read_text())["totals"]["attempts"] == 2

@@ -25,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from osiris.settings import load_settings
 
     effective = load_settings(config_path=args.config)
-    registry = load_registry(effective.resolve_path(p) for p in effective.settings.components.paths)
+    registry = load_registry((effective.resolve_path(p) for p in effective.settings.components.paths),
+                             check_builtins=args.action == "validate")
     if args.action == "validate":
         return _validate(registry)
     for problem in registry.problems:
@@ -108,14 +109,9 @@ def _summary(schema: dict[str, Any]) -> str:
 
 
 def _validate(registry: Any) -> int:
-    from osiris.registry.loader import config_schema_problem
     from osiris.validate.examples import example_problems
 
     problems = [str(problem) for problem in registry.problems]
-    for spec in registry.components.values():
-        reason = config_schema_problem(spec)
-        if reason:
-            problems.append(f"{spec.path}: {reason}")
     problems.extend(example_problems(registry))
     for problem in problems:
         print(f"osiris: {problem}", file=sys.stderr)

@@ -6,12 +6,14 @@ up to `history_limit`, and only the latest pipeline is included.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
 from osiris.prompt.fence import fenced_data
 
+PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"
 CUT_OFF = "OML106"
 MAX_ISSUES = 25
@@ -64,7 +66,7 @@ def build_retry_prompt(
             "\n".join(lines),
         ]
         if previous_oml:
-            body.append(fenced_data("previous_pipeline", previous_oml))
+            body.append(fenced_data(PREVIOUS, previous_oml))
         body.append(
             "Fix only these errors; keep everything else unchanged. Answer with the complete "
             "corrected pipeline in one ```yaml block."
@@ -78,3 +80,13 @@ def summarise_attempt(index: int, error_codes: Sequence[str], error_count: int) 
     """E.g. 'attempt 1: 2 errors (OML212, OML301)'."""
     codes = ", ".join(sorted(set(error_codes))) or "none"
     return f"attempt {index}: {error_count} error{'s' if error_count != 1 else ''} ({codes})"
+
+
+def without_previous_pipeline(prompt: str) -> str:
+    """The prompt with the quoted previous pipeline left out (for `sessions.save_failed_oml: false`)."""
+    return re.sub(
+        rf"<{PREVIOUS}>.*?</{PREVIOUS}>",
+        f"<{PREVIOUS}> (not saved: sessions.save_failed_oml is false) </{PREVIOUS}>",
+        prompt,
+        flags=re.DOTALL,
+    )

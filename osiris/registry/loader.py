@@ -62,40 +62,47 @@ def spec_files(directories: Iterable[Path]) -> list[Path]:
 def read_specs(files: Iterable[Path], trusted: Path | None = None) -> tuple[list[ComponentSpec], list[SpecProblem]]:
     """Load every file; a broken one becomes a SpecProblem instead of stopping the others.
 
-    Specs outside the `trusted` directory (the built-ins, checked by Osiris's tests) also get the
-    full self-check of their configSchema, so that a broken schema cannot fail later, mid-validation.
+    Specs are checked against the meta-schema and get the full self-check of their configSchema,
+    so that a broken spec cannot fail later, mid-validation. Specs directly in the `trusted`
+    directory (the built-ins, which the tests and `osiris components validate` check in full) are
+    only parsed: that keeps jsonschema's slow checks off the start-up path.
     """
-    from jsonschema import Draft202012Validator
-
-    meta = Draft202012Validator(load_meta_schema())
+    meta = None
     specs: list[ComponentSpec] = []
     problems: list[SpecProblem] = []
     for path in files:
-        try:
-            loaded = load_document(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            problems.append(SpecProblem(path, f"cannot be read: {error}"))
-            continue
-        if loaded.problems:
-            problem = loaded.problems[0]
-            where = f" (line {problem.position.line})" if problem.position else ""
-            problems.append(SpecProblem(path, f"cannot be read: {problem.message}{where}"))
-            continue
-        data = loaded.value
-        reason = _meta_schema_problem(meta, data)
-        if reason is None:
-            spec = spec_from_dict(data, path)
-            reason = None if trusted and path.parent.parent == trusted else config_schema_problem(spec)
+        data, reason = _read(path)
+        if reason is None and not (trusted and path.parent.parent == trusted):
+            meta = meta or _meta_validator()
+            reason = _meta_schema_problem(meta, data) or config_schema_problem(spec_from_dict(data, path))
         if reason:
             problems.append(SpecProblem(path, reason))
             continue
-        specs.append(spec)
+        specs.append(spec_from_dict(data, path))
     return specs, problems
 
 
-def _meta_schema_problem(meta: Any, data: Any) -> str | None:
-    if not isinstance(data, dict):
-        return "is not a YAML mapping"
+def _read(path: Path) -> tuple[Any, str | None]:
+    try:
+        loaded = load_document(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        return None, f"cannot be read: {error}"
+    if loaded.problems:
+        problem = loaded.problems[0]
+        where = f" (line {problem.position.line})" if problem.position else ""
+        return None, f"cannot be read: {problem.message}{where}"
+    if not isinstance(loaded.value, dict):
+        return None, "is not a YAML mapping"
+    return loaded.value, None
+
+
+def _meta_validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(load_meta_schema())
+
+
+def _meta_schema_problem(meta: Any, data: dict[str, Any]) -> str | None:
     errors = sorted(meta.iter_errors(data), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
@@ -106,8 +113,7 @@ def _meta_schema_problem(meta: Any, data: Any) -> str | None:
 
 
 def config_schema_problem(spec: ComponentSpec) -> str | None:
-    """A full check of the configSchema against JSON Schema 2020-12 itself. Slow (about 10 ms a
-    spec), so built-in specs get it from `osiris components validate` and the tests, not every load."""
+    """A full check of the configSchema against JSON Schema 2020-12 itself (about 10 ms a spec)."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 

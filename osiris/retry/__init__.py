@@ -2,6 +2,7 @@
 
     from osiris.retry import open_engine
     engine = open_engine(effective, command="chat", observer=on_progress, may_ask=True)
+    # resume: open_engine(effective, command="chat", resume="last")  (same directory, turns restored)
     result = engine.run("copy active customers from MySQL to a CSV")    # one cycle
     if result.question: ...                      # chat only: show it; the reply is engine.run(reply)
     while not result.valid:

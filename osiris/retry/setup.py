@@ -20,6 +20,7 @@ from osiris.retry.progress import Observer, ignore
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
+from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator
 
 
@@ -31,28 +32,29 @@ def open_engine(
     provider: Provider | None = None,
     sleep: Callable[[float], None] = time.sleep,
     may_ask: bool = False,
+    resume: str | None = None,
 ) -> GenerationEngine:
     """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
     before anything is written. `may_ask=True` (chat) lets the LLM ask a question when the
-    request lacks something; `osiris generate` never asks."""
+    request lacks something; `osiris generate` never asks. `resume` (a session id, a unique prefix
+    or `last`) continues that session: same directory, its conversation restored."""
     llm = effective.settings.llm
     api_key = None
     if provider is None and llm.provider == "anthropic":
         api_key, _source = require_api_key(effective.env)
     validator = load_validator(effective)
-    secret_fields = all_secret_fields(validator.registry)
-    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
-    redactor = Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
+    redactor = build_redactor(effective, api_key, validator.registry)
     provider = provider or make_provider(effective, api_key=api_key)
-    session = Session.create(
-        effective.resolve_path(effective.settings.sessions.dir),
-        provider=provider.name,
-        model=provider.model,
-        redactor=redactor,
-        settings=settings_snapshot(effective),
-        command=command,
-    )
-    return GenerationEngine(
+    root = effective.resolve_path(effective.settings.sessions.dir)
+    record = find_session(root, resume) if resume else None
+    if record is not None:
+        session = Session.resume(record.path, provider=provider.name, model=provider.model, redactor=redactor)
+    else:
+        session = Session.create(
+            root, provider=provider.name, model=provider.model, redactor=redactor,
+            settings=settings_snapshot(effective), command=command,
+        )
+    engine = GenerationEngine(
         provider=provider,
         validator=validator,
         session=session,
@@ -62,6 +64,16 @@ def open_engine(
         observer=observer,
         sleep=sleep,
     )
+    if record is not None:
+        engine.restore(read_conversation(record))
+    return engine
+
+
+def build_redactor(effective: Any, api_key: str | None, registry: Any) -> Redactor:
+    """Knows the API key, the resolved secret connection values, and the spec-marked secret fields."""
+    secret_fields = all_secret_fields(registry)
+    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
+    return Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
 
 
 def all_secret_fields(registry: Any) -> set[str]:

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import re
 from typing import Any
 
+from osiris.prompt.retry import without_previous_pipeline
 from osiris.retry.result import Attempt, CycleResult
 from osiris.session import Session
-
-
-_PREVIOUS_PIPELINE = re.compile(r"<previous_pipeline>.*?</previous_pipeline>", re.DOTALL)
-_NOT_SAVED = "<previous_pipeline> (not saved: sessions.save_failed_oml is false) </previous_pipeline>"
 
 
 def cycle_dir(cycle: int) -> str:
@@ -29,7 +25,7 @@ def write_attempt(
     """prompt.txt, answer.txt, pipeline.yaml, errors.json and diff.patch (all redacted by the session)."""
     where = attempt_dir(cycle, attempt.index)
     if attempt.prompt:
-        prompt = attempt.prompt if save_failed_oml else _PREVIOUS_PIPELINE.sub(_NOT_SAVED, attempt.prompt)
+        prompt = attempt.prompt if save_failed_oml else without_previous_pipeline(attempt.prompt)
         session.write_text(f"{where}/prompt.txt", prompt)
     keep_oml = attempt.valid or save_failed_oml
     if keep_oml:

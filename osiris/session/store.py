@@ -93,6 +93,26 @@ class Session:
         session.emit("session_start", provider=provider, model=model, command=command)
         return session
 
+    @classmethod
+    def resume(cls, path: Path, *, provider: str, model: str, redactor: Redactor) -> Session:
+        """Reopen an existing session directory (`osiris chat --resume`): totals, cycle numbers and
+        event `seq` carry on from where it stopped."""
+        meta = json.loads((path / SESSION_FILE).read_text(encoding="utf-8"))
+        session = cls(path, meta.get("id") or path.name, redactor, meta)
+        totals = meta.get("totals") or {}
+        session.totals = Totals(
+            cycles=int(totals.get("cycles", 0)),
+            attempts=int(totals.get("attempts", 0)),
+            tokens={**Totals().tokens, **(totals.get("tokens") or {})},
+            llm_ms=float(totals.get("llm_ms", 0.0)),
+            validation_ms=float(totals.get("validation_ms", 0.0)),
+        )
+        session._seq = _last_seq(path / EVENTS_FILE)
+        meta.update(status="running", ended_at=None)
+        session._save_meta()
+        session.emit("session_resumed", provider=provider, model=model)
+        return session
+
     # --- writing -------------------------------------------------------------------------
 
     def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
@@ -155,3 +175,17 @@ class Session:
     def _save_meta(self) -> None:
         self.meta["totals"] = self.totals.to_dict()
         write_json_atomic(self.path / SESSION_FILE, self.redactor.data(self.meta))
+
+
+def _last_seq(events: Path) -> int:
+    """The `seq` of the last complete event line (0 for none)."""
+    try:
+        lines = events.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0
+    for line in reversed(lines):
+        try:
+            return int(json.loads(line)["seq"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return 0
