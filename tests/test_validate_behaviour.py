@@ -296,3 +296,16 @@ steps:
     connections = {"mysql": {"db_shop": {}}, "supabase": {"main": {}}}
     report = Validator(load_registry(), connections).validate(text)
     assert report.valid and report.issues == []
+
+
+@pytest.mark.parametrize("component", sorted(load_registry().names()))
+def test_hints_for_missing_secrets_never_suggest_writing_them_inline(component):
+    spec = load_registry().get(component)
+    config = {"auth_type": "bearer"} if "auth_type" in spec.properties else {}
+    report = validator().validate(oml(step("s", component, spec.oml_modes[0], config)))
+    for issue in report.issues:
+        field = issue.path.rsplit("/", 1)[-1]
+        if spec.is_secret("/" + field):
+            assert "connection" in issue.hint, issue.to_dict()
+            assert f"{field}:" not in issue.hint, issue.to_dict()
+            assert f"add {field}" not in issue.hint and f"set {field}" not in issue.hint, issue.to_dict()

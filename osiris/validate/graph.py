@@ -22,9 +22,12 @@ def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:
         step = steps[index]
         step_id = step["id"]
         edges[step_id] = []
-        earlier = [name for name, position in known.items() if position < index]
         for position, need in enumerate(step.get("needs") or []):
             need_path = join("/steps", index, "needs", position)
+            if need in ids and need != step_id:
+                edges[step_id].append(need)
+                continue
+            earlier = [name for name, where in known.items() if where < index]
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
                              f"remove '{step_id}' from its needs" + (f"; earlier steps: {listing(earlier)}" if earlier else ""),
@@ -34,8 +37,6 @@ def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:
                              f"use the id of an earlier step{did_you_mean(need, earlier or list(known))}"
                              + (f"; earlier steps: {listing(earlier)}" if earlier else "; this is the first step: remove needs"),
                              value=need)
-            elif need in ids:
-                edges[step_id].append(need)
     for cycle in _cycles(edges):
         first = cycle[0]
         index = ids[first]

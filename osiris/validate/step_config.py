@@ -123,8 +123,10 @@ def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, conn
     for field in spec.required:
         if field in config or (connected and field in spec.connection_fields):
             continue
-        if field in spec.connection_fields or spec.is_secret("/" + field):
+        if spec.is_secret("/" + field):
             hint = f"{field} comes from a connection: {how_to_connect}"
+        elif field in spec.connection_fields:
+            hint = f"{how_to_connect}, which supplies {field}; or add {field}: {_placeholder(spec.properties.get(field, {}))}"
         else:
             hint = f"add {field}: {_placeholder(spec.properties.get(field, {}))}"
         findings.add("OML303", join(path, field), f"required field '{field}' is missing for {spec.name}", hint)
