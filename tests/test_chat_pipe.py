@@ -193,16 +193,15 @@ def test_rate_limits_are_shown_while_waiting(project, fake_api):
     assert "✓ Valid pipeline." in done.stdout
 
 
-def test_a_resumed_session_can_be_resumed_again(project, fake_api):
+def test_resume_last_carries_on_the_newest_session(project, fake_api):
     fake_api.add(Reply(fenced(VALID)))
     assert chat(project, REQUEST, "n").returncode == 0
-    first = only_session(project).name
-    second = chat(project, "/session", args=("--resume", first))
-    assert f"Resumed session {first}: 1 accepted pipeline(s) carried over." in second.stdout
-    newest = chat(project, args=("--resume", "last"))
-    assert newest.returncode == 0, newest.stderr
-    assert "1 accepted pipeline(s) carried over." in newest.stdout
-    assert f"Resumed session {first}" not in newest.stdout  # 'last' is the resumed one
+    session = only_session(project).name
+    again = chat(project, "/show", args=("--resume", "last"))
+    assert again.returncode == 0, again.stderr
+    assert f"Resumed session {session}: the conversation carries on." in again.stdout
+    assert "output/active_customers.csv" in again.stdout.split("/show")[-1]
+    assert only_session(project).name == session
     assert len(fake_api.requests) == 1
 
 

@@ -153,7 +153,7 @@ def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(project, fake_api,
     assert events(session)[-1]["event_type"] == "session_end"
 
 
-def test_resume_carries_the_conversation_into_a_new_session(project, fake_api, chats):
+def test_resume_continues_the_session_and_its_conversation(project, fake_api, chats):
     parquet = VALID.replace("output/active_customers.csv", "output/active_customers.parquet")
     fake_api.add(Reply(fenced(VALID)), Reply(fenced(parquet)))
     first = chats(project)
@@ -163,10 +163,10 @@ def test_resume_carries_the_conversation_into_a_new_session(project, fake_api, c
     first.say("n")
     first.prompt()
     assert first.end() == 0
-    earlier = only_session(project)
+    session = only_session(project)
 
-    chat = chats(project, "--resume", earlier.name)
-    chat.expect_exact(f"Resumed session {earlier.name}: 1 accepted pipeline(s) carried over.")
+    chat = chats(project, "--resume", session.name)
+    chat.expect_exact(f"Resumed session {session.name}: the conversation carries on.")
     chat.expect_exact("output/active_customers.csv")  # the current pipeline is shown
     chat.prompt()
     chat.say("write it to output/active_customers.parquet instead")
@@ -179,12 +179,14 @@ def test_resume_carries_the_conversation_into_a_new_session(project, fake_api, c
     follow_up = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in follow_up] == ["user", "assistant", "user"]
     assert REQUEST in json.dumps(follow_up[0]) and "output/active_customers.csv" in json.dumps(follow_up[1])
-    sessions = sorted((project / ".osiris" / "sessions").iterdir())
-    assert len(sessions) == 2
-    resumed = next(s for s in sessions if s != earlier)
-    assert events(resumed, "session_resumed")[0]["resumed_from"] == earlier.name
-    conversation = (resumed / "conversation.jsonl").read_text().splitlines()
-    assert len(conversation) == 4  # two earlier turns copied, two new ones
+    assert only_session(project) == session  # the same directory carries on
+    kinds = [e["event_type"] for e in events(session)]
+    assert kinds.count("session_resumed") == 1 and kinds.count("pipeline_accepted") == 2
+    seqs = [e["seq"] for e in events(session)]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert len((session / "conversation.jsonl").read_text().splitlines()) == 4
+    totals = json.loads((session / "session.json").read_text())["totals"]
+    assert totals["cycles"] == 2 and totals["attempts"] == 2
 
 
 def test_alt_enter_adds_a_line_and_input_history_is_kept_per_project(project, fake_api, chats):

@@ -24,22 +24,21 @@ def start_chat(
 ) -> int:
     """Run `osiris chat` with these settings; returns the exit code."""
     from osiris.retry import open_engine
-    from osiris.session.reader import find_session
 
     stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
     sessions_root = effective.resolve_path(effective.settings.sessions.dir)
-    earlier = find_session(sessions_root, resume) if resume else None  # a bad id fails before anything is written
     display = make_display(stdout, effective.env)
     progress = ChatProgress(display)
-    engine = open_engine(effective, command="chat", observer=progress, may_ask=True)
+    # A bad --resume id fails here, before anything is written.
+    engine = open_engine(effective, command="chat", observer=progress, may_ask=True, resume=resume)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
     loop = ChatLoop(
         engine, display, reader, progress,
         project_root=effective.project_root, cwd=Path.cwd(), env=effective.env,
     )
     greet(display, engine)
-    if earlier is not None:
-        show_resumed(display, engine, earlier)
+    if resume:
+        show_resumed(display, engine)
     return loop.run()
 
 
@@ -64,14 +63,9 @@ def greet(display: Any, engine: Any) -> None:
                  "Ctrl-D or /exit ends.")
 
 
-def show_resumed(display: Any, engine: Any, earlier: Any) -> None:
-    from osiris.chat.resume import restore
-
-    restored = restore(engine, earlier)
-    display.say(f"Resumed session {earlier.id}: {restored.turns} accepted pipeline(s) carried over.")
-    if restored.last_request:
-        display.note(f"Last request: {restored.last_request}")
+def show_resumed(display: Any, engine: Any) -> None:
+    """What carries on: the session (same directory, same totals) and its current pipeline."""
+    display.say(f"Resumed session {engine.session.id}: the conversation carries on.")
     if engine.current_oml:
         display.say("Current pipeline:")
         display.yaml(engine.current_oml)
-
