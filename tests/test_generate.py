@@ -237,3 +237,13 @@ def test_the_key_can_come_from_the_keyring(project, fake_api, tmp_path):
 
     assert done.returncode == 0, done.stderr
     assert fake_api.requests[0].headers["authorization"] == f"Bearer {TEST_API_KEY}"
+
+
+def test_warnings_of_the_valid_pipeline_are_shown(project, fake_api):
+    fake_api.add(Reply(fenced(VALID.replace("path: output/", "file_path: output/"))))
+
+    done = run_osiris("generate", REQUEST, cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    assert "valid with 1 warning" in done.stderr and "OML315" in done.stderr
+    assert "file_path: output/active_customers.csv" in done.stdout  # written as answered; it validates

@@ -39,7 +39,7 @@ def test_attempts_table_has_one_row_per_attempt(demo_project):
     lines = done.stdout.splitlines()
     assert "ERROR CODES" in lines[0] and "LLM MS" in lines[0] and "VALIDATE MS" in lines[0]
     assert len(lines) == 3
-    assert "OML212" in lines[1] and " no " in lines[1] and " yes " in lines[2]
+    assert "OML301,OML307" in lines[1] and " no " in lines[1] and " yes " in lines[2]
 
     rows = json.loads(osiris(demo_project, "attempts", "last", "--json").stdout)
     assert [r["valid"] for r in rows] == [False, True]

@@ -13,7 +13,7 @@ from osiris.retry.progress import (
     RequestScrubbed,
 )
 
-MAX_ERRORS_SHOWN = 8
+MAX_ISSUES_SHOWN = 8
 
 
 class ProgressPrinter:
@@ -38,21 +38,26 @@ class ProgressPrinter:
             else:
                 self._say(f"LLM service: {event.error}")
         elif isinstance(event, PipelineValid):
-            warnings = len(event.report.warnings)
-            extra = f" with {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+            warnings = event.report.warnings
+            extra = f" with {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
             self._say(f"attempt {event.attempt}: valid{extra}")
+            self._list(warnings)
 
     def _attempt_failed(self, event: AttemptFailed) -> None:
-        from osiris.explain import friendly
-
         errors = event.report.errors
         then = "; asking the LLM to fix them" if event.will_retry else ""
         self._say(f"attempt {event.attempt}/{event.total}: {len(errors)} error{'s' if len(errors) != 1 else ''}{then}")
-        for issue in errors[:MAX_ERRORS_SHOWN]:
+        self._list(errors)
+
+    def _list(self, issues: list) -> None:
+        """The friendly rendering of the first few issues, indented under the status line."""
+        from osiris.explain import friendly
+
+        for issue in issues[:MAX_ISSUES_SHOWN]:
             for n, line in enumerate(friendly(issue).splitlines()):
                 print(("  - " if n == 0 else "    ") + line, file=self.stream)
-        if len(errors) > MAX_ERRORS_SHOWN:
-            print(f"  ... and {len(errors) - MAX_ERRORS_SHOWN} more", file=self.stream)
+        if len(issues) > MAX_ISSUES_SHOWN:
+            print(f"  ... and {len(issues) - MAX_ISSUES_SHOWN} more", file=self.stream)
 
     def _say(self, text: str) -> None:
         print(f"osiris: {text}", file=self.stream, flush=True)
