@@ -61,3 +61,12 @@ def oml_examples() -> list[tuple[str, str]]:
 def test_oml_examples_in_docs_validate(name, block):
     report = validator().validate(block)
     assert report.valid, (name, [i.to_dict() for i in report.errors])
+
+
+def test_documented_limits_are_the_limits_in_the_code():
+    from osiris.extract import MAX_CHARS, MAX_DEPTH, MAX_NODES
+    from osiris.validate.findings import MAX_ISSUES
+
+    section = sections()["OML105"]
+    for number in (f"{MAX_CHARS:,}", str(MAX_DEPTH), f"{MAX_NODES:,}", str(MAX_ISSUES)):
+        assert number in section
