@@ -1,0 +1,94 @@
+"""Where the chat writes: a plain-line display for pipes and NO_COLOR, a rich one for terminals.
+
+Both have the same methods, so the rest of the chat never asks which one it has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Protocol, TextIO
+
+from osiris.chat.terminal import wants_fancy_output
+
+
+class Status(Protocol):
+    def update(self, text: str) -> None: ...
+
+
+class Display(Protocol):
+    """What the chat can show."""
+
+    fancy: bool
+
+    def say(self, text: str = "") -> None: ...
+    def note(self, text: str) -> None: ...
+    def success(self, text: str) -> None: ...
+    def warn(self, text: str) -> None: ...
+    def error(self, text: str) -> None: ...
+    def yaml(self, text: str) -> None: ...
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None: ...
+    def status(self, text: str) -> contextlib.AbstractContextManager[Status]: ...
+
+
+def make_display(stream: TextIO, env: Mapping[str, str] | None = None) -> Display:
+    """A rich display on a terminal without NO_COLOR; plain lines otherwise."""
+    if wants_fancy_output(stream, env):
+        from osiris.chat.rich_display import RichDisplay
+
+        return RichDisplay(stream)
+    return PlainDisplay(stream)
+
+
+class _PlainStatus:
+    """On a pipe, each new status is one line; repeats are not printed again."""
+
+    def __init__(self, display: PlainDisplay, text: str) -> None:
+        self._display = display
+        self._last = ""
+        self.update(text)
+
+    def update(self, text: str) -> None:
+        if text != self._last:
+            self._display.say(text)
+            self._last = text
+
+
+class PlainDisplay:
+    """Plain text, one line at a time, flushed: no colours, no spinner, no cursor tricks."""
+
+    fancy = False
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def say(self, text: str = "") -> None:
+        self._stream.write(text + "\n")
+        self._stream.flush()
+
+    def note(self, text: str) -> None:
+        self.say(text)
+
+    def success(self, text: str) -> None:
+        self.say(text)
+
+    def warn(self, text: str) -> None:
+        self.say(text)
+
+    def error(self, text: str) -> None:
+        self.say(text)
+
+    def yaml(self, text: str) -> None:
+        self.say(text.rstrip("\n"))
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None:
+        if title:
+            self.say(title)
+        cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+        for row in cells:
+            self.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+
+    @contextlib.contextmanager
+    def status(self, text: str) -> Iterator[Status]:
+        yield _PlainStatus(self, text)

@@ -1,0 +1,66 @@
+"""The hand-off to the person when retries run out or stop early (SPEC §5).
+
+Shows the last attempts with their top errors and the tokens spent, then asks for one of
+hint / edit / fresh / cancel. The chat loop carries out the choice; the engine records it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from osiris.chat.display import Display
+from osiris.chat.reader import LineReader
+from osiris.chat.render import count, show_attempts
+from osiris.validate.pointer import readable
+
+CHOICES = ("hint", "edit", "fresh", "cancel")
+CHOICE_HELP = (
+    "  hint   — add guidance for the LLM; the retry counter starts again\n"
+    "  edit   — open the last pipeline in your editor, then validate it (no LLM)\n"
+    "  fresh  — generate again from scratch; the retry counter starts again\n"
+    "  cancel — leave it; the session goes on"
+)
+ERRORS_SHOWN = 3
+
+_WHY = {
+    "exhausted": "the retries are used up",
+    "no_progress": "the last attempt repeated the errors of the one before",
+}
+
+
+def present(display: Display, result: Any, shown: Sequence[dict[str, Any]], usage_text: str) -> None:
+    """What went wrong: why it stopped, the recent attempts, the last errors, the tokens spent."""
+    tried = len(result.attempts)
+    why = _WHY.get(result.stop_reason, result.stop_reason)
+    display.warn(f"The pipeline is still invalid after {count(tried, 'attempt')} ({why}).")
+    show_attempts(display, shown, title=f"Last {count(len(shown), 'attempt')}:")
+    errors = result.report.errors
+    display.say(f"Top errors of the last attempt ({len(errors)} in all):")
+    for issue in errors[:ERRORS_SHOWN]:
+        display.error(f"  - {issue.code} {readable(issue.path)}: {issue.message}")
+    display.note(f"Tokens spent: {usage_text}")
+    display.say("What now?")
+    display.say(CHOICE_HELP)
+
+
+def parse_choice(answer: str) -> str | None:
+    """'h', 'Hint', 'hint' -> 'hint'; an empty or unknown answer -> None."""
+    word = answer.strip().lower()
+    if not word:
+        return None
+    matches = [choice for choice in CHOICES if choice.startswith(word)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def ask_choice(display: Display, reader: LineReader) -> str:
+    """Ask until the answer is one of the choices; Ctrl-C or Ctrl-D means cancel."""
+    while True:
+        try:
+            answer = reader.ask("hint / edit / fresh / cancel> ")
+        except (EOFError, KeyboardInterrupt):
+            return "cancel"
+        choice = parse_choice(answer)
+        if choice:
+            return choice
+        display.warn("Please type hint, edit, fresh or cancel (the first letter is enough).")

@@ -1,0 +1,36 @@
+"""`osiris chat` without an API key: say how to set one, and offer the offline demo provider."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from osiris.chat.terminal import is_interactive
+from osiris.errors import LLMAuthError
+from osiris.llm.credentials import NO_KEY_MESSAGE
+from osiris.secrets.keyring_store import get_api_key
+
+EXPLANATION = """\
+Osiris needs an Anthropic API key to talk to Claude, and found none.
+  - set it for this shell:   export ANTHROPIC_API_KEY=sk-ant-...
+  - or keep it in the system keyring:   osiris auth login
+Or try the offline demo provider now: it replays scripted answers (one invalid, then a fix),
+so you can see the whole chat without a key or network."""
+
+
+def needs_key(effective: Any) -> bool:
+    return effective.settings.llm.provider == "anthropic" and not get_api_key(effective.env)[0]
+
+
+def offer_demo(stdin: TextIO, stdout: TextIO, use_demo: Callable[[], Any]) -> Any:
+    """Explain; on a terminal ask whether to use the demo provider. Returns `use_demo()`'s
+    settings on yes; raises LLMAuthError (exit 3) on no or when nobody can answer."""
+    if not (is_interactive(stdin) and is_interactive(stdout)):
+        raise LLMAuthError(NO_KEY_MESSAGE)
+    stdout.write(EXPLANATION + "\n")
+    stdout.write("Use the demo provider now? [y/N] ")
+    stdout.flush()
+    answer = stdin.readline()
+    if answer.strip().lower() in {"y", "yes"}:
+        return use_demo()
+    raise LLMAuthError(NO_KEY_MESSAGE)

@@ -1,0 +1,97 @@
+"""The engine's progress events as the person sees them: a live status line (a spinner on a
+terminal, plain lines on a pipe) and, for failed attempts, their errors in brief."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from osiris.chat.display import Display, Status
+from osiris.chat.render import count, describe_locations, show_errors
+from osiris.retry.progress import (
+    ApiErrorRetrying,
+    AttemptFailed,
+    Generating,
+    ProgressEvent,
+    RequestScrubbed,
+    Validating,
+)
+
+ERRORS_SHOWN_PER_ATTEMPT = 3
+
+_SERVICE_PROBLEMS = {
+    "rate_limit": "Rate limited",
+    "overloaded": "The LLM service is overloaded",
+    "server": "The LLM service had an error",
+    "timeout": "The LLM call timed out",
+    "connection": "Could not reach the LLM service",
+}
+
+
+class ChatProgress:
+    """An engine observer. Wrap each engine call in `working()` so there is a status to update."""
+
+    def __init__(self, display: Display) -> None:
+        self.display = display
+        self._status: Status | None = None
+        self._last_failure: Any = None  # the report of the last failed attempt
+
+    @contextlib.contextmanager
+    def working(self, text: str = "Working…") -> Iterator[None]:
+        self._last_failure = None
+        with self.display.status(text) as status:
+            self._status = status
+            try:
+                yield
+            finally:
+                self._status = None
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if isinstance(event, RequestScrubbed):
+            self.display.warn(f"Note: {event.notice}")
+        elif isinstance(event, Generating):
+            self._update(generating_text(event, self._last_failure))
+        elif isinstance(event, Validating):
+            self._update(f"Validating (attempt {event.attempt}/{event.total})…")
+        elif isinstance(event, AttemptFailed):
+            self._last_failure = event.report
+            self._attempt_failed(event)
+        elif isinstance(event, ApiErrorRetrying):
+            self._service_problem(event)
+
+    def _update(self, text: str) -> None:
+        if self._status is not None:
+            self._status.update(text)
+
+    def _attempt_failed(self, event: AttemptFailed) -> None:
+        errors = event.report.errors
+        then = " — asking the LLM to fix only these" if event.will_retry else ""
+        self.display.error(f"✗ Attempt {event.attempt}/{event.total}: {count(len(errors), 'error')}{then}")
+        show_errors(self.display, errors, limit=ERRORS_SHOWN_PER_ATTEMPT)
+
+    def _service_problem(self, event: ApiErrorRetrying) -> None:
+        problem = _SERVICE_PROBLEMS.get(event.error.kind, f"LLM service error ({event.error})")
+        if event.delay_s is None:
+            self.display.warn(f"{problem}; giving up.")
+            return
+        text = f"{problem}, retrying in {seconds(event.delay_s)} ({event.retry_number}/{event.budget})"
+        self.display.warn(text)
+        self._update(text + "…")
+
+
+def seconds(delay: float) -> str:
+    """'4 s' for waits of a second or more, '0.3 s' below."""
+    return f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
+
+
+def generating_text(event: Generating, last_failure: Any) -> str:
+    """'Generating…' first; then 'Generating (attempt 2/3), last time: 2 errors in steps[1].config'."""
+    if event.attempt == 1:
+        return "Generating…"
+    if last_failure is None:
+        return f"Generating (attempt {event.attempt}/{event.total})…"
+    errors = last_failure.errors
+    where = describe_locations(errors)
+    last = f", last time: {count(len(errors), 'error')}" + (f" in {where}" if where else "")
+    return f"Generating (attempt {event.attempt}/{event.total}){last}…"

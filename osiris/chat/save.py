@@ -1,0 +1,38 @@
+"""Saving the accepted pipeline: by default to pipelines/<name>.yaml; overwriting asks first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_DIR = "pipelines"
+
+
+def default_path(pipeline: dict | None, project_root: Path) -> Path:
+    """pipelines/<name>.yaml under the project root; the name is made safe for a file name."""
+    name = str((pipeline or {}).get("name") or "pipeline")
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "pipeline"
+    return project_root / DEFAULT_DIR / f"{safe}.yaml"
+
+
+def target_path(argument: str, pipeline: dict | None, project_root: Path, cwd: Path) -> Path:
+    """Where `/save [FILE]` writes: FILE relative to the current directory, else the default."""
+    if argument:
+        path = Path(argument).expanduser()
+        return path if path.is_absolute() else cwd / path
+    return default_path(pipeline, project_root)
+
+
+def save_pipeline(text: str, path: Path, confirm_overwrite: Callable[[Path], bool]) -> bool:
+    """Write `text` to `path`, creating folders. An existing file is replaced only when
+    `confirm_overwrite(path)` says yes. Returns whether the file was written."""
+    if path.exists() and not confirm_overwrite(path):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return True
+
+
+def is_yes(answer: str) -> bool:
+    return answer.strip().lower() in {"y", "yes"}
