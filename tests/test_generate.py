@@ -247,3 +247,19 @@ def test_warnings_of_the_valid_pipeline_are_shown(project, fake_api):
     assert done.returncode == 0, done.stderr
     assert "valid with 1 warning" in done.stderr and "OML315" in done.stderr
     assert "file_path: output/active_customers.csv" in done.stdout  # written as answered; it validates
+
+
+def test_closing_line_counts_each_kind_of_token_once(project, fake_api):
+    fake_api.add(
+        Reply(fenced(BAD_COMPONENT), input_tokens=1850, output_tokens=210, cache_write=1600),
+        Reply(fenced(VALID), input_tokens=420, output_tokens=190, cache_read=1600),
+    )
+
+    done = run_osiris("generate", REQUEST, cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    assert "tokens: 2,270 in, 400 out, 1,600 cache read, 1,600 cache write" in done.stderr
+    attempts = run_osiris("sessions", "attempts", "last", cwd=project).stdout.splitlines()
+    assert attempts[0].split()[6:10] == ["TOK", "IN", "TOK", "OUT"]
+    assert attempts[1].split()[5:9] == ["1850", "210", "0", "1600"]
+    assert attempts[2].split()[5:9] == ["420", "190", "1600", "0"]

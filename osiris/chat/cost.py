@@ -43,10 +43,7 @@ def estimate_usd(usage: Any, model: str) -> float | None:
 
 def describe_usage(usage: Any, model: str) -> str:
     """E.g. '1,204 in, 310 out, 2,048 cache read, 0 cache write; about $0.0089'."""
-    tokens = (
-        f"{usage.input:,} in, {usage.output:,} out, "
-        f"{usage.cache_read:,} cache read, {usage.cache_write:,} cache write"
-    )
+    tokens = usage.describe()
     cost = estimate_usd(usage, model)
     if cost is not None:
         return tokens + f"; about ${cost:.4f}"

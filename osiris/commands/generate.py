@@ -93,14 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _spending(result: Any) -> str:
-    """E.g. 'valid after 2 attempts; tokens: 2270 in (1600 from cache), 400 out'."""
-    usage = result.usage
-    read = usage.input + usage.cache_write + usage.cache_read
+    """E.g. 'valid after 2 attempts; tokens: 2,270 in, 400 out, 1,600 cache read, 1,600 cache write'."""
     tried = len(result.attempts)
-    return (
-        f"valid after {tried} attempt{'s' if tried != 1 else ''}; tokens: {read} in "
-        f"({usage.cache_read} from cache), {usage.output} out"
-    )
+    return f"valid after {tried} attempt{'s' if tried != 1 else ''}; tokens: {result.usage.describe()}"
 
 
 def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | None) -> None:

@@ -124,16 +124,14 @@ def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
         [
             str(r["cycle"]), str(r.get("attempt_index")), r.get("kind") or "", "yes" if r.get("valid") else "no",
             ",".join(r.get("error_codes") or []) or "-",
-            str(r["token_usage"].get("input", 0) + r["token_usage"].get("cache_write", 0)
-                + r["token_usage"].get("cache_read", 0)),
-            str(r["token_usage"].get("cache_read", 0)),
-            str(r["token_usage"].get("output", 0)),
+            *(str(r["token_usage"].get(kind, 0)) for kind in ("input", "output", "cache_read", "cache_write")),
             f"{r.get('llm_ms', 0):.0f}", f"{r.get('validation_ms', 0):.1f}",
         ]
         for r in rows
     ]
     _print_table(
-        ["CYCLE", "ATTEMPT", "KIND", "VALID", "ERROR CODES", "TOK IN", "(CACHED)", "TOK OUT", "LLM MS", "VALIDATE MS"],
+        ["CYCLE", "ATTEMPT", "KIND", "VALID", "ERROR CODES", "TOK IN", "TOK OUT", "CACHE READ",
+         "CACHE WRITE", "LLM MS", "VALIDATE MS"],
         table,
     )
     return ExitCode.OK

@@ -44,6 +44,13 @@ class TokenUsage:
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
 
+    def describe(self) -> str:
+        """E.g. '1,204 in, 310 out, 2,048 cache read, 0 cache write': every figure, counted once."""
+        return (
+            f"{self.input:,} in, {self.output:,} out, "
+            f"{self.cache_read:,} cache read, {self.cache_write:,} cache write"
+        )
+
 
 @dataclass
 class LLMReply:
