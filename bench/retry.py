@@ -24,10 +24,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from osiris.retry import open_engine  # noqa: E402
-from osiris.settings import load_settings  # noqa: E402
-from tests.engine_samples import BAD_COMPONENT, BAD_MODE, BAD_NEEDS, CUT_OFF, PROSE_ONLY, VALID, fenced  # noqa: E402
-from tests.fake_anthropic import FakeAnthropic, Reply, Status  # noqa: E402
+from osiris.retry import open_engine
+from osiris.settings import load_settings
+from tests.engine_samples import (
+    BAD_COMPONENT,
+    BAD_MODE,
+    BAD_NEEDS,
+    CUT_OFF,
+    PROSE_ONLY,
+    VALID,
+    fenced,
+)
+from tests.fake_anthropic import FakeAnthropic, Reply, Status
 
 SCENARIOS = {
     "valid first try": [Reply(fenced(VALID))],
@@ -112,7 +120,7 @@ def main() -> None:
         f"p95 {percentile(overhead_cpu, 0.95):.2f} ms"
     )
     n = len(valid_usage)
-    mean = lambda attr: sum(getattr(u, attr) for u in valid_usage) / n  # noqa: E731
+    mean = lambda attr: sum(getattr(u, attr) for u in valid_usage) / n
     print(
         f"tokens per valid pipeline (mean of {n}): input {mean('input'):.0f}, output {mean('output'):.0f}, "
         f"cache write {mean('cache_write'):.0f}, cache read {mean('cache_read'):.0f}"

@@ -24,9 +24,13 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def run_osiris(
-    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m osiris ARGS` in `cwd` and capture its output."""
+    """Run `python -m osiris ARGS` in `cwd` (by default in `clean_env()`) and capture its output."""
     return subprocess.run(
         [sys.executable, "-m", "osiris", *args],
         cwd=cwd,
@@ -34,5 +38,5 @@ def run_osiris(
         input=input,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )

@@ -9,7 +9,15 @@ import pytest
 from osiris.retry.progress import AttemptFailed, Generating, PipelineValid
 from tests.conftest import write_settings
 from tests.engine_harness import make_engine
-from tests.engine_samples import BAD_COMPONENT, BAD_MODE, BAD_NEEDS, CUT_OFF, PROSE_ONLY, VALID, fenced
+from tests.engine_samples import (
+    BAD_COMPONENT,
+    BAD_MODE,
+    BAD_NEEDS,
+    CUT_OFF,
+    PROSE_ONLY,
+    VALID,
+    fenced,
+)
 from tests.fake_anthropic import Reply
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from tests.validate_helpers import REPO, validator
 
 from osiris.validate import CODES
+from tests.validate_helpers import REPO, validator
 
 ERRORS_DOC = REPO / "docs" / "errors.md"
 _SECTION = re.compile(r"^## (OML\d{3})\n(.*?)(?=^## |\Z)", re.MULTILINE | re.DOTALL)

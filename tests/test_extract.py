@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.validate_helpers import GOOD_TEXT, validator
-
 from osiris.extract import MAX_CHARS, cut_yaml, estimated_depth, load_document
+from tests.validate_helpers import GOOD_TEXT, validator
 
 
 def test_fenced_yaml_is_cut_out_of_prose():

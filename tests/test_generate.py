@@ -7,7 +7,13 @@ import stat
 
 import yaml
 
-from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs, write_settings
+from tests.conftest import (
+    TEST_API_KEY,
+    cli_env,
+    run_osiris,
+    session_dirs,
+    write_settings,
+)
 from tests.engine_samples import BAD_COMPONENT, BAD_MODE, BAD_NEEDS, VALID, fenced
 from tests.fake_anthropic import Reply, Status
 

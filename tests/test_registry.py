@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.validate_helpers import example_specs_ok, step, oml
 
 from osiris.registry import builtin_components_dir, load_registry
 from osiris.settings import load_settings
 from osiris.validate import Validator, load_validator
+from tests.validate_helpers import example_specs_ok, oml, step
 
 REQUIRED_COMPONENTS = {"mysql.extractor", "mysql.writer", "postgres.extractor", "postgres.writer",
                        "supabase.extractor", "supabase.writer", "filesystem.csv_extractor",
@@ -139,9 +139,8 @@ def test_config_validators_are_built_once_per_component():
 def test_the_spec_documented_in_components_md_loads_and_its_example_validates(tmp_path):
     import re
 
-    from tests.validate_helpers import REPO
-
     from osiris.validate.examples import example_problems
+    from tests.validate_helpers import REPO
 
     text = (REPO / "docs" / "components.md").read_text()
     spec_text = next(block for block in re.findall(r"```yaml\n(.*?)```", text, re.DOTALL)

@@ -6,12 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 from osiris.errors import SettingsError
 from osiris.explain import compact, friendly
 from osiris.registry import Registry, load_registry
 from osiris.validate import Validator
+from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 
 def issues(text, **kwargs):

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import subprocess
+import sys
 
 import pytest
 import yaml
+
 from tests.validate_helpers import CONNECTIONS, csv_step, extract_step, oml, run_cli
 
 

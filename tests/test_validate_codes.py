@@ -5,9 +5,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 from osiris.validate import CODES
+from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 GOOD = oml()
 FENCED = "Here is your pipeline:\n```yaml\n" + GOOD + "```\nLet me know if you need changes."

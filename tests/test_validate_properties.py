@@ -7,10 +7,10 @@ import json
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.validate_helpers import GOOD_TEXT, validator
 
 from osiris.explain import compact, friendly
 from osiris.validate import CODES
+from tests.validate_helpers import GOOD_TEXT, validator
 
 VALIDATOR = validator()
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

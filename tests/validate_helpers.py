@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -14,8 +12,8 @@ import yaml
 from osiris.registry import Registry, load_registry
 from osiris.validate import Validator
 from osiris.validate.rules import compile_rules
+from tests.support import REPO, clean_env, run_osiris
 
-REPO = Path(__file__).resolve().parents[1]
 CONNECTIONS: dict[str, Any] = {
     "mysql": {"default": {"host": "db.internal", "database": "shop", "user": "reader",
                           "password": "${MYSQL_PASSWORD}"}},
@@ -74,10 +72,7 @@ def codes(text: str, **kwargs: Any) -> list[str]:
 def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`python -m osiris ARGS` in a clean environment (no ANTHROPIC_* variables)."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OSIRIS_"))}
-    clean.update(env or {})
-    return subprocess.run([sys.executable, "-m", "osiris", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, env=clean, timeout=60)
+    return run_osiris(*args, cwd=cwd or Path.cwd(), env=clean_env(**(env or {})), input=stdin)
 
 
 GOOD_TEXT = oml()

@@ -17,7 +17,14 @@ from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
 from osiris.chat.questions import OpenQuestion
 from osiris.chat.reader import LineReader
-from osiris.chat.render import count, preamble, show_attempts, show_errors, show_pipeline, show_warnings
+from osiris.chat.render import (
+    count,
+    preamble,
+    show_attempts,
+    show_errors,
+    show_pipeline,
+    show_warnings,
+)
 from osiris.chat.save import is_yes, save_pipeline, target_path
 from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import LLMAuthError, LLMUnavailableError

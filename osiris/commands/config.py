@@ -8,7 +8,12 @@ import re
 import sys
 from typing import Any
 
-from osiris.commands.options import add_action, add_actions, add_llm_options, cli_settings
+from osiris.commands.options import (
+    add_action,
+    add_actions,
+    add_llm_options,
+    cli_settings,
+)
 from osiris.secrets.names import MASK, is_secret_key
 
 _ENV_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")

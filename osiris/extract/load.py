@@ -9,8 +9,8 @@ depth is estimated from the text before libyaml ever sees it (ADR 0010).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import yaml

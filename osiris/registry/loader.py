@@ -15,6 +15,7 @@ from typing import Any
 
 from osiris.extract import load_document
 from osiris.registry.spec import ComponentSpec, spec_from_dict
+
 SPEC_FILE = "spec.yaml"
 META_SCHEMA_FILE = "spec.schema.json"
 

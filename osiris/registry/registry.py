@@ -6,7 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from osiris.registry.loader import SpecProblem, builtin_components_dir, read_specs, spec_files
+from osiris.registry.loader import (
+    SpecProblem,
+    builtin_components_dir,
+    read_specs,
+    spec_files,
+)
 from osiris.registry.spec import ComponentSpec
 
 # Top-level keywords the validator checks itself, for one issue per field with a fuzzy hint.

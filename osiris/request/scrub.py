@@ -12,7 +12,6 @@ from osiris.secrets.names import MASK
 from osiris.secrets.redact import DSN_PASSWORD, Redactor
 
 
-
 @dataclass(frozen=True)
 class ScrubbedRequest:
     """The text to store and send, and what was removed (for telling the person)."""

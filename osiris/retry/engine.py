@@ -20,7 +20,12 @@ from osiris.errors import OsirisError, UsageError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, Message, Provider
-from osiris.prompt import SystemPrompt, build_request_prompt, build_retry_prompt, retry_kind
+from osiris.prompt import (
+    SystemPrompt,
+    build_request_prompt,
+    build_retry_prompt,
+    retry_kind,
+)
 from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
 from osiris.retry import trail

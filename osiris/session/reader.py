@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from osiris.errors import UsageError
-from osiris.session.store import ARTIFACTS_DIR, CONVERSATION_FILE, EVENTS_FILE, SESSION_FILE
+from osiris.session.store import (
+    ARTIFACTS_DIR,
+    CONVERSATION_FILE,
+    EVENTS_FILE,
+    SESSION_FILE,
+)
 
 
 @dataclass(frozen=True)

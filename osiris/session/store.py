@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from osiris.secrets.redact import Redactor
-from osiris.session.files import AppendLog, ensure_private_dir, write_atomic, write_json_atomic
+from osiris.session.files import (
+    AppendLog,
+    ensure_private_dir,
+    write_atomic,
+    write_json_atomic,
+)
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"

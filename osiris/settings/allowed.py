@@ -5,7 +5,6 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-import annotated_types
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
@@ -62,23 +61,17 @@ def _describe_field(field: FieldInfo) -> str | None:
 
 
 def _bounds(field: FieldInfo) -> str:
-    low = high = None
-    low_text = high_text = ""
-    for item in field.metadata:
-        if isinstance(item, annotated_types.Ge):
-            low, low_text = item.ge, "from"
-        elif isinstance(item, annotated_types.Gt):
-            low, low_text = item.gt, "greater than"
-        elif isinstance(item, annotated_types.Le):
-            high, high_text = item.le, "to"
-        elif isinstance(item, annotated_types.Lt):
-            high, high_text = item.lt, "below"
-    if low is not None and high is not None:
-        if low_text == "from":
-            return f" from {low} to {high}"
-        return f" {low_text} {low} and at most {high}"
-    if low is not None:
-        return f" {low_text} {low}" if low_text != "from" else f" of at least {low}"
-    if high is not None:
-        return f" of at most {high}"
+    """E.g. " from 0 to 5", " greater than 0 and at most 3600", " of at least 1"."""
+    limits = {type(item).__name__: item for item in field.metadata}
+    ge, gt, le = limits.get("Ge"), limits.get("Gt"), limits.get("Le")
+    if ge is not None and le is not None:
+        return f" from {ge.ge} to {le.le}"
+    if gt is not None and le is not None:
+        return f" greater than {gt.gt} and at most {le.le}"
+    if ge is not None:
+        return f" of at least {ge.ge}"
+    if gt is not None:
+        return f" greater than {gt.gt}"
+    if le is not None:
+        return f" of at most {le.le}"
     return ""

@@ -122,7 +122,9 @@ def env_layers(env: Mapping[str, str]) -> list[Layer]:
     """OSIRIS_* variables: the nested ones (OSIRIS_LLM__MODEL), then the flat retry alias."""
     values: dict[str, Any] = {}
     if any(name.upper().startswith("OSIRIS_") and "__" in name for name in env):
-        from pydantic_settings import EnvSettingsSource  # 230 ms to import: only when needed
+        from pydantic_settings import (
+            EnvSettingsSource,  # 230 ms to import: only when needed
+        )
 
         nested = EnvSettingsSource(
             Settings, env_prefix="OSIRIS_", env_nested_delimiter="__", case_sensitive=False
@@ -179,7 +181,10 @@ def _deep_merge(target: dict[str, Any], overlay: Mapping[str, Any]) -> None:
 
 def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> str:
     """One line: source, key, bad value and what is allowed (or the closest known key)."""
-    from osiris.settings.allowed import describe_allowed, known_keys_at  # only on errors
+    from osiris.settings.allowed import (  # only on errors
+        describe_allowed,
+        known_keys_at,
+    )
 
     problems = error.errors()
     first = problems[0]

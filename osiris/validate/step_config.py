@@ -6,8 +6,14 @@ from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
-from osiris.validate.connections import (CONNECTION_KEY, Connections, Reference, check_overrides,
-                                         check_reference, connection_hint)
+from osiris.validate.connections import (
+    CONNECTION_KEY,
+    Connections,
+    Reference,
+    check_overrides,
+    check_reference,
+    connection_hint,
+)
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
