@@ -20,6 +20,8 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/startup.py
+	$(PY) bench/validate.py
+	$(PY) bench/retry.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
