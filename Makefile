@@ -22,6 +22,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/startup.py
 	$(PY) bench/validate.py
 	$(PY) bench/retry.py
+	$(PY) bench/chat_start.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
