@@ -41,6 +41,13 @@ class PipelineInvalidError(OsirisError):
     exit_code = ExitCode.INVALID
 
 
+class FileWriteError(OsirisError):
+    """A file Osiris keeps (session trail, pipeline) could not be written: disk full, permissions."""
+
+    def __init__(self, path: object, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}")
+
+
 class LLMAuthError(OsirisError):
     """The LLM service rejected the key, or the key lacks permission."""
 

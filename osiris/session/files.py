@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from osiris.errors import FileWriteError
+
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
@@ -28,12 +30,18 @@ def ensure_private_dir(path: Path) -> Path:
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` in one step: readers see the old file or the new one, never half.
     The parent directory must exist (see `ensure_private_dir`)."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise FileWriteError(path, error) from None
     try:
         os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(temp, path)  # atomic for readers; no fsync: a session is a log, not a database
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise FileWriteError(path, error) from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
@@ -51,11 +59,14 @@ class AppendLog:
         self._handle: Any = None
 
     def append(self, line: str) -> None:
-        if self._handle is None:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-            self._handle = os.fdopen(fd, "a", encoding="utf-8")
-        self._handle.write(line.rstrip("\n") + "\n")
-        self._handle.flush()
+        try:
+            if self._handle is None:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+                self._handle = os.fdopen(fd, "a", encoding="utf-8")
+            self._handle.write(line.rstrip("\n") + "\n")
+            self._handle.flush()
+        except OSError as error:
+            raise FileWriteError(self.path, error) from None
 
     def close(self) -> None:
         if self._handle is not None:

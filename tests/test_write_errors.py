@@ -1,0 +1,32 @@
+"""A disk that is full or a path that cannot be written: one line, a non-zero exit, no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from osiris.errors import FileWriteError
+from osiris.session.files import AppendLog
+from tests.support import run_osiris
+
+DEV_FULL = Path("/dev/full")
+
+
+@pytest.mark.skipif(not DEV_FULL.exists(), reason="needs Linux's /dev/full")
+def test_a_full_disk_is_reported_with_the_file_name() -> None:
+    log = AppendLog(DEV_FULL)
+    with pytest.raises(FileWriteError, match=r"cannot write /dev/full: No space left on device"):
+        log.append('{"event_type": "session_start"}')
+
+
+def test_sessions_dir_that_cannot_be_created(tmp_path: Path) -> None:
+    (tmp_path / "blocker").write_text("a file, not a directory\n")
+    (tmp_path / ".osiris.yaml").write_text("sessions:\n  dir: blocker/sessions\n")
+
+    done = run_osiris("generate", "--provider", "demo", "copy customers to a csv", cwd=tmp_path)
+
+    assert done.returncode == 5
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("osiris: error: ")
+    assert "blocker" in done.stderr and "Not a directory" in done.stderr
