@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
+
+from osiris.errors import FileWriteError
 from osiris.secrets.redact import Redactor
 from osiris.session import Session
 from osiris.session import files as session_files
@@ -63,10 +66,8 @@ def test_json_is_written_atomically(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(session_files.os, "replace", crash)
-    try:
+    with pytest.raises(FileWriteError, match="disk full"):
         session_files.write_json_atomic(target, {"v": 2})
-    except OSError:
-        pass
     assert json.loads(target.read_text()) == {"v": 1}  # the old file, whole
     assert [p.name for p in target.parent.iterdir()] == ["state.json"]  # no temp file left
 
