@@ -82,10 +82,13 @@ def test_secret_connection_values_are_masked_but_env_references_shown(tmp_path: 
     (tmp_path / ".osiris.yaml").write_text(
         "connections:\n  mysql:\n    default:\n      password: hunter2-planted\n"
         "      user: reader\n  postgres:\n    main:\n      password: ${PG_PASSWORD}\n"
+        "      url: postgres://etl:dsn-planted-pw@pg.internal/dw\n"
     )
     result = run_osiris("config", "show", "--json", cwd=tmp_path)
     shown = json.loads(result.stdout)
     assert "hunter2-planted" not in result.stdout + result.stderr
+    assert "dsn-planted-pw" not in result.stdout + result.stderr
+    assert shown["connections.postgres.main.url"]["value"] == "postgres://etl:***@pg.internal/dw"
     assert shown["connections.mysql.default.password"]["value"] == "***"
     assert shown["connections.mysql.default.user"]["value"] == "reader"
     assert shown["connections.postgres.main.password"]["value"] == "${PG_PASSWORD}"

@@ -27,10 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from osiris.secrets.redact import Redactor
     from osiris.settings import load_settings
 
     effective = load_settings(cli=cli_settings(args), config_path=args.config)
-    rows = [(key, displayed(key, value), source) for key, value, source in effective.items()]
+    redactor = Redactor()  # secret keys masked, DSN passwords too; ${ENV} references kept
+    rows = [
+        (key, redactor.data(value, key=key.rsplit(".", 1)[-1]), source)
+        for key, value, source in effective.items()
+    ]
     if args.json:
         json.dump({key: {"value": value, "source": source} for key, value, source in rows},
                   sys.stdout, indent=2)
@@ -43,11 +48,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"{key:<{width}}  {json.dumps(value):<28}  {source}")
     return 0
 
-
-def displayed(key: str, value: Any) -> Any:
-    """Mask secret values; `${ENV}` references are shown since they hold no secret."""
-    if not is_secret_key(key.rsplit(".", 1)[-1]) or value in (None, ""):
-        return value
-    if isinstance(value, str) and _ENV_REFERENCE.match(value):
-        return value
-    return MASK
