@@ -67,6 +67,9 @@ def test_strict_mode_from_the_command_line(project, fake_api):
     done = run_osiris("generate", REQUEST, "--retry-attempts", "0", cwd=project)
 
     assert done.returncode == 1 and len(fake_api.requests) == 1
+    meta = json.loads((session_dirs(project)[0] / "session.json").read_text())
+    assert meta["settings"]["validation.retry.max_attempts"] == {"value": 0, "source": "cli"}
+    assert meta["settings"]["llm.base_url"]["source"] == str(project / ".osiris.yaml")
 
 
 def test_retry_attempts_from_the_environment(project, fake_api):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from typing import Any
 
 from osiris.commands.options import (
     add_action,
@@ -14,9 +12,6 @@ from osiris.commands.options import (
     add_llm_options,
     cli_settings,
 )
-from osiris.secrets.names import MASK, is_secret_key
-
-_ENV_REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,24 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from osiris.secrets.redact import Redactor
     from osiris.settings import load_settings
 
     effective = load_settings(cli=cli_settings(args), config_path=args.config)
-    redactor = Redactor()  # secret keys masked, DSN passwords too; ${ENV} references kept
-    rows = [
-        (key, redactor.data(value, key=key.rsplit(".", 1)[-1]), source)
-        for key, value, source in effective.items()
-    ]
+    shown = effective.to_dict()
     if args.json:
-        json.dump({key: {"value": value, "source": source} for key, value, source in rows},
-                  sys.stdout, indent=2)
+        json.dump(shown, sys.stdout, indent=2)
         print()
         return 0
-    where = effective.config_path or "none found (defaults apply)"
-    print(f"# settings file: {where}")
-    width = max(len(key) for key, _, _ in rows)
-    for key, value, source in rows:
-        print(f"{key:<{width}}  {json.dumps(value):<28}  {source}")
+    print(f"# settings file: {effective.config_path or 'none found (defaults apply)'}")
+    width = max(len(key) for key in shown)
+    for key, entry in shown.items():
+        print(f"{key:<{width}}  {json.dumps(entry['value']):<28}  {entry['source']}")
     return 0
-

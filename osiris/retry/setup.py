@@ -17,7 +17,6 @@ from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
-from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
@@ -52,7 +51,7 @@ def open_engine(
     else:
         session = Session.create(
             root, provider=provider.name, model=provider.model, redactor=redactor,
-            settings=settings_snapshot(effective), command=command,
+            settings=effective.to_dict(), command=command,
         )
     engine = GenerationEngine(
         provider=provider,
@@ -91,13 +90,3 @@ def all_secret_fields(registry: Any) -> set[str]:
 def field_name(pointer: str) -> str:
     """"/headers/Authorization" -> "Authorization"; a plain name is returned unchanged."""
     return pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-
-
-def settings_snapshot(effective: Any) -> dict[str, dict[str, Any]]:
-    """{key: {value, source}} with secret-named values masked (the session redacts the rest)."""
-    snapshot = {}
-    for key, value, source in effective.items():
-        if isinstance(value, str) and any(is_secret_key(part) for part in key.split(".")):
-            value = value if value.startswith("${") else MASK
-        snapshot[key] = {"value": value, "source": source}
-    return snapshot

@@ -49,6 +49,17 @@ class EffectiveSettings:
         for key, value in _flatten(self.settings.model_dump(mode="json")):
             yield key, value, self.source(key)
 
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """`{"llm.model": {"value": ..., "source": ...}, ...}` with secrets masked: what
+        `config show --json` prints and `session.json` keeps. `${ENV}` references stay readable."""
+        from osiris.secrets.redact import Redactor
+
+        redactor = Redactor()
+        return {
+            key: {"value": redactor.data(value, key=key.rsplit(".", 1)[-1]), "source": source}
+            for key, value, source in self.items()
+        }
+
     def resolve_path(self, path: str | os.PathLike[str]) -> Path:
         """A path from the settings, relative to the project root unless absolute."""
         candidate = Path(path).expanduser()
