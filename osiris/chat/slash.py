@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from osiris import suggest
+
 
 @dataclass(frozen=True)
 class SlashCommand:
@@ -46,11 +48,9 @@ def parse_slash(line: str) -> SlashInput | None:
 
 def closest(name: str) -> str | None:
     """The command a mistyped name most likely meant, for 'unknown command' messages."""
-    import difflib
-
-    matches = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.5)
+    match = suggest.closest(name, BY_NAME, cutoff=0.5)
     prefixed = [command for command in BY_NAME if command.startswith(name)] if name else []
-    return matches[0] if matches else (prefixed[0] if len(prefixed) == 1 else None)
+    return match or (prefixed[0] if len(prefixed) == 1 else None)
 
 
 def help_rows() -> list[tuple[str, str]]:

@@ -51,7 +51,7 @@ def _list(registry: Any, as_json: bool) -> int:
 def _show(registry: Any, name: str, as_json: bool) -> int:
     spec = registry.get(name)
     if spec is None:
-        from osiris.validate.suggest import did_you_mean
+        from osiris.suggest import did_you_mean
 
         raise UsageError(f"unknown component '{name}'{did_you_mean(name, registry.names())}; "
                          "see 'osiris components list'")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pydantic import ValidationError
 from osiris.errors import SettingsError
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.settings.model import Settings
+from osiris.suggest import closest
 
 CONFIG_FILE_NAME = ".osiris.yaml"
 RETRY_ATTEMPTS_ENV = "OSIRIS_VALIDATE_RETRY_ATTEMPTS"
@@ -205,8 +205,8 @@ def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> st
     more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
     if first["type"] == "extra_forbidden":
         known = known_keys_at(loc[:-1])
-        close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
-        suggestion = f"; did you mean '{'.'.join([*loc[:-1], close[0]])}'?" if close else ""
+        close = closest(loc[-1], known)
+        suggestion = f"; did you mean '{'.'.join([*loc[:-1], close])}'?" if close else ""
         choices = f"; known keys here: {', '.join(known)}" if not close and known else ""
         return f"{source}: unknown key '{key}'{suggestion}{choices}{more}"
     value = MASK if any(is_secret_key(part) for part in loc) else first.get("input")

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from osiris.registry import ComponentSpec
+from osiris.suggest import did_you_mean, listing
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.suggest import did_you_mean, listing
 
 CONNECTION_KEY = "connection"
 _REFERENCE = re.compile(r"^@([a-z0-9_-]+)\.([a-z0-9_-]+)$", re.IGNORECASE)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from osiris.suggest import did_you_mean, listing
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.suggest import did_you_mean, listing
 
 
 def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:

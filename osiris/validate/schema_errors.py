@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from osiris.registry import ComponentSpec
+from osiris.suggest import did_you_mean, listing
 from osiris.validate.coerce import describe
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.suggest import did_you_mean, listing
 
 _RANGE = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
           "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems", "multipleOf"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
+from osiris.suggest import closest, did_you_mean, listing
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
 from osiris.validate.connections import (
     CONNECTION_KEY,
@@ -18,7 +19,6 @@ from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 from osiris.validate.schema_errors import report_schema_error
-from osiris.validate.suggest import closest, did_you_mean, listing
 
 
 def check_step_config(index: int, step: dict[str, Any], registry: Registry, connections: Connections,

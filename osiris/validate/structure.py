@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from osiris.suggest import did_you_mean
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.suggest import did_you_mean
 
 OML_VERSION = "0.1.0"
 REQUIRED_KEYS = ("oml_version", "name", "steps")

@@ -1,4 +1,4 @@
-"""The closest valid name, for hints such as "did you mean 'path'?"."""
+"""The closest valid name, for hints such as "did you mean 'path'?" (validation, settings, chat)."""
 
 from __future__ import annotations
 
