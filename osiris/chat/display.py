@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol, TextIO
 
 from osiris.chat.terminal import wants_fancy_output
+from osiris.text_table import format_table
 
 
 class Status(Protocol):
@@ -84,10 +85,8 @@ class PlainDisplay:
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None:
         if title:
             self.say(title)
-        cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
-        widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-        for row in cells:
-            self.say("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        for line in format_table(headers, rows):
+            self.say(line)
 
     @contextlib.contextmanager
     def status(self, text: str) -> Iterator[Status]:

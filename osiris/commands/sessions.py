@@ -151,10 +151,9 @@ def _events(events: list[dict[str, Any]], as_json: bool) -> int:
 
 
 def _print_table(headers: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    print("  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip())
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    from osiris.text_table import format_table
+
+    print("\n".join(format_table(headers, rows)))
 
 
 def _print_json(data: Any) -> None:
