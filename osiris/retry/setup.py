@@ -21,6 +21,7 @@ from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator
+from osiris.validate.pointer import split as pointer_parts
 
 
 def open_engine(
@@ -83,10 +84,5 @@ def all_secret_fields(registry: Any) -> set[str]:
     """
     fields: set[str] = set()
     for name in getattr(registry, "components", {}) or {}:
-        fields |= {field_name(pointer) for pointer in registry.secret_fields(name)}
+        fields |= {pointer_parts(pointer)[-1] for pointer in registry.secret_fields(name) if pointer}
     return fields - {""}
-
-
-def field_name(pointer: str) -> str:
-    """"/headers/Authorization" -> "Authorization"; a plain name is returned unchanged."""
-    return pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
