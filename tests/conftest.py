@@ -59,3 +59,23 @@ def run_osiris(
 def session_dirs(root: Path) -> list[Path]:
     base = root / ".osiris" / "sessions"
     return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A real PostgreSQL 15 for the whole test session (fails, never skips, when it cannot start)."""
+    from tests.servers.postgres import start_postgres
+
+    server = start_postgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def mariadb_server() -> Iterator[Any]:
+    """A real MariaDB for the whole test session (fails, never skips, when it cannot start)."""
+    from tests.servers.mariadb import start_mariadb
+
+    server = start_mariadb()
+    yield server
+    server.stop()

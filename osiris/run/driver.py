@@ -1,0 +1,94 @@
+"""The contract between the engine and a driver: what a step is given and what it gives back.
+
+A driver is one class per component family (`mysql`, `postgres`, `filesystem`, ...), in the module
+`osiris.run.drivers.<family>`, exposing `DRIVER: Driver`. The engine imports a family's module only
+when a pipeline uses it, so `osiris run` pays for psycopg or PyMySQL only when it needs them.
+
+Rows never travel through Python lists: a reader leaves its rows in the DuckDB table
+`ctx.output_table`, in batches (Arrow or DuckDB relations); a writer reads `ctx.input_tables`;
+a transform runs SQL over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+class RuntimeProblem(Exception):
+    """An expected runtime failure of one step, reported as an OML5xx issue (never a traceback).
+
+    `message` and `hint` must already be free of secrets: drivers build them from their own words
+    and redact any text taken from a driver library's exception.
+    """
+
+    def __init__(self, code: str, message: str, hint: str, *, value: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.value = value
+
+
+@dataclass
+class StepContext:
+    """Everything a driver needs to run one step."""
+
+    step_id: str
+    component: str  # e.g. "mysql.extractor"
+    mode: str  # OML mode: read | write | transform
+    config: Mapping[str, Any]  # step config merged with its resolved connection; holds secrets
+    con: duckdb.DuckDBPyConnection  # the run's engine; every step's output lives here
+    output_table: str  # `df_<id>`: where a reader or transform leaves its rows
+    input_tables: Mapping[str, str]  # upstream step id -> its table name (`df_<id>`)
+    sample: int | None = None  # row limit per source; None for a full run
+    work_dir: Path | None = None  # where a sample write may put files (under the session)
+    progress: Callable[[int], None] = lambda rows: None  # rows so far, for the live display
+    secrets: tuple[str, ...] = ()  # this step's secret values, for redacting driver errors
+
+
+@dataclass
+class StepOutcome:
+    """What a step did: rows in and out, the output's columns, and any warnings."""
+
+    rows_in: int = 0
+    rows_out: int = 0
+    columns: list[tuple[str, str]] = field(default_factory=list)  # (name, DuckDB type)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ColumnInfo:
+    name: str
+    type: str  # the database's own type name, e.g. "varchar(255)"
+    nullable: bool = True
+
+
+@dataclass
+class TableInfo:
+    """One table as `discover` finds it; the catalog (`.osiris/catalog/<family>.<alias>.json`)
+    stores `{"tables": {name: {"columns": [{name, type, nullable}], "primary_key": [...]}}}`."""
+
+    name: str
+    columns: list[ColumnInfo]
+    primary_key: list[str] = field(default_factory=list)
+
+
+class Driver(Protocol):
+    """One component family's runtime."""
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        """Run one step: read into `ctx.output_table`, write from the input, or transform."""
+        ...
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        """Tables, columns, types and keys of a connection (all tables when `tables` is None).
+
+        Families whose specs do not list the `discover` mode raise RuntimeProblem.
+        """
+        ...

@@ -1,0 +1,78 @@
+"""A real PostgreSQL 15, initialised in a temp dir and started on a loopback port."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.servers.process import ServerStartError, find_binary, free_port, hand_over, run_as, wait_until
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+PASSWORD = "pg-test-Secret-41"  # planted: tests scan output for it
+
+
+@dataclass
+class PostgresServer:
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str
+    process: subprocess.Popen[bytes]
+    data_dir: Path
+
+    def connection(self) -> dict[str, object]:
+        """The connection fields an Osiris setting would hold."""
+        return {"host": self.host, "port": self.port, "user": self.user,
+                "password": self.password, "database": self.database}
+
+    def dsn(self) -> str:
+        return (f"host={self.host} port={self.port} user={self.user} "
+                f"password={self.password} dbname={self.database}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def start_postgres() -> PostgresServer:
+    initdb = find_binary("initdb", str(PG_BIN / "initdb"))
+    postgres = find_binary("postgres", str(PG_BIN / "postgres"))
+    root = Path(tempfile.mkdtemp(prefix="osiris-pg-"))
+    hand_over(root)
+    data, log = root / "data", root / "server.log"
+    pwfile = root / "pw"
+    pwfile.write_text(PASSWORD + "\n")
+    hand_over(root)
+    init = subprocess.run(
+        [initdb, "-D", str(data), "-U", "osiris", "--pwfile", str(pwfile), "-A", "scram-sha-256",
+         "-E", "UTF8", "--no-sync"],
+        capture_output=True, **run_as(),  # type: ignore[call-overload]
+    )
+    if init.returncode != 0:
+        raise ServerStartError(f"initdb failed: {init.stderr.decode(errors='replace')[-800:]}")
+    port = free_port()
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [postgres, "-D", str(data), "-p", str(port), "-h", "127.0.0.1", "-k", str(root),
+             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+            stdout=out, stderr=subprocess.STDOUT, **run_as(),  # type: ignore[call-overload]
+        )
+    server = PostgresServer("127.0.0.1", port, "osiris", PASSWORD, "postgres", process, data)
+    wait_until(lambda: _accepts(server), process, log, "PostgreSQL")
+    return server
+
+
+def _accepts(server: PostgresServer) -> bool:
+    import psycopg
+
+    try:
+        with psycopg.connect(server.dsn(), connect_timeout=2):
+            return True
+    except psycopg.OperationalError:
+        return False
