@@ -1,0 +1,219 @@
+"""Mutation testing for one module: how many small deliberate bugs do the tests catch?
+
+    .venv/bin/python bench/mutation.py osiris/validate/graph.py [tests/test_a.py ...]
+        [--max N] [--timeout S] [--json]
+
+Each mutant changes one thing in the module (a comparison flipped, `and`/`or` swapped, `not`
+dropped, a constant changed, a `return` value replaced by None, a `break`/`continue` swapped). It is
+written over the real file, so that subprocess tests see it too, the given tests run (`pytest -x`),
+and the file is restored, whatever happens (Ctrl-C included). A mutant is *caught* when the tests
+fail and *survives* when they pass; a mutant whose tests run past `--timeout` counts as caught
+(an endless loop is a failure a user would see).
+
+Prints caught, survived and the score, then one line per survivor (line, what changed), so that a
+survivor can be turned into a test or argued to be equivalent. Run it on a clean work tree: the
+module is restored from memory, but an interrupted run is safest undone with `git checkout FILE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+COMPARISON_SWAPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}
+OPERATOR_SWAPS: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult,
+}
+
+
+@dataclass
+class Mutant:
+    line: int
+    change: str
+    source: str = ""
+    outcome: str = ""  # caught | survived | timeout | error
+
+
+def mutants_of(source: str) -> Iterator[Mutant]:
+    """Every single-point mutant of `source`, each as the whole mutated module's text."""
+    tree = ast.parse(source)
+    count = sum(1 for _ in _sites(tree))
+    for index in range(count):
+        fresh = ast.parse(source)
+        site = list(_sites(fresh))[index]
+        change = site.apply()
+        if change is None:
+            continue
+        try:
+            text = ast.unparse(fresh)
+        except Exception:  # an unparsable mutant is no mutant
+            continue
+        yield Mutant(line=site.line, change=change, source=text)
+
+
+class _Site:
+    def __init__(self, node: ast.AST, kind: str, extra: object = None) -> None:
+        self.node, self.kind, self.extra = node, kind, extra
+        self.line = getattr(node, "lineno", 0)
+
+    def apply(self) -> str | None:
+        node = self.node
+        if self.kind == "compare":
+            assert isinstance(node, ast.Compare) and isinstance(self.extra, int)
+            old = node.ops[self.extra]
+            new = COMPARISON_SWAPS[type(old)]()
+            node.ops[self.extra] = new
+            return f"{type(old).__name__} -> {type(new).__name__}"
+        if self.kind == "boolop":
+            assert isinstance(node, ast.BoolOp)
+            old_name = type(node.op).__name__
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+            return f"{old_name} -> {type(node.op).__name__}"
+        if self.kind == "binop":
+            assert isinstance(node, ast.BinOp)
+            old_op = node.op
+            node.op = OPERATOR_SWAPS[type(old_op)]()
+            return f"{type(old_op).__name__} -> {type(node.op).__name__}"
+        if self.kind == "not":
+            assert isinstance(node, ast.UnaryOp)
+            replacement = node.operand
+            _replace(self.extra, node, replacement)
+            return "drop `not`"
+        if self.kind == "constant":
+            assert isinstance(node, ast.Constant)
+            old_value = node.value
+            if isinstance(old_value, bool):
+                node.value = not old_value
+            elif isinstance(old_value, int):
+                node.value = old_value + 1
+            else:
+                return None
+            return f"{old_value!r} -> {node.value!r}"
+        if self.kind == "return":
+            assert isinstance(node, ast.Return)
+            node.value = ast.Constant(value=None)
+            return "return None"
+        if self.kind == "loopjump":
+            assert isinstance(node, (ast.Break, ast.Continue))
+            new: ast.stmt = ast.Continue() if isinstance(node, ast.Break) else ast.Break()
+            _replace(self.extra, node, new)
+            return f"{type(node).__name__.lower()} -> {type(new).__name__.lower()}"
+        return None
+
+
+def _sites(tree: ast.AST) -> Iterator[_Site]:
+    for parent in ast.walk(tree):
+        for node in ast.iter_child_nodes(parent):
+            if isinstance(node, ast.Compare):
+                for position, op in enumerate(node.ops):
+                    if type(op) in COMPARISON_SWAPS:
+                        yield _Site(node, "compare", position)
+            elif isinstance(node, ast.BoolOp):
+                yield _Site(node, "boolop")
+            elif isinstance(node, ast.BinOp) and type(node.op) in OPERATOR_SWAPS:
+                if not _is_string_op(node):
+                    yield _Site(node, "binop")
+            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                yield _Site(node, "not", parent)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, (bool, int)):
+                if not isinstance(parent, (ast.AnnAssign, ast.arg)):
+                    yield _Site(node, "constant")
+            elif isinstance(node, ast.Return) and node.value is not None:
+                if not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                    yield _Site(node, "return")
+            elif isinstance(node, (ast.Break, ast.Continue)):
+                yield _Site(node, "loopjump", parent)
+
+
+def _is_string_op(node: ast.BinOp) -> bool:
+    return any(isinstance(side, ast.Constant) and isinstance(side.value, str)
+               for side in (node.left, node.right)) or isinstance(node.left, ast.JoinedStr)
+
+
+def _replace(parent: object, old: ast.AST, new: ast.AST) -> None:
+    """Put `new` where `old` was among `parent`'s fields."""
+    for field, value in ast.iter_fields(parent):  # type: ignore[arg-type]
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list):
+            for position, item in enumerate(value):
+                if item is old:
+                    value[position] = new
+                    return
+
+
+def run_tests(tests: list[str], timeout: float) -> str:
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+               "--no-header", *tests]
+    try:
+        result = subprocess.run(command, cwd=REPO, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    if result.returncode == 0:
+        return "survived"
+    if result.returncode in (1,):
+        return "caught"
+    return "error"  # collection errors, usage: the mutant broke import; counts as caught
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("module", type=Path)
+    parser.add_argument("tests", nargs="*")
+    parser.add_argument("--max", type=int, default=0, help="stop after N mutants (0: all)")
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    module = (REPO / args.module).resolve() if not args.module.is_absolute() else args.module
+    original = module.read_text(encoding="utf-8")
+    tests = args.tests or ["tests"]
+    baseline = run_tests(tests, args.timeout)
+    if baseline != "survived":
+        print(f"the tests fail before any mutation ({baseline}); fix them first", file=sys.stderr)
+        return 2
+    results: list[Mutant] = []
+    started = time.perf_counter()
+    try:
+        for mutant in mutants_of(original):
+            if args.max and len(results) >= args.max:
+                break
+            module.write_text(mutant.source, encoding="utf-8")
+            mutant.outcome = run_tests(tests, args.timeout)
+            results.append(mutant)
+            print(f"  {len(results):4d} line {mutant.line:4d} {mutant.change:28s} {mutant.outcome}",
+                  file=sys.stderr, flush=True)
+    finally:
+        module.write_text(original, encoding="utf-8")
+    survivors = [m for m in results if m.outcome == "survived"]
+    caught = len(results) - len(survivors)
+    score = 100.0 * caught / len(results) if results else 100.0
+    if args.json:
+        print(json.dumps({"module": str(args.module), "mutants": len(results), "caught": caught,
+                          "survived": len(survivors), "score": round(score, 1),
+                          "survivors": [{k: v for k, v in asdict(m).items() if k != "source"}
+                                        for m in survivors]}, indent=2))
+        return 0
+    minutes = (time.perf_counter() - started) / 60
+    print(f"{args.module}: {len(results)} mutants, {caught} caught, {len(survivors)} survived "
+          f"({score:.0f}%) in {minutes:.1f} min with {' '.join(tests)}")
+    for mutant in survivors:
+        print(f"  survived: line {mutant.line}: {mutant.change}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
