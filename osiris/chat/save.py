@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from osiris.output_path import OutputPathError, output_problem, write_output
+
 DEFAULT_DIR = "pipelines"
 
 
@@ -26,11 +28,14 @@ def target_path(argument: str, pipeline: dict | None, project_root: Path, cwd: P
 
 def save_pipeline(text: str, path: Path, confirm_overwrite: Callable[[Path], bool]) -> bool:
     """Write `text` to `path`, creating folders. An existing file is replaced only when
-    `confirm_overwrite(path)` says yes. Returns whether the file was written."""
+    `confirm_overwrite(path)` says yes. Returns whether the file was written. Raises
+    OutputPathError (an OSError) for a path that cannot be written: a link, a directory, ..."""
+    problem = output_problem(path)
+    if problem:
+        raise OutputPathError(problem)
     if path.exists() and not confirm_overwrite(path):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    write_output(path, text if text.endswith("\n") else text + "\n")
     return True
 
 
