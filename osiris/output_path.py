@@ -5,7 +5,7 @@ written atomically, never through a symbolic link.
 Commands call it before they spend anything (an LLM call), so that a bad path costs nothing.
 `write_output(path, text)` then writes to a temporary file beside the target and renames it over
 the target: a link in the way is refused, and even one planted meanwhile is replaced, not
-followed (ADR 0055).
+followed (ADR 0056).
 """
 
 from __future__ import annotations
