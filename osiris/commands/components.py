@@ -7,17 +7,18 @@ import json
 import sys
 from typing import Any
 
+from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="one line per component: name, OML modes, title")
+    actions = add_actions(parser)
+    listing = add_action(actions, "list", "one line per component: name, OML modes, title")
     listing.add_argument("--json", action="store_true", help="print JSON on stdout")
-    show = actions.add_parser("show", help="a component's fields, connection, constraints and examples")
+    show = add_action(actions, "show", "a component's fields, connection, constraints and examples")
     show.add_argument("name", metavar="NAME")
     show.add_argument("--json", action="store_true", help="print the spec as JSON on stdout")
-    actions.add_parser("validate", help="check every spec: meta-schema, configSchema, and its examples")
+    add_action(actions, "validate", "check every spec: meta-schema, configSchema, and its examples")
 
 
 def run(args: argparse.Namespace) -> int:
