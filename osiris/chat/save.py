@@ -18,6 +18,25 @@ def default_path(pipeline: dict | None, project_root: Path) -> Path:
     return project_root / DEFAULT_DIR / f"{safe}.yaml"
 
 
+def draft_path(pipeline: dict | None, project_root: Path) -> Path:
+    """pipelines/<name>.draft.yaml: an invalid pipeline kept on request, named so."""
+    default = default_path(pipeline, project_root)
+    return default.with_name(default.stem + ".draft.yaml")
+
+
+def draft_text(text: str, error_count: int) -> str:
+    """The draft with a first line saying what it is, so nobody takes it for a valid pipeline."""
+    plural = "s" if error_count != 1 else ""
+    return f"# DRAFT: this pipeline does not validate yet ({error_count} error{plural}); " \
+           f"osiris validate lists them.\n{text}"
+
+
+def looks_like_path(answer: str) -> bool:
+    """At the save prompt, only a path-like answer is a file name: a separator or a YAML suffix.
+    Anything else ("now also filter on country = DE") is the person's next message."""
+    return "/" in answer or answer.lower().endswith((".yaml", ".yml"))
+
+
 def target_path(argument: str, pipeline: dict | None, project_root: Path, cwd: Path) -> Path:
     """Where `/save [FILE]` writes: FILE relative to the current directory, else the default."""
     if argument:

@@ -23,6 +23,7 @@ from osiris.commands.options import (
 from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
 
 STDIN = "-"
+_WHY_INVALID = {"no_progress": "no progress between attempts", "strict": "strict mode: no retries"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +70,7 @@ def _generate(args: argparse.Namespace) -> int:
         session.finish("invalid")
         _print_json(args, result, session, None)
         tried = len(result.attempts)
-        why = "no progress between attempts" if result.stop_reason == "no_progress" else "retries exhausted"
+        why = _WHY_INVALID.get(result.stop_reason, "retries exhausted")
         print(
             f"osiris: the pipeline is still invalid after {tried} attempt{'s' if tried != 1 else ''} "
             f"({why}); see {session.path}",
