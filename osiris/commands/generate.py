@@ -34,25 +34,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _generate(args)
-    except OsirisError as error:
-        _print_json_error(args, error)
-        raise
-
-
-def _generate(args: argparse.Namespace) -> int:
     from osiris.retry import open_engine
     from osiris.retry.plain_progress import ProgressPrinter
     from osiris.settings import load_settings
 
-    request = read_request(args.request)
-    output = require_output_path("-o", args.output) if args.output else None
-    effective = load_settings(cli=cli_settings(args), config_path=args.config)
-    require_sessions_dir(effective)
-    engine = open_engine(effective, command="generate", observer=ProgressPrinter(sys.stderr))
+    try:
+        request = read_request(args.request)
+        output = require_output_path("-o", args.output) if args.output else None
+        effective = load_settings(cli=cli_settings(args), config_path=args.config)
+        require_sessions_dir(effective)
+        engine = open_engine(effective, command="generate", observer=ProgressPrinter(sys.stderr))
+    except OsirisError as error:
+        _print_json_error(args, error, session=None)
+        raise
+    try:
+        return _generate(args, engine, request, output)
+    except OsirisError as error:
+        _print_json_error(args, error, session=engine.session)
+        raise
+
+
+def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path | None) -> int:
     session = engine.session
-    args.session = session
     print(f"osiris: session {session.id}: {session.path}", file=sys.stderr)
     try:
         result = engine.run(request)
@@ -147,11 +150,10 @@ def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | 
     print(json.dumps(session.redactor.data(payload), indent=2))
 
 
-def _print_json_error(args: argparse.Namespace, error: OsirisError) -> None:
+def _print_json_error(args: argparse.Namespace, error: OsirisError, session: Any | None) -> None:
     """`--json` promises an object on stdout whether it worked or not: here, why not."""
-    if not getattr(args, "json", False):
+    if not args.json:
         return
-    session = getattr(args, "session", None)
     message = session.redactor.text(str(error)) if session is not None else str(error)
     payload = {
         "valid": False,
