@@ -314,7 +314,8 @@ class ChatLoop:
                 return True
             path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument
                     else draft_path(report.pipeline, self.project_root))
-            self._write(draft_text(text, len(report.errors)), path)
+            masked = self.engine.session.redactor.text(text)  # an invalid draft may hold an inline secret
+            self._write(draft_text(masked, len(report.errors)), path)
             return True
         path = target_path(argument, report.pipeline, self.project_root, self.cwd)
         if self._write(text, path) and result is not None:
