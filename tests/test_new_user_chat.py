@@ -156,3 +156,16 @@ def test_end_of_input_at_the_hand_off_exits_1_with_the_session_path(project, fak
         f"osiris: the pipeline is still invalid and the input ended at the hand-off; see {session}")
     assert json.loads((session / "session.json").read_text())["status"] == "invalid"
     assert events(session)[-1]["event_type"] == "session_end"
+
+
+def test_a_draft_never_holds_an_inline_secret(project, fake_api):
+    secret = "PgPw-draft-secret-9c1"
+    leaky = BAD_MODE.replace("      path: data/customers.csv", f"      path: data/customers.csv\n      password: {secret}")
+    fake_api.add(Reply(fenced(leaky)))
+
+    done = chat(project, REQUEST, "cancel", "/save --draft", args=("--retry-attempts", "0"))
+
+    draft = (project / "pipelines" / "active-customers-to-csv.draft.yaml").read_text()
+    assert done.returncode == 0, done.stderr
+    assert secret not in draft
+    assert "password: ***" in draft.replace("'", "").replace('"', "")
