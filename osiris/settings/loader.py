@@ -14,7 +14,7 @@ from osiris.errors import SettingsError
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.output_path import describe_os_error
 from osiris.settings.check import check_settings, show_value
-from osiris.settings.env import RETRY_ATTEMPTS_ENV, env_values
+from osiris.settings.env import env_values
 from osiris.settings.model import Settings
 from osiris.suggest import closest
 
