@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs
-from tests.engine_samples import VALID, fenced
+from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import FakeAnthropic, Reply, Status
 from tests.support import run_osiris as run_with_input
 
@@ -169,3 +169,14 @@ def test_output_file_is_written_with_the_usual_permissions(project, fake_api):
 
     assert done.returncode == 0, done.stderr
     assert (project / "new" / "out.yaml").stat().st_mode & 0o777 == 0o644
+
+
+def test_generate_in_strict_mode_says_strict_not_exhausted(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)))
+
+    done = run_osiris("generate", REQUEST, "--retry-attempts", "0", "--json", cwd=project)
+
+    [session] = session_dirs(project)
+    assert done.returncode == 1 and json.loads(done.stdout)["stop_reason"] == "strict"
+    assert done.stderr.splitlines()[-1] == (
+        f"osiris: the pipeline is still invalid after 1 attempt (strict mode: no retries); see {session}")
