@@ -307,20 +307,25 @@ class ChatLoop:
         draft = argument == "--draft" or argument.startswith("--draft ")
         argument = argument.removeprefix("--draft").strip() if draft else argument
         report = self.engine.validator.validate(text)
+        if not report.valid and draft:
+            self._save_draft(text, report, argument)
+            return True
         if not report.valid:
-            if not draft:
-                self.display.warn("Not saved: the current pipeline is invalid. /edit fixes it by hand; "
-                                  "/save --draft [FILE] keeps it as a draft.")
-                return True
-            path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument
-                    else draft_path(report.pipeline, self.project_root))
-            masked = self.engine.session.redactor.text(text)  # an invalid draft may hold an inline secret
-            self._write(draft_text(masked, len(report.errors)), path)
+            self.display.warn("Not saved: the current pipeline is invalid. /edit fixes it by hand; "
+                              "/save --draft [FILE] keeps it as a draft.")
             return True
         path = target_path(argument, report.pipeline, self.project_root, self.cwd)
         if self._write(text, path) and result is not None:
             self.engine.accept(result, saved_to=str(path))
         return True
+
+    def _save_draft(self, text: str, report: Any, argument: str) -> None:
+        """An invalid pipeline kept on request: pipelines/<name>.draft.yaml (or FILE), marked as a
+        draft, secrets masked; it is not an accepted pipeline."""
+        path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument
+                else draft_path(report.pipeline, self.project_root))
+        masked = self.engine.session.redactor.text(text)  # an invalid draft may hold an inline secret
+        self._write(draft_text(masked, len(report.errors)), path)
 
     def _validate(self, _argument: str) -> bool:
         text = self._require_current()
