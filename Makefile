@@ -12,8 +12,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# Exit 3 means no API key (and the offline demo was declined): a normal choice, so say how to set
+# a key and end without make's "Error 3".
 chat: $(VENV)/.installed
-	$(VENV)/bin/osiris chat
+	@$(VENV)/bin/osiris chat; status=$$?; \
+	if [ $$status -eq 3 ]; then \
+		echo "make chat: no API key yet. Set one with: export ANTHROPIC_API_KEY=sk-ant-..." \
+		     "(or run $(VENV)/bin/osiris auth login where a system keyring exists), then run make chat again."; \
+		exit 0; \
+	fi; exit $$status
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q

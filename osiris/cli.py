@@ -79,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     except OsirisError as error:
         print(f"osiris: error: {error}", file=sys.stderr)
         return int(error.exit_code)
-    except KeyboardInterrupt:
-        print("osiris: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # on a terminal, start a new line after the echoed ^C
+        print(("\n" if sys.stderr.isatty() else "") + "osiris: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()

@@ -76,7 +76,7 @@ def test_strict_mode_hand_off_with_a_hint(project, fake_api, chats):
     chat.expect_exact("strict mode")
     chat.prompt()
     chat.say(REQUEST)
-    chat.expect_exact("The pipeline is still invalid after 1 attempt (the retries are used up).")
+    chat.expect_exact("The pipeline is invalid, and strict mode allows no retries (/retry-attempts N allows some).")
     chat.expect_exact("OML212")
     chat.expect_exact("hint / edit / fresh / cancel>")
     chat.say("hint")

@@ -39,7 +39,7 @@ def test_bad_retry_attempts_flag_names_cli(tmp_path: Path) -> None:
 def test_bad_value_in_file_names_the_file(tmp_path: Path) -> None:
     (tmp_path / ".osiris.yaml").write_text("validation:\n  retry:\n    max_attempts: yes\n")
     result = run_osiris("config", "show", cwd=tmp_path)
-    assert_one_line_usage_error(result, str(tmp_path / ".osiris.yaml"), "max_attempts", "True")
+    assert_one_line_usage_error(result, str(tmp_path / ".osiris.yaml"), "max_attempts = true is not allowed")
 
 
 def test_yaml_syntax_error_gives_file_and_line(tmp_path: Path) -> None:

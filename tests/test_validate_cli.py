@@ -58,7 +58,7 @@ def test_json_output_shape(project):
     assert [f["path"] for f in data["files"]] == ["good.yaml", "bad.yaml"]
     assert [f["valid"] for f in data["files"]] == [True, False]
     issue = data["files"][1]["issues"][0]
-    assert set(issue) == {"code", "severity", "tier", "path", "line", "column", "message", "hint"}
+    assert set(issue) == {"code", "severity", "tier", "path", "line", "column", "message", "hint", "value"}
 
 
 def test_stdin_with_dash(project):

@@ -23,17 +23,21 @@ CHOICE_HELP = (
 )
 ERRORS_SHOWN = 3
 
-_WHY = {
-    "exhausted": "the retries are used up",
-    "no_progress": "the last attempt repeated the errors of the one before",
-}
+def headline(result: Any) -> str:
+    """Why the person is asked, in words that match what happened."""
+    tried = count(len(result.attempts), "attempt")
+    if result.stop_reason == "edited_invalid":
+        return "Your edited pipeline is still invalid (validated without the LLM)."
+    if result.stop_reason == "strict":
+        return "The pipeline is invalid, and strict mode allows no retries (/retry-attempts N allows some)."
+    if result.stop_reason == "no_progress":
+        return f"The pipeline is still invalid after {tried} (the last attempt repeated the errors of the one before)."
+    return f"The pipeline is still invalid after {tried} (the retries are used up)."
 
 
 def present(display: Display, result: Any, shown: Sequence[dict[str, Any]], usage_text: str) -> None:
     """What went wrong: why it stopped, the recent attempts, the last errors, the tokens spent."""
-    tried = len(result.attempts)
-    why = _WHY.get(result.stop_reason, result.stop_reason)
-    display.warn(f"The pipeline is still invalid after {count(tried, 'attempt')} ({why}).")
+    display.warn(headline(result))
     show_attempts(display, shown, title=f"Last {count(len(shown), 'attempt')}:")
     errors = result.report.errors
     display.say(f"Top errors of the last attempt ({len(errors)} in all):")
@@ -54,11 +58,12 @@ def parse_choice(answer: str) -> str | None:
 
 
 def ask_choice(display: Display, reader: LineReader) -> str:
-    """Ask until the answer is one of the choices; Ctrl-C or Ctrl-D means cancel."""
+    """Ask until the answer is one of the choices; Ctrl-C means cancel. EOFError (end of input,
+    Ctrl-D) is raised: nobody is there to choose, and the chat ends as `generate` would (exit 1)."""
     while True:
         try:
             answer = reader.ask("hint / edit / fresh / cancel> ")
-        except (EOFError, KeyboardInterrupt):
+        except KeyboardInterrupt:
             return "cancel"
         choice = parse_choice(answer)
         if choice:

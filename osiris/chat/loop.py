@@ -6,6 +6,7 @@ retries and records; the loop shows progress, asks the person, and carries out t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,16 @@ from osiris.chat.render import (
     show_pipeline,
     show_warnings,
 )
-from osiris.chat.save import is_yes, save_pipeline, target_path
+from osiris.chat.save import (
+    draft_path,
+    draft_text,
+    is_yes,
+    looks_like_path,
+    save_pipeline,
+    target_path,
+)
 from osiris.chat.slash import closest, help_rows, parse_slash
-from osiris.errors import LLMAuthError, LLMUnavailableError
+from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
 
 MAX_RETRY_ATTEMPTS = 5
@@ -72,7 +80,8 @@ class ChatLoop:
     # --- the loop ------------------------------------------------------------------------
 
     def run(self) -> int:
-        """Until /exit or Ctrl-D; `session_end` is written either way. Returns the exit code (0)."""
+        """Until /exit or Ctrl-D; `session_end` is written either way. Returns the exit code: 0, or
+        1 when the input ended while the person was asked what to do with an invalid pipeline."""
         status = "ended"
         try:
             while True:
@@ -82,7 +91,11 @@ class ChatLoop:
                     continue
                 except EOFError:
                     break
-                if not self.handle(line):
+                try:
+                    if not self.handle(line):
+                        break
+                except EOFError:  # end of input at the hand-off: nobody can answer, as in generate
+                    status = "invalid"
                     break
         except BaseException:
             status = "interrupted"
@@ -90,7 +103,11 @@ class ChatLoop:
         finally:
             self.engine.session.finish(status)
             self.display.note(f"Session saved in {self.engine.session.path}")
-        return 0
+        if status == "invalid":
+            print(f"osiris: the pipeline is still invalid and the input ended at the hand-off; "
+                  f"see {self.engine.session.path}", file=sys.stderr)
+            return ExitCode.INVALID
+        return ExitCode.OK
 
     def handle(self, line: str) -> bool:
         """One input; False ends the session."""
@@ -155,10 +172,17 @@ class ChatLoop:
         if remark:
             self.display.say(remark)
         show_pipeline(self.display, result.report)
-        self.display.note(f"Tokens this turn: {describe_usage(self.turn_usage, self._priced_model())}")
-        path = self._ask_save_path(result.report.pipeline)
+        if self.turn_usage == TokenUsage():
+            self.display.note("No tokens this turn (validated without the LLM).")
+        else:
+            self.display.note(f"Tokens this turn: {describe_usage(self.turn_usage, self._priced_model())}")
+        path, message = self._ask_save_path(result.report.pipeline)
         saved = path is not None and self._write(result.oml_text or "", path)
         self.engine.accept(result, saved_to=str(path) if saved else None)
+        if message:
+            self.display.note("Not saved: that is not a file name, so it is taken as your next message "
+                              "(/save saves the pipeline later).")
+            self._request(message)
 
     def _hand_off(self, result: Any) -> Any | None:
         """Show the history and carry out the person's choice. Returns the next result, if any."""
@@ -204,18 +228,21 @@ class ChatLoop:
 
     # --- saving ----------------------------------------------------------------------------
 
-    def _ask_save_path(self, pipeline: dict | None) -> Path | None:
+    def _ask_save_path(self, pipeline: dict | None) -> tuple[Path | None, str | None]:
+        """(where to save, or None; the person's next message when the answer was not a path)."""
         default = target_path("", pipeline, self.project_root, self.cwd)
         try:
             answer = self.reader.ask(f"Save to {self._shown(default)}? [Enter = yes, n = no, or a path] ").strip()
         except (EOFError, KeyboardInterrupt):
-            return None
+            return None, None
         if answer.lower() in {"n", "no"}:
             self.display.note("Not saved. /save [FILE] saves it later.")
-            return None
+            return None, None
         if answer.lower() in {"", "y", "yes"}:
-            return default
-        return target_path(answer, pipeline, self.project_root, self.cwd)
+            return default, None
+        if not looks_like_path(answer):
+            return None, answer
+        return target_path(answer, pipeline, self.project_root, self.cwd), None
 
     def _write(self, text: str, path: Path) -> bool:
         def confirm(existing: Path) -> bool:
@@ -277,14 +304,28 @@ class ChatLoop:
         text, result = self._current()
         if not self._require_current():
             return True
-        if result is not None and not result.valid:
-            self.display.warn("Not saved: the current pipeline is invalid. /edit fixes it by hand.")
-            return True
+        draft = argument == "--draft" or argument.startswith("--draft ")
+        argument = argument.removeprefix("--draft").strip() if draft else argument
         report = self.engine.validator.validate(text)
+        if not report.valid and draft:
+            self._save_draft(text, report, argument)
+            return True
+        if not report.valid:
+            self.display.warn("Not saved: the current pipeline is invalid. /edit fixes it by hand; "
+                              "/save --draft [FILE] keeps it as a draft.")
+            return True
         path = target_path(argument, report.pipeline, self.project_root, self.cwd)
         if self._write(text, path) and result is not None:
             self.engine.accept(result, saved_to=str(path))
         return True
+
+    def _save_draft(self, text: str, report: Any, argument: str) -> None:
+        """An invalid pipeline kept on request: pipelines/<name>.draft.yaml (or FILE), marked as a
+        draft, secrets masked; it is not an accepted pipeline."""
+        path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument
+                else draft_path(report.pipeline, self.project_root))
+        masked = self.engine.session.redactor.text(text)  # an invalid draft may hold an inline secret
+        self._write(draft_text(masked, len(report.errors)), path)
 
     def _validate(self, _argument: str) -> bool:
         text = self._require_current()
@@ -301,6 +342,7 @@ class ChatLoop:
     def _edit(self, _argument: str) -> bool:
         text = self._require_current()
         if text:
+            self.turn_usage = TokenUsage()  # a new turn: the edit spends no tokens
             self._conclude(self._edit_and_revalidate(text))
         return True
 

@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from osiris.output_path import OutputPathError, output_problem, write_output
+
 DEFAULT_DIR = "pipelines"
 
 
@@ -14,6 +16,25 @@ def default_path(pipeline: dict | None, project_root: Path) -> Path:
     name = str((pipeline or {}).get("name") or "pipeline")
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "pipeline"
     return project_root / DEFAULT_DIR / f"{safe}.yaml"
+
+
+def draft_path(pipeline: dict | None, project_root: Path) -> Path:
+    """pipelines/<name>.draft.yaml: an invalid pipeline kept on request, named so."""
+    default = default_path(pipeline, project_root)
+    return default.with_name(default.stem + ".draft.yaml")
+
+
+def draft_text(text: str, error_count: int) -> str:
+    """The draft with a first line saying what it is, so nobody takes it for a valid pipeline."""
+    plural = "s" if error_count != 1 else ""
+    return f"# DRAFT: this pipeline does not validate yet ({error_count} error{plural}); " \
+           f"osiris validate lists them.\n{text}"
+
+
+def looks_like_path(answer: str) -> bool:
+    """At the save prompt, only a path-like answer is a file name: a separator or a YAML suffix.
+    Anything else ("now also filter on country = DE") is the person's next message."""
+    return "/" in answer or answer.lower().endswith((".yaml", ".yml"))
 
 
 def target_path(argument: str, pipeline: dict | None, project_root: Path, cwd: Path) -> Path:
@@ -26,11 +47,14 @@ def target_path(argument: str, pipeline: dict | None, project_root: Path, cwd: P
 
 def save_pipeline(text: str, path: Path, confirm_overwrite: Callable[[Path], bool]) -> bool:
     """Write `text` to `path`, creating folders. An existing file is replaced only when
-    `confirm_overwrite(path)` says yes. Returns whether the file was written."""
+    `confirm_overwrite(path)` says yes. Returns whether the file was written. Raises
+    OutputPathError (an OSError) for a path that cannot be written: a link, a directory, ..."""
+    problem = output_problem(path)
+    if problem:
+        raise OutputPathError(problem)
     if path.exists() and not confirm_overwrite(path):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    write_output(path, text if text.endswith("\n") else text + "\n")
     return True
 
 

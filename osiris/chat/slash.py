@@ -17,7 +17,8 @@ class SlashCommand:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "/help", "show these commands"),
     SlashCommand("show", "/show", "show the current pipeline"),
-    SlashCommand("save", "/save [FILE]", "save the current pipeline (default pipelines/<name>.yaml)"),
+    SlashCommand("save", "/save [FILE]",
+                 "save the current pipeline (default pipelines/<name>.yaml); /save --draft keeps an invalid one"),
     SlashCommand("validate", "/validate", "validate the current pipeline again"),
     SlashCommand("edit", "/edit", "open the current pipeline in $VISUAL / $EDITOR, then validate it"),
     SlashCommand("history", "/history", "the attempts of the last generation cycle"),

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def login() -> int:
+    keyring_store.require_keyring()  # before the key is typed, not after
     key = _read_key().strip()
     if not key:
         raise UsageError("no key given; nothing saved")
@@ -37,11 +38,10 @@ def login() -> int:
 def status() -> int:
     key, source = keyring_store.get_api_key()
     if key is None:
-        print(
-            f"No API key: set {keyring_store.ENV_VAR} or run 'osiris auth login' "
-            "(or use '--provider demo' to try Osiris offline).",
-            file=sys.stderr,
-        )
+        from osiris.llm.credentials import no_key_message
+
+        message = no_key_message()
+        print(message[:1].upper() + message[1:] + ".", file=sys.stderr)
         return ExitCode.LLM_AUTH
     print(f"API key {keyring_store.mask(key)} from {source}")
     return ExitCode.OK

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from osiris.commands.options import add_llm_options, cli_settings
+from osiris.commands.options import add_llm_options, cli_settings, require_sessions_dir
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     cli = cli_settings(args)
     effective = load_settings(cli=cli, config_path=args.config)
+    require_sessions_dir(effective)
     if needs_key(effective):
         demo = {**cli, "llm": {**cli.get("llm", {}), "provider": "demo"}}
         effective = offer_demo(

@@ -7,17 +7,18 @@ import json
 import sys
 from typing import Any
 
+from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="one line per component: name, OML modes, title")
+    actions = add_actions(parser)
+    listing = add_action(actions, "list", "one line per component: name, OML modes, title")
     listing.add_argument("--json", action="store_true", help="print JSON on stdout")
-    show = actions.add_parser("show", help="a component's fields, connection, constraints and examples")
+    show = add_action(actions, "show", "a component's fields, connection, constraints and examples")
     show.add_argument("name", metavar="NAME")
     show.add_argument("--json", action="store_true", help="print the spec as JSON on stdout")
-    actions.add_parser("validate", help="check every spec: meta-schema, configSchema, and its examples")
+    add_action(actions, "validate", "check every spec: meta-schema, configSchema, and its examples")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,15 +52,23 @@ def _list(registry: Any, as_json: bool) -> int:
 def _show(registry: Any, name: str, as_json: bool) -> int:
     spec = registry.get(name)
     if spec is None:
-        from osiris.suggest import did_you_mean
-
-        raise UsageError(f"unknown component '{name}'{did_you_mean(name, registry.names())}; "
+        raise UsageError(f"unknown component '{name}'{_suggestion(name, registry.names())}; "
                          "see 'osiris components list'")
     if as_json:
         print(json.dumps(spec.raw, indent=2, default=str))
         return ExitCode.OK
     print(_describe(spec))
     return ExitCode.OK
+
+
+def _suggestion(name: str, names: list[str]) -> str:
+    """A family name ('mysql') suggests its components; anything else the closest name."""
+    from osiris.suggest import did_you_mean
+
+    family = [known for known in names if known.split(".")[0] == name.lower()]
+    if family:
+        return f" (did you mean {' or '.join(repr(known) for known in family)}?)"
+    return did_you_mean(name, names)
 
 
 def _describe(spec: Any) -> str:
@@ -82,12 +91,38 @@ def _describe(spec: Any) -> str:
     if aliases:
         lines.append("Aliases: " + "; ".join(f"{f} <- {', '.join(a)}" for f, a in aliases.items()))
     for rule in spec.constraints:
-        lines.append(f"Constraint: when {rule.get('when')} then {rule.get('must')}: {rule.get('error')}")
+        lines.append(f"Constraint: when {_when(rule.get('when'))}, {_must(rule.get('must'))}: {rule.get('error')}")
     for example in spec.examples:
         lines.append(f"Example: {example.get('title', '')}")
         body = yaml.safe_dump({"config": example.get("config", {})}, sort_keys=False).rstrip()
         lines.extend("  " + line for line in body.splitlines())
     return "\n".join(line for line in lines if line != "")
+
+
+def _when(condition: Any) -> str:
+    """{'query': None, 'mode': 'read'} -> 'query is not given and mode is "read"'."""
+    if not isinstance(condition, dict):
+        return _shown(condition)
+    return " and ".join(f"{field} is not given" if value is None else f"{field} is {_shown(value)}"
+                        for field, value in condition.items()) or "always"
+
+
+def _must(requirements: Any) -> str:
+    """{'table': {'minLength': 1}, 'body': None} -> "table must have length >= 1, body must be absent"."""
+    if not isinstance(requirements, dict):
+        return f"must be {_shown(requirements)}"
+    parts = []
+    for field, schema in requirements.items():
+        if not isinstance(schema, dict):
+            parts.append(f"{field} must be absent" if schema is None else f"{field} must be {_shown(schema)}")
+        else:
+            parts.append(f"{field} must have {'; '.join(_details(schema)) or 'a value'}")
+    return ", ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    """A value as in YAML/JSON (null, false, "text"), never Python's repr."""
+    return json.dumps(value, default=str)
 
 
 def _summary(schema: dict[str, Any]) -> str:
@@ -96,16 +131,21 @@ def _summary(schema: dict[str, Any]) -> str:
         text = " or ".join(map(str, kinds))
     else:
         text = str(schema.get("type", "any"))
+    details = _details(schema)
+    return text + (f" ({'; '.join(details)})" if details else "")
+
+
+def _details(schema: dict[str, Any]) -> list[str]:
     details = []
     if "enum" in schema:
         details.append("one of " + ", ".join(map(str, schema["enum"])))
     for key, label in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="), ("maxLength", "length <="),
                        ("pattern", "matches"), ("format", "format")):
         if key in schema:
-            details.append(f"{label} {schema[key]}")
+            details.append(f"{label} {_shown(schema[key]) if key == 'pattern' else schema[key]}")
     if "default" in schema:
-        details.append(f"default {schema['default']!r}")
-    return text + (f" ({'; '.join(details)})" if details else "")
+        details.append(f"default {_shown(schema['default'])}")
+    return details
 
 
 def _validate(registry: Any) -> int:

@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         return 0
     print(f"# settings file: {effective.config_path or 'none found (defaults apply)'}")
-    width = max(len(key) for key in shown)
-    for key, entry in shown.items():
-        print(f"{key:<{width}}  {json.dumps(entry['value']):<28}  {entry['source']}")
+    from osiris.text_table import format_table
+
+    rows = [[key, json.dumps(entry["value"], ensure_ascii=False), entry["source"]] for key, entry in shown.items()]
+    print("\n".join(format_table(["KEY", "VALUE", "SOURCE"], rows)))
     return 0

@@ -2,7 +2,8 @@
 
 The valid pipeline goes to `-o FILE` or stdout; progress, friendly errors and the session
 directory go to stderr. Exit 0 valid, 1 still invalid after retries, 2 usage, 3 key rejected,
-4 service unavailable.
+4 service unavailable. `-o` and `sessions.dir` are checked before the LLM is called, and
+`--json` prints one JSON object on stdout whatever happens (an `error` field when it failed).
 """
 
 from __future__ import annotations
@@ -13,33 +14,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from osiris.errors import ExitCode, OsirisError, UsageError
+from osiris.commands.options import (
+    add_llm_options,
+    cli_settings,
+    require_output_path,
+    require_sessions_dir,
+)
+from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
+
+STDIN = "-"
+_WHY_INVALID = {"no_progress": "no progress between attempts", "strict": "strict mode: no retries"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("request", help="what the pipeline should do, in plain English")
+    parser.add_argument("request", help="what the pipeline should do, in plain English; '-' reads standard input")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the valid OML here (default: stdout)")
     add_llm_options(parser)
     parser.add_argument("--json", action="store_true", help="print a JSON result on stdout")
-
-
-def add_llm_options(parser: argparse.ArgumentParser) -> None:
-    """--retry-attempts, --model, --provider: the command-line layer of the settings."""
-    parser.add_argument("--retry-attempts", metavar="N", help="retries after the first generation (0-5)")
-    parser.add_argument("--model", help="LLM model (default from settings)")
-    parser.add_argument("--provider", help="anthropic or demo (offline, scripted answers)")
-
-
-def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags given, as a settings layer; load_settings checks them and names `cli` on error."""
-    layer: dict[str, Any] = {}
-    if args.retry_attempts is not None:
-        layer.setdefault("validation", {}).setdefault("retry", {})["max_attempts"] = args.retry_attempts
-    if args.model is not None:
-        layer.setdefault("llm", {})["model"] = args.model
-    if args.provider is not None:
-        layer.setdefault("llm", {})["provider"] = args.provider
-    return layer
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,14 +38,27 @@ def run(args: argparse.Namespace) -> int:
     from osiris.retry.plain_progress import ProgressPrinter
     from osiris.settings import load_settings
 
-    if not args.request.strip():
-        raise UsageError("the request is empty; describe the pipeline you want")
-    effective = load_settings(cli=cli_settings(args), config_path=args.config)
-    engine = open_engine(effective, command="generate", observer=ProgressPrinter(sys.stderr))
+    try:
+        request = read_request(args.request)
+        output = require_output_path("-o", args.output) if args.output else None
+        effective = load_settings(cli=cli_settings(args), config_path=args.config)
+        require_sessions_dir(effective)
+        engine = open_engine(effective, command="generate", observer=ProgressPrinter(sys.stderr))
+    except OsirisError as error:
+        _print_json_error(args, error, session=None)
+        raise
+    try:
+        return _generate(args, engine, request, output)
+    except OsirisError as error:
+        _print_json_error(args, error, session=engine.session)
+        raise
+
+
+def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path | None) -> int:
     session = engine.session
     print(f"osiris: session {session.id}: {session.path}", file=sys.stderr)
     try:
-        result = engine.run(args.request)
+        result = engine.run(request)
     except OsirisError:
         session.finish("llm_error")
         print(f"osiris: session saved in {session.path}", file=sys.stderr)
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         session.finish("invalid")
         _print_json(args, result, session, None)
         tried = len(result.attempts)
-        why = "no progress between attempts" if result.stop_reason == "no_progress" else "retries exhausted"
+        why = _WHY_INVALID.get(result.stop_reason, "retries exhausted")
         print(
             f"osiris: the pipeline is still invalid after {tried} attempt{'s' if tried != 1 else ''} "
             f"({why}); see {session.path}",
@@ -77,11 +81,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return ExitCode.INVALID
     oml = (result.oml_text or "").rstrip("\n") + "\n"
-    if args.output:
-        target = Path(args.output)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(oml, encoding="utf-8")
-        print(f"osiris: wrote {target}", file=sys.stderr)
+    if output is not None:
+        _write_output(engine, result, output, oml)
     engine.accept(result, saved_to=str(args.output) if args.output else None)
     session.finish("valid")
     print(f"osiris: {_spending(result)}", file=sys.stderr)
@@ -90,6 +91,38 @@ def run(args: argparse.Namespace) -> int:
     elif not args.output:
         sys.stdout.write(oml)
     return ExitCode.OK
+
+
+def read_request(argument: str) -> str:
+    """The request argument, or standard input for '-' (as `validate -` reads a file)."""
+    request = sys.stdin.read() if argument == STDIN else argument
+    if not request.strip():
+        where = "standard input is empty" if argument == STDIN else "the request is empty"
+        raise UsageError(f"{where}; describe the pipeline you want")
+    return request
+
+
+def _write_output(engine: Any, result: Any, output: Path, oml: str) -> None:
+    """Write -o; when the disk says no after all, keep the pipeline in the session and end it."""
+    from osiris.output_path import describe_os_error, write_output
+    from osiris.retry.trail import cycle_dir
+
+    try:
+        write_output(output, oml)
+    except OSError as error:
+        session = engine.session
+        engine.accept(result, saved_to=None)
+        session.finish("output_failed")
+        kept = session.path / cycle_dir(result.cycle) / "accepted.yaml"
+        raise OutputWriteError(f"cannot write -o {output}: {describe_os_error(error)}; "
+                               f"the valid pipeline is kept in {kept}") from None
+    print(f"osiris: wrote {output}", file=sys.stderr)
+
+
+class OutputWriteError(OsirisError):
+    """-o passed its check but could not be written (disk full, a link planted meanwhile)."""
+
+    exit_code = FileWriteError.exit_code
 
 
 def _spending(result: Any) -> str:
@@ -115,3 +148,20 @@ def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | 
         "issues": [issue.to_dict() for issue in result.report.issues],
     }
     print(json.dumps(session.redactor.data(payload), indent=2))
+
+
+def _print_json_error(args: argparse.Namespace, error: OsirisError, session: Any | None) -> None:
+    """`--json` promises an object on stdout whether it worked or not: here, why not."""
+    if not args.json:
+        return
+    message = session.redactor.text(str(error)) if session is not None else str(error)
+    payload = {
+        "valid": False,
+        "error": message,
+        "exit_code": int(error.exit_code),
+        "session_id": session.id if session is not None else None,
+        "session_dir": str(session.path) if session is not None else None,
+        "output": args.output,
+        "oml": None,
+    }
+    print(json.dumps(payload, indent=2))

@@ -7,6 +7,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from osiris.errors import UsageError
+from osiris.output_path import directory_problem, output_problem, write_output
 from osiris.settings.loader import CONFIG_FILE_NAME
 
 # target path (relative to the project directory) -> packaged template
@@ -23,14 +25,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.directory)
-    for relative, template in FILES.items():
-        target = project / relative
-        if target.exists() and not args.force:
-            print(f"kept    {target} (exists; --force overwrites it)", file=sys.stderr)
+    problem = directory_problem(project)
+    if problem:
+        raise UsageError(f"init DIRECTORY {args.directory}: {problem}")
+    targets = [(project / relative, template) for relative, template in FILES.items()]
+    for target, _ in targets:  # every target checked before the first is written
+        if _replaced(target, args.force):
+            problem = output_problem(target)
+            if problem:
+                raise UsageError(f"init: {target} {problem}")
+    for target, template in targets:
+        if not _replaced(target, args.force):
+            why = "a symbolic link, not followed" if target.is_symlink() else "exists; --force overwrites it"
+            print(f"kept    {target} ({why})", file=sys.stderr)
             continue
         verb = "wrote  " if target.exists() else "created"
-        target.parent.mkdir(parents=True, exist_ok=True)
         text = resources.files("osiris.templates").joinpath(template).read_text(encoding="utf-8")
-        target.write_text(text, encoding="utf-8")
+        write_output(target, text)
         print(f"{verb} {target}", file=sys.stderr)
     return 0
+
+
+def _replaced(target: Path, force: bool) -> bool:
+    """Whether init writes `target`: when it is missing (a dangling link is not missing), or --force."""
+    return force or not (target.exists() or target.is_symlink())

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+from osiris.errors import SettingsError, UsageError
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -56,3 +59,26 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
     if llm:
         layer["llm"] = llm
     return layer
+
+
+def require_output_path(flag: str, value: str) -> Path:
+    """The file a flag such as `-o` names, checked before anything is spent on it."""
+    from osiris.output_path import output_problem
+
+    path = Path(value)
+    problem = output_problem(path)
+    if problem:
+        raise UsageError(f"{flag} {value}: {problem}")
+    return path
+
+
+def require_sessions_dir(effective: Any) -> None:
+    """`sessions.dir` must be a folder where a session can be created; the line names its source."""
+    from osiris.output_path import directory_problem
+
+    value = effective.settings.sessions.dir
+    problem = directory_problem(effective.resolve_path(value))
+    if problem:
+        raise SettingsError(
+            f"sessions.dir = {value} (from {effective.source('sessions.dir')}): {problem}"
+        )

@@ -10,19 +10,20 @@ import json
 import sys
 from typing import Any
 
+from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="sessions, newest first")
+    actions = add_actions(parser)
+    listing = add_action(actions, "list", "sessions, newest first")
     listing.add_argument("--json", action="store_true", help="JSON on stdout")
     for name, summary in (
         ("show", "one session: status, provider, model, totals, cycles"),
         ("attempts", "the attempt table of every cycle"),
         ("events", "the events, one a line"),
     ):
-        sub = actions.add_parser(name, help=summary)
+        sub = add_action(actions, name, summary)
         sub.add_argument("session_id", metavar="ID", help="session id, a unique prefix, or 'last'")
         sub.add_argument("--json", action="store_true", help="JSON on stdout")
 
@@ -43,6 +44,18 @@ def run(args: argparse.Namespace) -> int:
     return _events(reader.read_events(record), args.json)
 
 
+# One definition of token figures everywhere (TokenUsage): "in" is fresh input only; cache reads
+# and writes are counted apart, as Anthropic bills them. The same four labels in every table.
+TOKEN_KEYS = ("tokens_in", "tokens_out", "tokens_cache_read", "tokens_cache_write")
+TOKEN_HEADERS = ["TOK IN", "TOK OUT", "CACHE READ", "CACHE WRITE"]
+
+
+def _usage(tokens: dict[str, Any]) -> Any:
+    from osiris.llm.types import TokenUsage
+
+    return TokenUsage(**{key: int(tokens.get(key, 0) or 0) for key in ("input", "output", "cache_write", "cache_read")})
+
+
 def _list(records: list[Any], as_json: bool, root: Any) -> int:
     if as_json:
         _print_json([_summary(r) for r in records])
@@ -53,11 +66,11 @@ def _list(records: list[Any], as_json: bool, root: Any) -> int:
     rows = [
         [
             s["id"], s["started_at"] or "", s["command"] or "", s["status"] or "", s["model"] or "",
-            str(s["attempts"]), str(s["tokens_in"]), str(s["tokens_out"]),
+            str(s["attempts"]), *(str(s[key]) for key in TOKEN_KEYS),
         ]
         for s in map(_summary, records)
     ]
-    _print_table(["ID", "STARTED", "COMMAND", "STATUS", "MODEL", "ATTEMPTS", "TOK IN", "TOK OUT"], rows)
+    _print_table(["ID", "STARTED", "COMMAND", "STATUS", "MODEL", "ATTEMPTS", *TOKEN_HEADERS], rows)
     return ExitCode.OK
 
 
@@ -76,8 +89,10 @@ def _summary(record: Any) -> dict[str, Any]:
         "model": meta.get("model"),
         "cycles": totals.get("cycles", 0),
         "attempts": totals.get("attempts", 0),
-        "tokens_in": tokens.get("input", 0) + tokens.get("cache_write", 0) + tokens.get("cache_read", 0),
+        "tokens_in": tokens.get("input", 0),
         "tokens_out": tokens.get("output", 0),
+        "tokens_cache_read": tokens.get("cache_read", 0),
+        "tokens_cache_write": tokens.get("cache_write", 0),
         "totals": totals,
     }
 
@@ -97,9 +112,8 @@ def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
     print(f"started   {meta.get('started_at')}")
     print(f"ended     {meta.get('ended_at') or '-'}")
     print(
-        f"totals    {totals.get('cycles', 0)} cycle(s), {totals.get('attempts', 0)} attempt(s); tokens "
-        f"in {tokens.get('input', 0)}, out {tokens.get('output', 0)}, cache write "
-        f"{tokens.get('cache_write', 0)}, cache read {tokens.get('cache_read', 0)}; "
+        f"totals    {totals.get('cycles', 0)} cycle(s), {totals.get('attempts', 0)} attempt(s); "
+        f"tokens: {_usage(tokens).describe()}; "
         f"LLM {totals.get('llm_ms', 0):.0f} ms, validation {totals.get('validation_ms', 0):.0f} ms"
     )
     for trail in trails:
@@ -130,8 +144,7 @@ def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
         for r in rows
     ]
     _print_table(
-        ["CYCLE", "ATTEMPT", "KIND", "VALID", "ERROR CODES", "TOK IN", "TOK OUT", "CACHE READ",
-         "CACHE WRITE", "LLM MS", "VALIDATE MS"],
+        ["CYCLE", "ATTEMPT", "KIND", "VALID", "ERROR CODES", *TOKEN_HEADERS, "LLM MS", "VALIDATE MS"],
         table,
     )
     return ExitCode.OK

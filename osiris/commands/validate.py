@@ -7,9 +7,11 @@ import json
 import sys
 from dataclasses import dataclass
 
-from osiris.errors import ExitCode, UsageError
+from osiris.commands.file_words import for_a_file
+from osiris.errors import ExitCode
 from osiris.explain import located
 from osiris.extract import MAX_CHARS
+from osiris.output_path import describe_os_error
 from osiris.validate.findings import Findings
 from osiris.validate.issue import ValidationReport
 
@@ -18,8 +20,21 @@ STDIN = "-"
 
 @dataclass
 class FileResult:
+    """One file's report; or, when it could not be read, `error` and an empty report."""
+
     name: str
     report: ValidationReport
+    error: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.error:
+            return ExitCode.USAGE
+        return ExitCode.OK if self.report.valid else ExitCode.INVALID
+
+
+class UnreadableFile(Exception):
+    """A file that cannot be read: reported with its own error, the other files still run."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +49,21 @@ def run(args: argparse.Namespace) -> int:
     validator = load_validator(load_settings(config_path=args.config))
     for problem in validator.registry.problems:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
-    results = [FileResult(_display_name(name), _validate_file(validator, name)) for name in args.files]
+    results = [_result(validator, name) for name in args.files]
     if args.json:
-        print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2))
+        print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2, default=str))
     else:
         _print_text(results)
-    return ExitCode.OK if all(result.report.valid for result in results) else ExitCode.INVALID
+    return max(result.exit_code for result in results)  # the worst: 2 unreadable > 1 invalid > 0
+
+
+def _result(validator, name: str) -> FileResult:
+    try:
+        report = _validate_file(validator, name)
+    except UnreadableFile as error:
+        return FileResult(_display_name(name), ValidationReport(), error=str(error))
+    report.issues = [for_a_file(issue) for issue in report.issues]
+    return FileResult(_display_name(name), report)
 
 
 def _display_name(name: str) -> str:
@@ -65,11 +89,11 @@ def _read(name: str) -> bytes:
         with open(name, "rb") as handle:
             return handle.read(limit)
     except FileNotFoundError:
-        raise UsageError(f"cannot read {name}: no such file") from None
+        raise UnreadableFile(f"cannot read {name}: no such file") from None
     except IsADirectoryError:
-        raise UsageError(f"cannot read {name}: it is a directory") from None
+        raise UnreadableFile(f"cannot read {name}: it is a directory") from None
     except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+        raise UnreadableFile(f"cannot read {name}: {describe_os_error(error)}") from None
 
 
 def _single_issue(code: str, message: str, hint: str) -> ValidationReport:
@@ -80,6 +104,10 @@ def _single_issue(code: str, message: str, hint: str) -> ValidationReport:
 
 def _print_text(results: list[FileResult]) -> None:
     for result in results:
+        if result.error:
+            print(f"osiris: error: {result.error}", file=sys.stderr)
+            print(f"{result.name}: unreadable")
+            continue
         for issue in result.report.issues:
             print(located(issue, result.name))
         errors, warnings = len(result.report.errors), len(result.report.warnings)
@@ -93,9 +121,12 @@ def _count(number: int, word: str) -> str:
 
 
 def _as_json(result: FileResult) -> dict:
-    keys = ("code", "severity", "tier", "path", "line", "column", "message", "hint")
+    """One file; `value` is the offending value (secrets already masked by the validator);
+    `error` is set, and `valid` false, when the file could not be read."""
+    keys = ("code", "severity", "tier", "path", "line", "column", "message", "hint", "value")
     return {
         "path": result.name,
-        "valid": result.report.valid,
+        "valid": result.error is None and result.report.valid,
+        "error": result.error,
         "issues": [{key: getattr(issue, key) for key in keys} for issue in result.report.issues],
     }

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from osiris.prompt.fence import fenced_data
 
 
-def build_request_prompt(request: str, *, hint: str | None = None, current_oml: str | None = None) -> str:
-    """`request` and `hint` are already scrubbed; `current_oml` is already redacted."""
+def build_request_prompt(
+    request: str, *, hint: str | None = None, current_oml: str | None = None, open_errors: Sequence[str] = ()
+) -> str:
+    """`request` and `hint` are already scrubbed; `current_oml` and `open_errors` (compact issue
+    lines of the current pipeline, after a hand-off) are already redacted."""
     parts = [f"Request: {request.strip()}"]
     if current_oml:
         parts.append(
             "The current pipeline follows. Change it as the request asks; keep the rest.\n"
             + fenced_data("current_pipeline", current_oml)
         )
+    if open_errors:
+        parts.append("Errors still open in the current pipeline:\n" + "\n".join(f"- {line}" for line in open_errors))
     if hint:
         parts.append(f"Guidance from the person: {hint.strip()}")
     parts.append("Answer with one ```yaml block holding the complete OML pipeline.")

@@ -100,10 +100,8 @@ def _meta_schema_problem(meta: Any, data: dict[str, Any]) -> str | None:
     errors = sorted(meta.iter_errors(data), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
-    first = errors[0]
-    where = "/" + "/".join(str(p) for p in first.absolute_path)
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"does not match the component meta-schema at {where}: {first.message}{more}"
+    every = "; ".join(f"at /{'/'.join(str(p) for p in e.absolute_path)}: {e.message}" for e in errors)
+    return f"does not match the component meta-schema {every}"  # every problem: none hidden
 
 
 def config_schema_problem(spec: ComponentSpec) -> str | None:

@@ -12,7 +12,7 @@ shows `escalate(result)` and then calls `retry_with_hint`, `revalidate` (after a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -112,7 +112,9 @@ class GenerationEngine:
         text = self._take_user_text(hint, kind="hint")
         self.session.emit("retry_counter_reset", reason="hint", max_attempts=self.config.max_attempts)
         base = self.last.oml_text if self.last and self.last.oml_text else self.current_oml
-        return self._cycle(request, hint=text, base_oml=base)
+        still_open = self.last.report.errors if self.last and not self.last.valid and self.last.attempts else []
+        redact = self.session.redactor.text
+        return self._cycle(request, hint=text, base_oml=base, open_errors=[redact(self.render(i)) for i in still_open])
 
     def fresh(self) -> CycleResult:
         """After an escalation: the same request generated anew, with a fresh retry budget."""
@@ -131,7 +133,7 @@ class GenerationEngine:
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
         result = CycleResult(
-            cycle, self._request or "", 0, [attempt], "valid" if attempt.valid else "exhausted", hint=None
+            cycle, self._request or "", 0, [attempt], "valid" if attempt.valid else "edited_invalid", hint=None
         )
         return self._finish_cycle(result)
 
@@ -180,11 +182,13 @@ class GenerationEngine:
 
     # --- one cycle --------------------------------------------------------------------------
 
-    def _cycle(self, request: str, *, hint: str | None, base_oml: str | None) -> CycleResult:
+    def _cycle(
+        self, request: str, *, hint: str | None, base_oml: str | None, open_errors: Sequence[str] = ()
+    ) -> CycleResult:
         cycle = self.session.start_cycle()
         total = self.config.max_attempts + 1
         redacted_base = self.session.redactor.text(base_oml) if base_oml else None
-        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base)
+        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base, open_errors=open_errors)
         retry_head = build_request_prompt(request, hint=hint)  # the delta carries the latest pipeline
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
@@ -205,7 +209,7 @@ class GenerationEngine:
                 if previous is not None and attempt.error_key == previous.error_key:
                     result.stop_reason = "no_progress"
                 elif index == total:
-                    result.stop_reason = "exhausted"
+                    result.stop_reason = "strict" if total == 1 else "exhausted"
                 else:
                     self._announce_retry(cycle, attempt, total)
                     prompt = retry_head + "\n\n" + self._delta(attempts)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from osiris.llm.types import TokenUsage
 
 AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress", "question"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid"]
 
 
 @dataclass
@@ -42,9 +42,10 @@ class Attempt:
 
 @dataclass
 class CycleResult:
-    """A cycle ends `valid`; or invalid with `stop_reason` exhausted (budget spent) or no_progress
-    (the same errors twice in a row); or, when the engine may ask, `question` (the LLM asked the
-    person something instead of answering with a pipeline; see `question`)."""
+    """A cycle ends `valid`; or invalid with `stop_reason` exhausted (budget spent), no_progress
+    (the same errors twice in a row), strict (max_attempts 0: no retry was allowed) or
+    edited_invalid (the person's edit, validated without the LLM); or, when the engine may ask,
+    `question` (the LLM asked the person something instead of a pipeline; see `question`)."""
 
     cycle: int
     request: str  # scrubbed

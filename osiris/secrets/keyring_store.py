@@ -43,6 +43,20 @@ def get_api_key(env: Mapping[str, str] | None = None) -> tuple[str | None, str |
     return (key, KEYRING_SOURCE) if key else (None, None)
 
 
+def keyring_available() -> bool:
+    """Whether this machine has a usable keyring backend (so `osiris auth login` can work)."""
+    try:
+        _backend()
+    except KeyringUnavailableError:
+        return False
+    return True
+
+
+def require_keyring() -> None:
+    """Raise KeyringUnavailableError (exit 2) when there is no usable keyring backend."""
+    _backend()
+
+
 def store_api_key(key: str) -> None:
     """Save the key in the system keyring (raises KeyringUnavailableError without one)."""
     _call(lambda backend: backend.set_password(SERVICE, USERNAME, key))

@@ -10,6 +10,8 @@ from pydantic.fields import FieldInfo
 
 from osiris.settings.model import Settings
 
+UNKNOWN = object()
+
 
 def known_keys_at(loc: list[str]) -> list[str]:
     """The keys allowed under the section `loc` (e.g. ["llm"] -> provider, model, ...)."""
@@ -24,20 +26,41 @@ def describe_allowed(loc: list[str]) -> str | None:
     parent = _model_at(loc[:-1])
     if parent is None or loc[-1] not in parent.model_fields:
         return None
-    return _describe_field(parent.model_fields[loc[-1]])
+    field = parent.model_fields[loc[-1]]
+    if is_model(field.annotation):
+        return f"a section of settings, with keys such as {', '.join(list(field.annotation.model_fields)[:3])}"
+    if typing.get_origin(field.annotation) is dict:
+        return "a mapping of names to settings"
+    return _describe_field(field)
 
 
 def _model_at(loc: list[str]) -> type[BaseModel] | None:
-    model: type[BaseModel] = Settings
-    for part in loc:
-        field = model.model_fields.get(part)
-        if field is None or not _is_model(field.annotation):
-            return None
-        model = field.annotation
-    return model
+    annotation = annotation_at(loc)
+    if typing.get_origin(annotation) is list:  # validation.rules -> Rule
+        annotation = typing.get_args(annotation)[0]
+    return annotation if is_model(annotation) else None
 
 
-def _is_model(annotation: Any) -> bool:
+def annotation_at(parts: list[str]) -> Any:
+    """The type of the setting at `parts`, looking through lists and maps (e.g. validation.rules.level
+    is Literal['error', 'warning']); UNKNOWN when no setting is there."""
+    annotation: Any = Settings
+    for part in parts:
+        if typing.get_origin(annotation) is list:
+            annotation = typing.get_args(annotation)[0]
+        if is_model(annotation):
+            field = annotation.model_fields.get(part)
+            if field is None:
+                return UNKNOWN
+            annotation = field.annotation
+        elif typing.get_origin(annotation) is dict:
+            annotation = typing.get_args(annotation)[1]
+        else:
+            return UNKNOWN
+    return annotation
+
+
+def is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 

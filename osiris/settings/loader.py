@@ -8,16 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from osiris.errors import SettingsError
 from osiris.secrets.names import MASK, is_secret_key
+from osiris.output_path import describe_os_error
+from osiris.settings.check import check_settings, show_value
+from osiris.settings.env import env_values
 from osiris.settings.model import Settings
 from osiris.suggest import closest
 
 CONFIG_FILE_NAME = ".osiris.yaml"
-RETRY_ATTEMPTS_ENV = "OSIRIS_VALIDATE_RETRY_ATTEMPTS"
 DEFAULT_SOURCE = "default"
 CLI_SOURCE = "cli"
 
@@ -75,7 +76,7 @@ def load_settings(
     """Resolve defaults < settings file < OSIRIS_* env < `cli`; raise SettingsError with one line."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else Path(cwd)
-    path = Path(config_path) if config_path else find_config_file(cwd)
+    path = _given_config_file(Path(config_path)) if config_path else find_config_file(cwd)
     layers = [Layer(DEFAULT_SOURCE, {})]
     if path is not None:
         layers.append(Layer(str(path), read_settings_file(path)))
@@ -94,7 +95,18 @@ def load_settings(
     except ValidationError as error:
         raise SettingsError(_describe_first_error(error, sources)) from None
     root = path.resolve().parent if path is not None else cwd.resolve()
-    return EffectiveSettings(settings, sources, root, path, env)
+    effective = EffectiveSettings(settings, sources, root, path, env)
+    check_settings(effective)
+    return effective
+
+
+def _given_config_file(path: Path) -> Path:
+    """`--config PATH` must name a settings file."""
+    if path.is_dir():
+        raise SettingsError(f"--config {path}: is a directory, not a settings file")
+    if not path.exists():
+        raise SettingsError(f"--config {path}: settings file not found")
+    return path
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -103,64 +115,43 @@ def find_config_file(start: Path) -> Path | None:
         candidate = directory / CONFIG_FILE_NAME
         if candidate.is_file():
             return candidate
+        if candidate.is_dir():
+            raise SettingsError(f"{candidate}: is a directory, not a settings file; "
+                                "remove it, or pass --config FILE")
     return None
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
-    """Parse a settings file; any problem is one line naming the file (and line, for YAML errors)."""
+    """Parse a settings file; any problem is one line naming the file (and line, for YAML errors).
+
+    Read like a pipeline (osiris.extract): a key given twice is an error, as OML104 is."""
+    from osiris.extract.load import load_document
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SettingsError(f"{path}: settings file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"{path}: cannot read settings file: {error}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        raise SettingsError(f"{path}{where}: invalid YAML: {error.problem or error.context}") from None
-    except yaml.YAMLError as error:
-        raise SettingsError(f"{path}: invalid YAML: {error}") from None
-    if data is None:
+    except IsADirectoryError:
+        raise SettingsError(f"{path}: is a directory, not a settings file") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: the settings file is not UTF-8 text") from None
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read the settings file: {describe_os_error(error)}") from None
+    loaded = load_document(text)
+    if loaded.problems:
+        problem = loaded.problems[0]
+        where = f":{problem.position.line}:{problem.position.column}" if problem.position else ""
+        raise SettingsError(f"{path}{where}: invalid YAML: {problem.message}")
+    if loaded.value is None:
         return {}
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
-    return data
+    if not isinstance(loaded.value, dict):
+        raise SettingsError(f"{path}: expected a mapping of settings, got {_kind(loaded.value)}")
+    return loaded.value
 
 
 def env_layers(env: Mapping[str, str]) -> list[Layer]:
-    """OSIRIS_* variables: the nested ones (OSIRIS_LLM__MODEL), then the flat retry alias."""
-    values: dict[str, Any] = {}
-    if any(name.upper().startswith("OSIRIS_") and "__" in name for name in env):
-        from pydantic_settings import (
-            EnvSettingsSource,  # 230 ms to import: only when needed
-        )
-
-        nested = EnvSettingsSource(
-            Settings, env_prefix="OSIRIS_", env_nested_delimiter="__", case_sensitive=False
-        )
-        nested.env_vars = {k.lower(): v for k, v in env.items()}  # this mapping, not os.environ
-        values = nested()
-    layers = [
-        Layer(f"env {_env_name(key, env)}", _nest(key, value)) for key, value in _flatten(values)
-    ]
-    if RETRY_ATTEMPTS_ENV in env:
-        attempts = env[RETRY_ATTEMPTS_ENV]
-        layers.append(
-            Layer(f"env {RETRY_ATTEMPTS_ENV}", {"validation": {"retry": {"max_attempts": attempts}}})
-        )
-    return layers
-
-
-def _env_name(key: str, env: Mapping[str, str]) -> str:
-    """The variable that set `key`: OSIRIS_A__B__C, or the nearest parent holding JSON."""
-    parts = key.split(".")
-    for end in range(len(parts), 0, -1):
-        name = "OSIRIS_" + "__".join(parts[:end]).upper()
-        if any(existing.upper() == name for existing in env):
-            return name
-    return "OSIRIS_" + "__".join(parts).upper()
+    """OSIRIS_* variables, one layer each: the nested ones (OSIRIS_LLM__MODEL), then the flat retry alias."""
+    return [Layer(f"env {name}", _nest(key, value)) for name, key, value in env_values(env)]
 
 
 def _nest(key: str, value: Any) -> dict[str, Any]:
@@ -200,8 +191,8 @@ def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> st
     problems = error.errors()
     first = problems[0]
     loc = [str(part) for part in first["loc"] if not str(part).isdigit()]
-    key = ".".join(str(part) for part in first["loc"])
-    source = _source_of(key, sources)
+    key = _dotted(first["loc"])
+    source = _source_of(".".join(str(part) for part in first["loc"]), sources)
     more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
     if first["type"] == "extra_forbidden":
         known = known_keys_at(loc[:-1])
@@ -209,9 +200,31 @@ def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> st
         suggestion = f"; did you mean '{'.'.join([*loc[:-1], close])}'?" if close else ""
         choices = f"; known keys here: {', '.join(known)}" if not close and known else ""
         return f"{source}: unknown key '{key}'{suggestion}{choices}{more}"
-    value = MASK if any(is_secret_key(part) for part in loc) else first.get("input")
-    allowed = describe_allowed(loc) or first["msg"]
-    return f"{source}: {key} = {value!r} is not allowed; it must be {allowed}{more}"
+    if first["type"] == "missing":
+        return f"{source}: {key} is missing; give {describe_allowed(loc) or 'a value'}{more}"
+    value = MASK if any(is_secret_key(part) for part in loc) else show_value(first.get("input"))
+    allowed = describe_allowed(loc) or _plain(first["msg"])
+    return f"{source}: {key} = {value} is not allowed; it must be {allowed}{more}"
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    """('validation', 'rules', 0, 'level') -> 'validation.rules[0].level'."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _plain(message: str) -> str:
+    """pydantic's 'Input should be a valid string' -> 'a valid string'."""
+    for prefix in ("Input should be ", "Value error, "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message[:1].lower() + message[1:]
+
+
+def _kind(value: Any) -> str:
+    return "a list" if isinstance(value, list) else f"a single value ({show_value(value)})"
 
 
 def _source_of(key: str, sources: dict[str, str]) -> str:

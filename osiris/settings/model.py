@@ -68,8 +68,7 @@ Connections = dict[str, dict[str, dict[str, Any]]]
 class Settings(_Section):
     """All of Osiris's settings. Build it with `osiris.settings.load_settings`, which knows sources.
 
-    A plain pydantic model: the environment layer is read by pydantic-settings in
-    `osiris.settings.loader`, imported only when nested OSIRIS_* variables exist (ADR 0002).
+    A plain pydantic model: the environment layer is read by `osiris.settings.env` (ADR 0055).
     """
 
     llm: LLMSettings = LLMSettings()

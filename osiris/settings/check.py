@@ -1,0 +1,56 @@
+"""Checks that need more than a type: a URL that is a URL, rules that compile, folders that exist.
+
+Each error is one line that names the setting and where its value came from.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+from urllib.parse import urlsplit
+
+from osiris.errors import SettingsError
+
+
+def check_settings(effective: Any) -> None:
+    """Raise SettingsError for a bad llm.base_url or rule; warn (stderr) about missing component folders."""
+    settings = effective.settings
+    base_url = settings.llm.base_url
+    if base_url is not None and not _is_http_url(base_url):
+        raise SettingsError(
+            f"{effective.source('llm.base_url')}: llm.base_url = {show_value(base_url)} is not allowed; "
+            "it must be an http:// or https:// URL, or null for the SDK's default"
+        )
+    if settings.validation.rules:
+        from osiris.validate.rules import compile_rules
+
+        try:
+            compile_rules(list(settings.validation.rules))
+        except SettingsError as error:
+            raise SettingsError(f"{effective.source('validation.rules')}: {error}") from None
+    if effective.source("components.paths") != "default":
+        for entry in settings.components.paths:
+            if not effective.resolve_path(entry).is_dir():
+                print(
+                    f"osiris: warning: components.paths entry {entry!r} "
+                    f"(from {effective.source('components.paths')}) is not a directory; it is skipped",
+                    file=sys.stderr,
+                )
+
+
+def show_value(value: Any) -> str:
+    """A value as the person wrote it: true, null, 'text', 5, [a list]; long ones shortened."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_http_url(text: str) -> bool:
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)

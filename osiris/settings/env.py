@@ -1,0 +1,66 @@
+"""The OSIRIS_* environment layer: `OSIRIS_LLM__MODEL=x` is `llm.model`, `__` nesting.
+
+A setting that holds a list or a section takes JSON (`OSIRIS_COMPONENTS__PATHS='["a", "b"]'`);
+a list of paths also takes one bare path (`OSIRIS_COMPONENTS__PATHS=extra`), since that can only
+mean one folder. Anything else that is not JSON is a one-line settings error with an example.
+Read by Osiris itself, so that the error is ours and names the variable (ADR 0055).
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from osiris.errors import SettingsError
+from osiris.settings.allowed import annotation_at, is_model
+from osiris.settings.model import Settings
+
+PREFIX = "OSIRIS_"
+RETRY_ATTEMPTS_ENV = "OSIRIS_VALIDATE_RETRY_ATTEMPTS"
+_EXAMPLES = {
+    "validation.rules": '[{"name": "csv-output", "expr": "...", "level": "warning"}]',
+    "components.paths": '["components", "more/components"]',
+}
+
+
+def env_values(env: Mapping[str, str]) -> list[tuple[str, str, Any]]:
+    """(variable name, dotted key, value) for every OSIRIS_* variable that names a setting."""
+    found = []
+    for name, raw in sorted(env.items()):
+        key = _key_of(name)
+        if key is None:
+            continue
+        found.append((name, key, _parse(name, key, raw)))
+    if RETRY_ATTEMPTS_ENV in env:
+        found.append((RETRY_ATTEMPTS_ENV, "validation.retry.max_attempts", env[RETRY_ATTEMPTS_ENV]))
+    return found
+
+
+def _key_of(name: str) -> str | None:
+    """OSIRIS_LLM__MODEL -> 'llm.model'; None for variables that are not settings (OSIRIS_DEBUG)."""
+    if not name.upper().startswith(PREFIX) or name.upper() == RETRY_ATTEMPTS_ENV:
+        return None
+    parts = name[len(PREFIX):].lower().split("__")
+    if parts[0] not in Settings.model_fields or not all(parts):
+        return None
+    return ".".join(parts)
+
+
+def _parse(name: str, key: str, raw: str) -> Any:
+    annotation = annotation_at(key.split("."))
+    if not _takes_json(annotation):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        if annotation == list[str] and raw.strip() and not raw.lstrip().startswith(("[", "{")):
+            return [raw]
+        kind = "a JSON list" if typing.get_origin(annotation) is list else "a JSON object"
+        example = _EXAMPLES.get(key, "[...]" if kind == "a JSON list" else '{"key": "value"}')
+        raise SettingsError(f"env {name}: {key} must be {kind}, e.g. {name}='{example}'") from None
+
+
+def _takes_json(annotation: Any) -> bool:
+    return is_model(annotation) or typing.get_origin(annotation) in (list, dict)
