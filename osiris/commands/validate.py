@@ -20,11 +20,17 @@ STDIN = "-"
 class FileResult:
     name: str
     report: ValidationReport
+    text: str | None = None  # the file as read, when it was text
+    bom: bool = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="OML files to validate; '-' reads standard input")
     parser.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    rewrite = parser.add_mutually_exclusive_group()
+    rewrite.add_argument("--fix", action="store_true",
+                         help="write the canonical form back (aliases renamed, values typed, enum case fixed)")
+    rewrite.add_argument("--diff", action="store_true", help="show the canonical form as a unified diff; write nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     validator = load_validator(load_settings(config_path=args.config))
     for problem in validator.registry.problems:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
-    results = [FileResult(_display_name(name), _validate_file(validator, name)) for name in args.files]
+    if args.fix and STDIN in args.files:
+        raise UsageError("--fix cannot write to standard input; use --diff to see the canonical form")
+    results = [_validate_file(validator, name) for name in args.files]
+    if args.fix or args.diff:
+        _rewrite(results, write=args.fix)
     if args.json:
         print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2))
     else:
@@ -46,14 +56,30 @@ def _display_name(name: str) -> str:
     return "<stdin>" if name == STDIN else name
 
 
-def _validate_file(validator, name: str) -> ValidationReport:
+def _validate_file(validator, name: str) -> FileResult:
     data = _read(name)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        return _single_issue("OML101", f"the file is not UTF-8 text (byte {error.start})",
-                             "save the pipeline as UTF-8 YAML text")
-    return validator.validate(text)
+        return FileResult(_display_name(name), _single_issue(
+            "OML101", f"the file is not UTF-8 text (byte {error.start})", "save the pipeline as UTF-8 YAML text"))
+    return FileResult(_display_name(name), validator.validate(text), text, data.startswith(b"\xef\xbb\xbf"))
+
+
+def _rewrite(results: list[FileResult], *, write: bool) -> None:
+    """--diff prints what --fix writes: each file with its canonical pipeline."""
+    from osiris.validate.rewrite import fixed_text, unified_diff, write_back
+
+    for result in results:
+        fixed = fixed_text(result.text, result.report) if result.text is not None else None
+        if fixed is None:
+            continue
+        if write:
+            write_back(result.name, fixed, result.bom)
+            count = len(result.report.coerced)
+            print(f"{result.name}: fixed ({count} coercion{'s' if count != 1 else ''} written)")
+        else:
+            sys.stdout.write(unified_diff(result.name, result.text, fixed))
 
 
 def _read(name: str) -> bytes:

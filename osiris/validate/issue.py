@@ -37,6 +37,7 @@ class ValidationReport:
     issues: list[Issue] = field(default_factory=list)
     oml_text: str | None = None  # the canonical pipeline text: the YAML cut from the input, coercions written in
     pipeline: dict[str, Any] | None = None  # the parsed pipeline after safe coercions
+    source_text: str | None = None  # the YAML exactly as cut from the input
     coerced: list[Issue] = field(default_factory=list)  # the OML315 coercions written into oml_text
 
     @property

@@ -95,7 +95,7 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
     # supply are not reported missing on top of it.
     _check_required(path, config, spec, has_reference, findings, how_to_connect)
-    for key, value in _coerce_known_fields(path, config, spec, findings, skip=inline_secrets):
+    for key, value in _coerce_known_fields(path, config, spec, findings, inline_secrets, written_as):
         edits.append(Edit(join(path, written_as.get(key, key)), value=value))
 
     checked = {k: v for k, v in config.items() if k not in inline_secrets}  # already wrong: OML310
@@ -172,7 +172,7 @@ def _placeholder(schema: dict[str, Any]) -> str:
 
 
 def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
-                         skip: set[str]) -> list[tuple[str, Any]]:
+                         skip: set[str], written_as: dict[str, str]) -> list[tuple[str, Any]]:
     """Coerce in place; return the (field, new value) pairs that changed."""
     changed: list[tuple[str, Any]] = []
     for key, value in list(config.items()):
@@ -187,5 +187,6 @@ def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec,
         secret = spec.is_secret("/" + key)
         shown = "the value" if secret else describe(value)
         findings.add("OML315", join(path, key), f"{key}: {shown} was read as {describe(new) if not secret else 'its proper type'}",
-                     f"write {key}: {describe(new) if not secret else '<value>'} next time", value=value, secret=secret)
+                     f"write {key}: {describe(new) if not secret else '<value>'} next time", value=value, secret=secret,
+                     position=findings.position_of(join(path, written_as.get(key, key))))
     return changed

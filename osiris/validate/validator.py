@@ -41,7 +41,7 @@ class Validator:
     def _validate(self, text: str, truncated: bool) -> ValidationReport:
         findings = Findings()
         parsed = parse_answer(text, truncated, findings)
-        report = ValidationReport(oml_text=parsed.text)
+        report = ValidationReport(oml_text=parsed.text, source_text=parsed.text)
         if not parsed.ok:
             report.issues = _ordered(findings.issues)
             return report
