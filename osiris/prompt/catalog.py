@@ -7,7 +7,8 @@ from typing import Any
 
 from osiris.registry.spec import ComponentSpec
 
-MAX_EXAMPLE_CHARS = 400
+MAX_EXAMPLE_CHARS = 200
+MAX_ALIASES = 1
 
 
 def describe_component(spec: ComponentSpec) -> str:
@@ -50,8 +51,8 @@ def _describe_field(name: str, prop: dict[str, Any], required: bool, aliases: li
         parts.append(f"={json.dumps(prop['default'])}")
     if from_connection:
         parts.append("(conn)")
-    if aliases:
-        parts.append("(not " + ", ".join(aliases) + ")")
+    if aliases:  # the most common wrong names; any alias is renamed safely anyway (OML315)
+        parts.append("(not " + ", ".join(aliases[:MAX_ALIASES]) + ")")
     return " ".join(parts)
 
 

@@ -20,7 +20,7 @@ from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 from osiris.validate.schema_errors import report_schema_error
-from osiris.validate.structure import OML_MODES
+from osiris.validate.structure import OML_MODES, is_extension
 
 
 def component_name(step: dict[str, Any]) -> Any:
@@ -98,7 +98,9 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     for key, value in _coerce_known_fields(path, config, spec, findings, inline_secrets, written_as):
         edits.append(Edit(join(path, written_as.get(key, key)), value=value))
 
-    checked = {k: v for k, v in config.items() if k not in inline_secrets}  # already wrong: OML310
+    checked = {k: v for k, v in config.items() if k not in inline_secrets and not is_extension(k)}  # OML310
+    if has_reference and CONNECTION_KEY in spec.properties:  # a spec may declare (and require) connection
+        checked[CONNECTION_KEY] = connection_value
     errors = registry.config_validator(spec.name).iter_errors(checked)
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
         report_schema_error(error, path, spec, findings)
@@ -121,7 +123,7 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
     for key in list(config):
         if findings.full:
             break
-        if key in spec.properties:
+        if key in spec.properties or is_extension(key):
             continue
         alias_of = spec.aliases.get(key)
         if alias_of:
@@ -153,7 +155,7 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
 def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, connected: bool,
                     findings: Findings, how_to_connect: str) -> None:
     for field in spec.required:
-        if field in config or (connected and field in spec.connection_fields):
+        if field in config or (connected and (field in spec.connection_fields or field == CONNECTION_KEY)):
             continue
         if spec.is_secret("/" + field):
             hint = f"{field} comes from a connection: {how_to_connect}"
