@@ -108,6 +108,11 @@ def _print_text(results: list[FileResult]) -> None:
     for result in results:
         for issue in result.report.issues:
             print(located(issue, result.name))
+            if issue.tier == 1 and issue.line and result.report.oml_text:
+                from osiris.validate.excerpt import excerpt
+
+                shown = excerpt(result.report.oml_text, issue.line, issue.column)
+                print("\n".join("    " + row for row in shown.splitlines()))
         errors, warnings = len(result.report.errors), len(result.report.warnings)
         status = "valid" if result.report.valid else "invalid"
         counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
