@@ -171,3 +171,10 @@ def test_schedule_is_a_five_field_cron(schedule, valid):
 def test_a_cron_macro_gets_its_five_field_form():
     assert hint(validator().validate(oml(schedule="@daily")), "OML213") == \
         'write schedule: "0 0 * * *" (the 5-field form of @daily)'
+
+
+def test_a_missing_mode_is_named_when_the_component_has_one():
+    legacy = 'oml_version: "0.1.0"\nname: x\ntasks:\n  - id: a\n    type: mysql.extractor\n' \
+             '    config: {connection: "@mysql.default", table: t}\n'
+
+    assert hint(validator().validate(legacy), "OML208") == "add mode: read (the only mode mysql.extractor supports)"

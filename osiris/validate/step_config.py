@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
@@ -42,6 +43,8 @@ def check_step_config(index: int, step: dict[str, Any], registry: Registry, conn
         findings.add("OML301", join(path, key), f"unknown component '{name}'",
                      unknown_component_hint(name, mode, registry), value=name)
         return None
+    if "mode" not in step and len(spec.oml_modes) == 1:
+        _name_the_mode(findings, join(path, "mode"), spec)
     if isinstance(mode, str) and mode in OML_MODES and mode not in spec.oml_modes:
         findings.add("OML302", join(path, "mode"), f"{spec.name} does not support mode '{mode}'",
                      f"use mode: {' or '.join(spec.oml_modes)} with {spec.name}"
@@ -51,6 +54,14 @@ def check_step_config(index: int, step: dict[str, Any], registry: Registry, conn
         return None  # OML205 already says so
     return _check_config(join(path, "config"), dict(config or {}), spec, registry, connections, findings,
                          edits if edits is not None else [])
+
+
+def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
+    """The missing-mode issue (OML208) names the one mode the component supports."""
+    hint = f"add mode: {spec.oml_modes[0]} (the only mode {spec.name} supports)"
+    for position, issue in enumerate(findings.issues):
+        if issue.code == "OML208" and issue.path == path:
+            findings.issues[position] = replace(issue, hint=hint)
 
 
 def unknown_component_hint(name: str, mode: Any, registry: Registry) -> str:
