@@ -178,3 +178,17 @@ def test_a_missing_mode_is_named_when_the_component_has_one():
              '    config: {connection: "@mysql.default", table: t}\n'
 
     assert hint(validator().validate(legacy), "OML208") == "add mode: read (the only mode mysql.extractor supports)"
+
+
+def test_generate_shows_the_person_the_syntax_error_in_the_saved_pipeline(project, fake_api):
+    from tests.conftest import run_osiris as run_with_key
+    from tests.engine_samples import VALID, fenced
+    from tests.fake_anthropic import Reply
+
+    fake_api.add(Reply(fenced(BROKEN_YAML)), Reply(fenced(VALID)))
+
+    done = run_with_key("generate", "copy the customers", cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    assert "(line 5, column 25): YAML syntax error" in done.stderr
+    assert "    5 |     config: {path: [a, b}\n      |                         ^\n" in done.stderr
