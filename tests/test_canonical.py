@@ -111,3 +111,21 @@ def test_generate_output_and_accepted_yaml_hold_the_canonical_bytes(project, fak
     [session] = session_dirs(project)
     [accepted] = session.rglob("accepted.yaml")
     assert accepted.read_bytes() == CANONICAL.encode()
+
+
+def test_chat_shows_and_saves_the_canonical_bytes(project, fake_api):
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_API_KEY, cli_env
+
+    fake_api.add(Reply(fenced(ANSWERED)))
+
+    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), input="copy the active customers\nout.yaml\n",
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    assert (project / "out.yaml").read_bytes() == CANONICAL.encode()
+    assert "config: {path: data/customers.csv, skip_blank_lines: true}" in done.stdout  # what /show shows
+    assert "file_path" not in done.stdout.split("OML315")[0]
