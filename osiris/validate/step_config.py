@@ -67,12 +67,15 @@ def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
 def unknown_component_hint(name: str, mode: Any, registry: Registry) -> str:
     """A close name only when that component supports the step's mode; else what there is for the mode."""
     fits = [s.name for s in registry.components.values() if mode not in OML_MODES or mode in s.oml_modes]
-    match = closest(name, fits, cutoff=0.75)
+    family = name.split(".", 1)[0] if isinstance(name, str) else ""
+    same_family = [fit for fit in fits if fit.split(".", 1)[0] == family]
+    match = closest(name, fits, cutoff=0.75) or (same_family[0] if len(same_family) == 1 else None)
     if match:
         return f"use component: {match}"
-    family = name.split(".", 1)[0] if isinstance(name, str) else ""
     for_mode = f" for mode {mode}" if mode in OML_MODES else ""
-    return (f"there is no {family or 'such'} component; the system may not be supported. "
+    if same_family:
+        return f"use one of the {family} components{for_mode}: {listing(sorted(same_family))}"
+    return (f"there is no {family or 'such'} component{for_mode}; the system may not be supported. "
             f"Components{for_mode}: {listing(sorted(fits))}")
 
 
