@@ -129,3 +129,14 @@ def test_chat_shows_and_saves_the_canonical_bytes(project, fake_api):
     assert (project / "out.yaml").read_bytes() == CANONICAL.encode()
     assert "config: {path: data/customers.csv, skip_blank_lines: true}" in done.stdout  # what /show shows
     assert "file_path" not in done.stdout.split("OML315")[0]
+
+
+def test_a_patched_value_reads_back_the_same_in_flow_and_block_context():
+    from osiris.validate.canonical import Edit, canonical_text
+
+    text = "a: {x: 1, y: 2}\nb:\n  z: 3\nc: [4, 5]\n"
+    edits = [Edit("/a/x", value="p, q}"), Edit("/b/z", value="#r"), Edit("/a/y", rename_to="w", value=True)]
+
+    patched = canonical_text(text, edits)
+
+    assert patched == 'a: {x: "p, q}", w: true}\nb:\n  z: \'#r\'\nc: [4, 5]\n'

@@ -8,6 +8,7 @@ byte as the person (or the LLM) wrote them (ADR 0050).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from osiris.validate.pointer import split
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 KEEP = object()  # an Edit that leaves the value as it is
+_FLOW_INDICATORS = re.compile(r"[,\[\]{}#]|\n")
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def canonical_text(text: str, edits: list[Edit]) -> str:
     patched = text
     for (start, end), replacement in sorted(spans.items(), reverse=True):
         patched = patched[:start] + replacement + patched[end:]
-    return patched if _still_yaml(patched) else text
+    return patched
 
 
 def _find(node: Node | None, parts: list[str]) -> tuple[ScalarNode, Node] | None:
@@ -94,14 +96,10 @@ def _scalar(text: str, style: str | None) -> str:
 
 
 def _plain(value: Any) -> str:
-    """One scalar as YAML flow text: plain where that reads back the same, quoted otherwise."""
+    """One scalar as YAML text that reads back the same in block and in flow context: plain where
+    PyYAML's emitter allows it and no flow indicator is in it, double-quoted otherwise."""
     dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6)
-    return dumped.removesuffix("\n...\n").rstrip("\n")
-
-
-def _still_yaml(text: str) -> bool:
-    try:
-        yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
-        return False
-    return True
+    dumped = dumped.removesuffix("\n...\n").rstrip("\n")
+    if isinstance(value, str) and not dumped.startswith(("'", '"')) and _FLOW_INDICATORS.search(dumped):
+        return json.dumps(value, ensure_ascii=False)
+    return dumped
