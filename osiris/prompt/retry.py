@@ -56,7 +56,8 @@ def build_retry_prompt(
         body = [
             "Your previous answer contained no OML pipeline.",
             "Answer with the pipeline only: one ```yaml block holding the complete OML document, "
-            "and no other text.",
+            "and no other text. If no component in the catalogue can do what is asked, say that again "
+            "in one sentence instead; never substitute another system.",
         ]
     elif kind is RetryKind.CUT_OFF:
         body = [
