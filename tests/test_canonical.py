@@ -140,3 +140,16 @@ def test_a_patched_value_reads_back_the_same_in_flow_and_block_context():
     patched = canonical_text(text, edits)
 
     assert patched == 'a: {x: "p, q}", w: true}\nb:\n  z: \'#r\'\nc: [4, 5]\n'
+
+
+def test_fix_with_json_keeps_stdout_json(tmp_path):
+    import json
+
+    target = tmp_path / "p.yaml"
+    target.write_bytes(ANSWERED.encode())
+
+    done = run_plain("validate", "--fix", "--json", str(target), cwd=tmp_path)
+
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["files"][0]["valid"] is True
+    assert f"{target}: fixed (4 coercions written)" in done.stderr

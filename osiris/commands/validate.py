@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--fix cannot write to standard input; use --diff to see the canonical form")
     results = [_validate_file(validator, name) for name in args.files]
     if args.fix or args.diff:
-        _rewrite(results, write=args.fix)
+        _rewrite(results, write=args.fix, out=sys.stderr if args.json else sys.stdout)  # JSON keeps stdout
     if args.json:
         print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2))
     else:
@@ -66,7 +66,7 @@ def _validate_file(validator, name: str) -> FileResult:
     return FileResult(_display_name(name), validator.validate(text), text, data.startswith(b"\xef\xbb\xbf"))
 
 
-def _rewrite(results: list[FileResult], *, write: bool) -> None:
+def _rewrite(results: list[FileResult], *, write: bool, out) -> None:
     """--diff prints what --fix writes: each file with its canonical pipeline."""
     from osiris.validate.rewrite import fixed_text, unified_diff, write_back
 
@@ -77,9 +77,9 @@ def _rewrite(results: list[FileResult], *, write: bool) -> None:
         if write:
             write_back(result.name, fixed, result.bom)
             count = len(result.report.coerced)
-            print(f"{result.name}: fixed ({count} coercion{'s' if count != 1 else ''} written)")
+            print(f"{result.name}: fixed ({count} coercion{'s' if count != 1 else ''} written)", file=out)
         else:
-            sys.stdout.write(unified_diff(result.name, result.text, fixed))
+            out.write(unified_diff(result.name, result.text, fixed))
 
 
 def _read(name: str) -> bytes:
