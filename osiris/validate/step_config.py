@@ -112,7 +112,8 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     for key, value in _coerce_known_fields(path, config, spec, findings, inline_secrets, written_as):
         edits.append(Edit(join(path, written_as.get(key, key)), value=value))
 
-    checked = {k: v for k, v in config.items() if k not in inline_secrets and not is_extension(k)}  # OML310
+    checked = {k: _without_extensions(v) for k, v in config.items()
+               if k not in inline_secrets and not is_extension(k)}  # inline secrets: already OML310
     if has_reference and CONNECTION_KEY in spec.properties:  # a spec may declare (and require) connection
         checked[CONNECTION_KEY] = connection_value
     errors = registry.config_validator(spec.name).iter_errors(checked)
@@ -128,6 +129,15 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     if has_reference:
         config = {CONNECTION_KEY: connection_value, **config}
     return config
+
+
+def _without_extensions(value: Any) -> Any:
+    """`value` with `x-*` keys left out at every level: extensions are not checked (public Osiris)."""
+    if isinstance(value, dict):
+        return {k: _without_extensions(v) for k, v in value.items() if not is_extension(k)}
+    if isinstance(value, list):
+        return [_without_extensions(item) for item in value]
+    return value
 
 
 def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
