@@ -193,3 +193,23 @@ def test_generate_shows_the_person_the_syntax_error_in_the_saved_pipeline(projec
     assert done.returncode == 0, done.stderr
     assert "(line 5, column 25): YAML syntax error" in done.stderr
     assert "    5 |     config: {path: [a, b}\n      |                         ^\n" in done.stderr
+
+
+def test_chat_shows_the_person_the_syntax_error_in_the_pipeline(project, fake_api):
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_API_KEY, cli_env
+    from tests.engine_samples import VALID, fenced
+    from tests.fake_anthropic import Reply
+
+    fake_api.add(Reply(fenced(BROKEN_YAML)), Reply(fenced(VALID)))
+
+    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), input="copy the customers\nn\n",
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    assert "(line 5, column 25): YAML syntax error" in out
+    assert "    5 |     config: {path: [a, b}\n" in out and "      |                         ^\n" in out
