@@ -5,7 +5,7 @@ the counts; asserts nothing. Nothing of public Osiris is copied into this reposi
     # a bare or normal clone of github.com/keboola/osiris (e.g. the `fetch` tool's mirror)
     .venv/bin/python bench/public_osiris.py --repo /work/.mirror/keboola+osiris/repo
 
-Pipelines: every YAML file with `oml_version`, and every ```yaml block holding `oml_version:` in
+Pipelines: every YAML file with a top-level `oml_version` or `steps`, and every ```yaml block holding `oml_version:` in
 its docs (archives left out). Each `@family.alias` a pipeline names is configured (empty), as
 public Osiris reads connections from its own osiris_connections.yaml. Public's verdict comes from
 its `osiris.core.oml_validator.OMLValidator`, run from a temporary export of its sources (its
@@ -66,7 +66,7 @@ def pipelines(repo: str) -> list[tuple[str, str]]:
         if path.endswith(".md"):
             blocks = [b for b in _BLOCK.findall(text) if re.search(r"^oml_version:", b, re.MULTILINE)]
             found += [(f"{path} block {n}", block) for n, block in enumerate(blocks, start=1)]
-        elif re.search(r"^oml_version:", text, re.MULTILINE) and not path.startswith("tests/golden/"):  # compiled
+        elif re.search(r"^(oml_version|steps):", text, re.MULTILINE) and not path.startswith("tests/golden/"):  # compiled
             found.append((path, text))
     return found
 
