@@ -213,3 +213,10 @@ def test_chat_shows_the_person_the_syntax_error_in_the_pipeline(project, fake_ap
     out = done.stdout + done.stderr
     assert "(line 5, column 25): YAML syntax error" in out
     assert "    5 |     config: {path: [a, b}\n" in out and "      |                         ^\n" in out
+
+
+def test_an_inputs_value_that_is_not_a_step_reference_is_reported():
+    writer = step("write-csv", "filesystem.csv_writer", "write", {"path": "o.csv"}, inputs={"df": "extract.df"})
+    report = validator().validate(oml(extract_step(), writer))
+
+    assert codes_at(report) == [("OML205", "/steps/1/inputs")]

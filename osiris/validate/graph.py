@@ -64,21 +64,22 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
             continue
         step_id = step["id"]
         edges[step_id] = []
-        earlier = [name for name, where in known.items() if where < index]
         for need, need_path in _explicit(step, join(base, index)):
+            if need in known and need != step_id:
+                edges[step_id].append(need)
+                if known[need] > index:
+                    later.append((index, need, need_path))
+                continue
+            earlier = [name for name, where in known.items() if where < index]  # only for the hint
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
                              f"remove '{step_id}' from its needs" + (f"; earlier steps: {listing(earlier)}" if earlier else ""),
                              value=need)
-            elif need not in known:
+            else:
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
                              f"use the id of an earlier step{did_you_mean(need, earlier or list(known))}"
                              + (f"; earlier steps: {listing(earlier)}" if earlier else "; this is the first step: remove needs"),
                              value=need)
-            else:
-                edges[step_id].append(need)
-                if known[need] > index:
-                    later.append((index, need, need_path))
     in_cycle = _report_cycles(steps, edges, base, findings)
     for index, need, need_path in later:
         if (steps[index]["id"], need) in in_cycle:

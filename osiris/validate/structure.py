@@ -7,6 +7,7 @@ from typing import Any
 
 from osiris.suggest import did_you_mean
 from osiris.validate.findings import Findings
+from osiris.validate.graph import input_step
 from osiris.validate.pointer import join
 from osiris.validate.schedule import check_schedule
 
@@ -207,8 +208,9 @@ def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen
         findings.add("OML205", join(path, "needs"), f"needs must be a list of step ids, not {what}",
                      "write needs: [<id of an earlier step>], e.g. needs: [extract-customers]", value=_short(needs))
     inputs = step.get("inputs")
-    if "inputs" in step and not (isinstance(inputs, dict) and all(isinstance(v, str) for v in inputs.values())):
-        findings.add("OML205", join(path, "inputs"), f"inputs must be a mapping of names to step outputs, not {_kind(inputs)}",
+    if "inputs" in step and not (isinstance(inputs, dict) and all(input_step(v) for v in inputs.values())):
+        what = _kind(inputs) if not isinstance(inputs, dict) else "a mapping with a value that is not ${<step id>.df}"
+        findings.add("OML205", join(path, "inputs"), f"inputs must map names to step outputs, not {what}",
                      'write inputs: {df: "${<id of an earlier step>.df}"}, or use needs: [<id>]', value=_short(inputs))
 
 
