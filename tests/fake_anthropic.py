@@ -94,7 +94,9 @@ class FakeAnthropic:
             self.requests.append(recorded)
             if not self.script:
                 return Status(500, message="fake server: no scripted response")
-            return self.script[min(index, len(self.script) - 1)]
+            response = self.script[min(index, len(self.script) - 1)]
+        # A callable answers from the request it gets: a scripted model that reads the prompt.
+        return response(recorded.body) if callable(response) else response
 
     def _estimated(self, reply: Reply, body: dict[str, Any], first: bool) -> Reply:
         system = body.get("system") or []

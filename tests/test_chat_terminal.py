@@ -42,7 +42,7 @@ def test_invalid_then_valid_shows_progress_errors_and_saves(project, fake_api, c
     chat = chats(project, env=env)
     chat.prompt()
     chat.say(REQUEST)
-    chat.expect(r"Attempt 1/3: \d+ errors? — asking the LLM to fix only these")
+    chat.expect(r"Attempt 1/3: \d+ errors? — asking the LLM to fix them")  # issue 8: new retry wording
     chat.expect_exact("mode 'extract' is not read, write or transform")
     chat.expect_exact("Valid pipeline after 2 attempts.")
     chat.expect_exact(f"Save to {SAVED}?")

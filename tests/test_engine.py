@@ -48,7 +48,9 @@ def test_fixed_on_retry_1_returns_the_fixed_pipeline(project, fake_api):
     assert result.oml_text.strip() == VALID.strip()  # the fixed one, not the first
     retry = fake_api.requests[1].body["messages"][-1]["content"]
     assert "OML212" in retry and "/steps/0/mode" in retry
-    assert "Fix only these errors; keep everything else unchanged" in retry
+    # Issue 8 changed the wording: fix what is listed and anything else against the rules.
+    assert ("Fix these errors and anything else that breaks the OML rules. Keep the valid content "
+            "(queries, tables, paths, names) unchanged.") in retry
     assert "<previous_pipeline>" in retry and "mode: extract" in retry  # the previous OML, as data
     assert (h.session_path / "artifacts/cycle-1/attempt-2/diff.patch").read_text().count("-    mode: extract") == 1
     failed = [e for e in h.progress if isinstance(e, AttemptFailed)]

@@ -28,8 +28,8 @@ def test_every_component_has_its_modes_required_fields_enums_and_an_example(regi
             if field not in spec.connection_fields:
                 assert f"{field}*" in line, (name, field)
     writer = component_line(stable, "supabase.writer")
-    assert "write_mode [append|replace|upsert]" in writer
-    assert "(not file_path, " in component_line(stable, "filesystem.csv_writer")  # aliases
+    assert "write_mode string [append|replace|upsert]" in writer  # issue 8: every field shows its type
+    assert "(not file_path)" in component_line(stable, "filesystem.csv_writer")  # the most common alias (issue 8: room for types)
     assert stable.count("  example config: {") >= len(registry.components) - 1
 
 

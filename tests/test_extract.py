@@ -35,11 +35,13 @@ def test_an_unclosed_fence_marks_the_answer_as_cut_off():
     assert cut.unclosed_fence
 
 
-def test_line_numbers_refer_to_the_original_answer():
+def test_line_numbers_refer_to_the_extracted_pipeline():
+    # Issue 8 changed this: lines count from the pipeline as saved, not from the raw answer.
     answer = "Intro line\n```yaml\noml_version: \"0.1.0\"\nname: x\nname: y\n```\n"
     report = validator().validate(answer)
     duplicate = next(i for i in report.issues if i.code == "OML104")
-    assert (duplicate.line, duplicate.column) == (5, 1)
+    assert (duplicate.line, duplicate.column) == (3, 1)
+    assert report.oml_text.splitlines()[2] == "name: y"
 
 
 def test_positions_are_recorded_for_every_pointer():

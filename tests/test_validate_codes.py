@@ -42,6 +42,7 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML211": (kebab_name(), GOOD, {}),
     "OML212": (oml(step("e", "mysql.extractor", "extract", {"connection": "@mysql.default", "table": "t"})),
                GOOD, {}),
+    "OML213": (oml(schedule="every night"), oml(schedule="0 2 * * *"), {}),
     "OML301": (oml(step("e", "mysql.extractr", "read", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
     "OML302": (oml(step("e", "mysql.extractor", "write", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
     "OML303": (oml(step("e", "mysql.extractor", "read", {"table": "t"})), GOOD, {}),

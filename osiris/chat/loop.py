@@ -336,7 +336,7 @@ class ChatLoop:
                 show_warnings(self.display, report.warnings)
             else:
                 self.display.error(f"✗ {count(len(report.errors), 'error')}:")
-                show_errors(self.display, report.errors)
+                show_errors(self.display, report.errors, text=report.oml_text)
         return True
 
     def _edit(self, _argument: str) -> bool:

@@ -66,9 +66,9 @@ class ChatProgress:
 
     def _attempt_failed(self, event: AttemptFailed) -> None:
         errors = event.report.errors
-        then = " — asking the LLM to fix only these" if event.will_retry else ""
+        then = " — asking the LLM to fix them" if event.will_retry else ""
         self.display.error(f"✗ Attempt {event.attempt}/{event.total}: {count(len(errors), 'error')}{then}")
-        show_errors(self.display, errors, limit=ERRORS_SHOWN_PER_ATTEMPT)
+        show_errors(self.display, errors, limit=ERRORS_SHOWN_PER_ATTEMPT, text=event.report.oml_text)
 
     def _service_problem(self, event: ApiErrorRetrying) -> None:
         problem = _SERVICE_PROBLEMS.get(event.error.kind, f"LLM service error ({event.error})")

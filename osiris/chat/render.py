@@ -41,13 +41,16 @@ def preamble(answer: str, max_lines: int = 3) -> str:
     return "\n".join(lines[:max_lines])
 
 
-def show_errors(display: Display, issues: Sequence[Any], limit: int | None = None) -> None:
-    """Each issue's friendly text, indented; at most `limit`, then '… and N more'."""
+def show_errors(display: Display, issues: Sequence[Any], limit: int | None = None, text: str | None = None) -> None:
+    """Each issue's friendly text, indented; at most `limit`, then '… and N more'. A YAML-level
+    error also shows the lines of the pipeline `text` around it, with a caret."""
     from osiris.explain import friendly
+    from osiris.validate.excerpt import excerpt
 
     shown = list(issues if limit is None else issues[:limit])
     for issue in shown:
-        lines = friendly(issue).splitlines() or [issue.message]
+        around = excerpt(text, issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
+        lines = (friendly(issue).splitlines() or [issue.message]) + around.splitlines()
         display.error("  - " + lines[0])
         for line in lines[1:]:
             display.note("    " + line)

@@ -149,10 +149,12 @@ def _details(schema: dict[str, Any]) -> list[str]:
 
 
 def _validate(registry: Any) -> int:
-    from osiris.validate.examples import example_problems
+    from osiris.validate.examples import example_problems, example_warnings
 
     problems = [str(problem) for problem in registry.problems]
     problems.extend(example_problems(registry))
+    for warning in example_warnings(registry):
+        print(f"osiris: warning: {warning} (this example is left out of the prompt)", file=sys.stderr)
     for problem in problems:
         print(f"osiris: {problem}", file=sys.stderr)
     count = len(registry.components)

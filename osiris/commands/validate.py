@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 
 from osiris.commands.file_words import for_a_file
-from osiris.errors import ExitCode
+from osiris.errors import ExitCode, UsageError
 from osiris.explain import located
 from osiris.extract import MAX_CHARS
 from osiris.output_path import describe_os_error
@@ -25,6 +25,8 @@ class FileResult:
     name: str
     report: ValidationReport
     error: str | None = None
+    text: str | None = None  # the file as read, when it was text
+    bom: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -40,6 +42,10 @@ class UnreadableFile(Exception):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="OML files to validate; '-' reads standard input")
     parser.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    rewrite = parser.add_mutually_exclusive_group()
+    rewrite.add_argument("--fix", action="store_true",
+                         help="write the canonical form back (aliases renamed, values typed, enum case fixed)")
+    rewrite.add_argument("--diff", action="store_true", help="show the canonical form as a unified diff; write nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
     validator = load_validator(load_settings(config_path=args.config))
     for problem in validator.registry.problems:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
+    if args.fix and STDIN in args.files:
+        raise UsageError("--fix cannot write to standard input; use --diff to see the canonical form")
     results = [_result(validator, name) for name in args.files]
+    if args.fix or args.diff:
+        _rewrite(results, write=args.fix, out=sys.stderr if args.json else sys.stdout)  # JSON keeps stdout
     if args.json:
         print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2, default=str))
     else:
@@ -59,25 +69,42 @@ def run(args: argparse.Namespace) -> int:
 
 def _result(validator, name: str) -> FileResult:
     try:
-        report = _validate_file(validator, name)
+        result = _validate_file(validator, name)
     except UnreadableFile as error:
         return FileResult(_display_name(name), ValidationReport(), error=str(error))
-    report.issues = [for_a_file(issue) for issue in report.issues]
-    return FileResult(_display_name(name), report)
+    result.report.issues = [for_a_file(issue) for issue in result.report.issues]
+    return result
 
 
 def _display_name(name: str) -> str:
     return "<stdin>" if name == STDIN else name
 
 
-def _validate_file(validator, name: str) -> ValidationReport:
+def _validate_file(validator, name: str) -> FileResult:
     data = _read(name)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        return _single_issue("OML101", f"the file is not UTF-8 text (byte {error.start})",
-                             "save the pipeline as UTF-8 YAML text")
-    return validator.validate(text)
+        return FileResult(_display_name(name), _single_issue(
+            "OML101", f"the file is not UTF-8 text (byte {error.start})", "save the pipeline as UTF-8 YAML text"))
+    return FileResult(_display_name(name), validator.validate(text), text=text,
+                      bom=data.startswith(b"\xef\xbb\xbf"))
+
+
+def _rewrite(results: list[FileResult], *, write: bool, out) -> None:
+    """--diff prints what --fix writes: each file with its canonical pipeline."""
+    from osiris.validate.rewrite import fixed_text, unified_diff, write_back
+
+    for result in results:
+        fixed = fixed_text(result.text, result.report) if result.text is not None else None
+        if fixed is None:
+            continue
+        if write:
+            write_back(result.name, fixed, result.bom)
+            count = len(result.report.coerced)
+            print(f"{result.name}: fixed ({count} coercion{'s' if count != 1 else ''} written)", file=out)
+        else:
+            out.write(unified_diff(result.name, result.text, fixed))
 
 
 def _read(name: str) -> bytes:
@@ -110,6 +137,11 @@ def _print_text(results: list[FileResult]) -> None:
             continue
         for issue in result.report.issues:
             print(located(issue, result.name))
+            if issue.tier == 1 and issue.line and result.report.oml_text:
+                from osiris.validate.excerpt import excerpt
+
+                shown = excerpt(result.report.oml_text, issue.line, issue.column)
+                print("\n".join("    " + row for row in shown.splitlines()))
         errors, warnings = len(result.report.errors), len(result.report.warnings)
         status = "valid" if result.report.valid else "invalid"
         counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)

@@ -70,6 +70,8 @@ def _from_plain_text(answer: str) -> Cut | None:
     start = next((i for i, line in enumerate(lines) if _YAML_START.match(line)), None)
     if start is None:
         return None
+    if all(not line.strip() or line.lstrip().startswith("#") for line in lines[:start]):
+        start = 0  # only YAML comments before the pipeline: they belong to it (a file's header)
     end = len(lines)
     while end > start + 1 and (not lines[end - 1].strip() or not _YAML_LINE.match(lines[end - 1])):
         end -= 1

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 from osiris.prompt.fence import fenced_data
+from osiris.validate.excerpt import excerpt
 
 PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"
@@ -33,20 +34,30 @@ def retry_kind(error_codes: Sequence[str]) -> RetryKind:
     return RetryKind.FIX_ERRORS
 
 
+FIX_WORDING = (
+    "Fix these errors and anything else that breaks the OML rules. Keep the valid content (queries, "
+    "tables, paths, names) unchanged. Answer with the complete corrected pipeline in one ```yaml block "
+    "and no other text (the one-sentence assumption belongs to a first answer, not to a fix)."
+)
+
+
 def build_retry_prompt(
     errors: Sequence[Any],
     previous_oml: str | None,
     earlier: Sequence[str],
     render: Callable[[Any], str],
+    normalised: Sequence[str] = (),
 ) -> str:
-    """`errors`: the issues of the last attempt; `previous_oml`: its YAML, already redacted;
-    `earlier`: one summary line per earlier attempt; `render`: issue -> compact line."""
+    """`errors`: the issues of the last attempt; `previous_oml`: its canonical YAML, already redacted;
+    `earlier`: one summary line per earlier attempt; `render`: issue -> compact line;
+    `normalised`: one line per safe coercion already written into `previous_oml`."""
     kind = retry_kind([getattr(issue, "code", "") for issue in errors])
     if kind is RetryKind.NO_PIPELINE:
         body = [
             "Your previous answer contained no OML pipeline.",
             "Answer with the pipeline only: one ```yaml block holding the complete OML document, "
-            "and no other text.",
+            "and no other text. If no component in the catalogue can do what is asked, say that again "
+            "in one sentence instead; never substitute another system.",
         ]
     elif kind is RetryKind.CUT_OFF:
         body = [
@@ -57,7 +68,7 @@ def build_retry_prompt(
     else:
         shown = list(errors)[:MAX_ISSUES]
         more = len(errors) - len(shown)
-        lines = [f"- {render(issue)}" for issue in shown]
+        lines = [f"- {_located(issue, render, previous_oml)}" for issue in shown]
         if more > 0:
             lines.append(f"- ... and {more} more error(s) of the same kinds")
         body = [
@@ -65,15 +76,25 @@ def build_retry_prompt(
             "message, hint):",
             "\n".join(lines),
         ]
+        if normalised:
+            body.append("Osiris already normalised these in the pipeline below; keep them as they are now:\n"
+                        + "\n".join(f"- {line}" for line in normalised))
         if previous_oml:
             body.append(fenced_data(PREVIOUS, previous_oml))
-        body.append(
-            "Fix only these errors; keep everything else unchanged. Answer with the complete "
-            "corrected pipeline in one ```yaml block."
-        )
+        body.append(FIX_WORDING)
     if earlier:
         body.append("Earlier attempts (do not repeat these mistakes): " + "; ".join(earlier))
     return "\n\n".join(body)
+
+
+def _located(issue: Any, render: Callable[[Any], str], text: str | None) -> str:
+    """The compact line; a YAML-level error (tier 1) also gets its line, column and an excerpt."""
+    line, column = getattr(issue, "line", None), getattr(issue, "column", None)
+    if getattr(issue, "tier", 0) != 1 or not line:
+        return render(issue)
+    shown = excerpt(text, line, column) if text else ""
+    where = f" (line {line}" + (f", column {column})" if column else ")")
+    return render(issue) + where + ("\n" + "\n".join("    " + row for row in shown.splitlines()) if shown else "")
 
 
 def summarise_attempt(index: int, error_codes: Sequence[str], error_count: int) -> str:

@@ -20,9 +20,15 @@ OML rules:
 - Top-level keys: oml_version (the string "0.1.0"), name (lowercase kebab-case), steps (a
   non-empty list); optional: description, metadata, schedule. Nothing else: never version,
   tasks, connectors, outputs, extract, transform or load.
+- schedule is a quoted 5-field cron expression: minute hour day-of-month month day-of-week,
+  e.g. "0 2 * * *" (every day at 02:00). No seconds field, no @daily.
 - Each step: id (unique, kebab-case), component (a name from the catalogue below), mode
   (read | write | transform; never extract or load), config (a mapping), and optionally
-  needs (a list of ids of earlier steps). No `type` key. No cycles; a step never needs itself.
+  needs (a list of ids of earlier steps only). No `type` key. A step without needs takes the
+  step just before it; `needs: []` means none.
+- Data between steps: in a duckdb.processor query, the rows of each step in needs are the table
+  df_<that step's id with every character other than a-z, A-Z, 0-9 replaced by _> (needs:
+  [extract-orders] -> df_extract_orders); when there is exactly one, input_df names it too.
 - A component supports only the modes listed for it. read = extract, write = write,
   transform = transform.
 - config holds only the fields the component lists, with the right types, bounds and enum values.
@@ -30,16 +36,19 @@ OML rules:
   component's family and the alias a configured one. The connection supplies host, user,
   password and the other connection fields, so leave them out of the step.
 - Never write a password, token or key inline. Secrets only ever come from a connection reference.
+- If no component below can read or write the system the request names, do not substitute
+  another system: say in one sentence that it is not supported, with no YAML.
 
-Components (name [family] modes: fields; * = required, = default, [..] = allowed values,
-aliases in parentheses):
+Components (name [family] modes: fields as "name type"; * = required, = default, [..] = allowed
+values, a..b = bounds, (conn) = optional, the connection supplies it, "not ..." = names not to use):
 """
 
 
 GUESS = """\
 If the request lacks something you need (which connection, which table), make the most
 reasonable choice from the configured connections and say what you assumed in one sentence
-before the block."""
+before the block. That sentence is for a first answer only: when asked to fix errors, answer with
+the block alone."""
 ASK = """\
 If the request lacks something you cannot reasonably choose yourself (which connection, which
 table), do not guess: answer with one short question instead, with no YAML, ending with "?"."""

@@ -86,7 +86,8 @@ def spec_from_dict(data: dict[str, Any], path: Path | None = None) -> ComponentS
         modes=tuple(data["modes"]),
         config_schema=data["configSchema"],
         secret_pointers=frozenset([*data.get("secrets", []), *data.get("x-secret", [])]),
-        connection_fields=_connection_fields(data.get("x-connection-fields", [])),
+        connection_fields=_connection_fields(data["x-connection-fields"]) if "x-connection-fields" in data
+        else _secret_fields(data),
         constraints=list((data.get("constraints") or {}).get("required", [])),
         examples=list(data.get("examples", [])),
         llm_hints=LLMHints(
@@ -97,6 +98,14 @@ def spec_from_dict(data: dict[str, Any], path: Path | None = None) -> ComponentS
         raw=data,
         path=path,
     )
+
+
+def _secret_fields(data: dict[str, Any]) -> dict[str, str]:
+    """No x-connection-fields: as in public Osiris, the connection supplies the secret fields."""
+    pointers = [*data.get("secrets", []), *data.get("x-secret", [])]
+    properties = (data.get("configSchema") or {}).get("properties") or {}
+    names = [p.strip("/").split("/")[0] for p in pointers if isinstance(p, str)]
+    return {name: "forbidden" for name in dict.fromkeys(names) if name in properties}
 
 
 def _connection_fields(entries: list[Any]) -> dict[str, str]:

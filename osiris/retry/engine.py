@@ -315,7 +315,8 @@ class GenerationEngine:
         ]
         redact = self.session.redactor.text
         previous = redact(last.oml_text) if last.oml_text else None
-        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)))
+        normalised = [redact(self.render(issue)) for issue in getattr(last.report, "coerced", [])]
+        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)), normalised)
 
     def _api_error(self, cycle: int, index: int, error: LLMServiceError, delay: float | None, n: int) -> None:
         self.session.emit(

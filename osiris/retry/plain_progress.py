@@ -47,14 +47,17 @@ class ProgressPrinter:
         errors = event.report.errors
         then = "; asking the LLM to fix them" if event.will_retry else ""
         self._say(f"attempt {event.attempt}/{event.total}: {len(errors)} error{'s' if len(errors) != 1 else ''}{then}")
-        self._list(errors)
+        self._list(errors, event.report.oml_text)
 
-    def _list(self, issues: list) -> None:
-        """The friendly rendering of the first few issues, indented under the status line."""
+    def _list(self, issues: list, text: str | None = None) -> None:
+        """The friendly rendering of the first few issues, indented under the status line; a
+        YAML-level error (tier 1) with the lines of `text` around it and a caret."""
         from osiris.explain import friendly
+        from osiris.validate.excerpt import excerpt
 
         for issue in issues[:MAX_ISSUES_SHOWN]:
-            for n, line in enumerate(friendly(issue).splitlines()):
+            shown = excerpt(text, issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
+            for n, line in enumerate(friendly(issue).splitlines() + shown.splitlines()):
                 print(("  - " if n == 0 else "    ") + line, file=self.stream)
         if len(issues) > MAX_ISSUES_SHOWN:
             print(f"  ... and {len(issues) - MAX_ISSUES_SHOWN} more", file=self.stream)

@@ -33,6 +33,7 @@ CODES: dict[str, Code] = {
     "OML210": Code(2, "error", "duplicate step id"),
     "OML211": Code(2, "warning", "name not kebab-case"),
     "OML212": Code(2, "error", "mode not read, write or transform"),
+    "OML213": Code(2, "error", "schedule not a 5-field cron expression"),
     "OML301": Code(3, "error", "unknown component"),
     "OML302": Code(3, "error", "mode not supported by component"),
     "OML303": Code(3, "error", "required config field missing"),

@@ -47,7 +47,7 @@ def check_reference(path: str, value: Any, spec: ComponentSpec, connections: Con
                     findings: Findings) -> Reference | None:
     """Check `config.connection`; return the reference when it is well-formed and of the right family."""
     ref_path = join(path, CONNECTION_KEY)
-    if not spec.connection_fields:
+    if not spec.connection_fields and CONNECTION_KEY not in spec.properties:
         findings.add("OML304", ref_path, f"{spec.name} takes no connection",
                      "remove connection from this step's config", value=value)
         return None

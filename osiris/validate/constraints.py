@@ -26,8 +26,12 @@ def check_constraints(path: str, effective: Mapping[str, Any], spec: ComponentSp
         for field, requirement in (rule.get("must") or {}).items():
             if _satisfied(effective.get(field), requirement):
                 continue
+            present = effective.get(field)
+            hint = (_present_hint(field, present, requirement, when) if present is not None
+                    and isinstance(requirement, dict) and not spec.is_secret("/" + field)
+                    else _hint(field, requirement, when, spec, connection_hint))
             findings.add("OML309", join(path, field), str(rule.get("error") or f"constraint on '{field}' violated"),
-                         _hint(field, requirement, when, spec, connection_hint),
+                         hint,
                          value=effective.get(field) if effective.get(field) is not UNKNOWN else None,
                          secret=spec.is_secret("/" + field))
 
@@ -51,6 +55,18 @@ def _validator(schema: dict[str, Any]) -> Any:
     if key not in _compiled:
         _compiled[key] = compile_schema(schema)
     return _compiled[key]
+
+
+def _present_hint(field: str, value: Any, requirement: dict[str, Any], when: Mapping[str, Any]) -> str:
+    """The field is set, but its value does not satisfy the requirement: say what is wrong with it."""
+    error = next(iter(_validator(requirement).iter_errors(value)), None)
+    wrong = error.message if error is not None else "it does not satisfy the rule"
+    return f"{field} is set to {describe(value)}, but {wrong}; change its value{_condition(when)}"
+
+
+def _condition(when: Mapping[str, Any]) -> str:
+    condition = ", ".join(f"{k} is {describe(v)}" if v is not None else f"{k} is not set" for k, v in when.items())
+    return f" (needed when {condition})" if condition else ""
 
 
 def _hint(field: str, requirement: Any, when: Mapping[str, Any], spec: ComponentSpec, connection_hint: str) -> str:

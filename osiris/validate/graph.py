@@ -1,50 +1,126 @@
-"""Tier 4, the step graph: unknown dependencies (OML401), cycles (OML402), self-dependency (OML403)."""
+"""Tier 4, the step graph: unknown or later dependencies (OML401), cycles (OML402), self-dependency
+(OML403); and the one rule of what a step depends on, shared with the runtime (ADR 0051):
+
+- a step depends on the ids in its `needs` and on the steps its `inputs` name (`df: "${id.df}"`);
+- a step with neither `needs` nor `inputs` depends on the step before it (public Osiris's linear
+  chain); `needs: []` means no dependency at all;
+- a step may only depend on earlier steps, so the steps run in the order they are written.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from osiris.suggest import did_you_mean, listing
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
+_INPUT_REFERENCE = re.compile(r"^\$\{\s*([^.}\s]+)\.[A-Za-z0-9_]+\s*\}$")
 
-def check_graph(steps: list[Any], sound: list[int], findings: Findings) -> None:
-    """Check the needs of the structurally sound steps. A need may name any step with an id, even
-    one with its own (already reported) problems; only sound steps take part in cycle detection."""
-    ids = {steps[i]["id"]: i for i in sound}
+
+def input_step(value: Any) -> str | None:
+    """The step id an `inputs` value names: "${extract-users.df}" -> "extract-users"."""
+    match = _INPUT_REFERENCE.match(value) if isinstance(value, str) else None
+    return match.group(1) if match else None
+
+
+def dependencies_of(index: int, steps: list[Any]) -> list[str]:
+    """The ids step `index` depends on, in the order written (needs first, then inputs)."""
+    step = steps[index]
+    if not isinstance(step, dict):
+        return []
+    if "needs" not in step and "inputs" not in step:
+        previous = steps[index - 1] if index > 0 else None
+        return [previous["id"]] if isinstance(previous, dict) and isinstance(previous.get("id"), str) else []
+    found: list[str] = []
+    needs = step.get("needs")
+    for need in needs if isinstance(needs, list) else []:
+        if isinstance(need, str) and need not in found:
+            found.append(need)
+    inputs = step.get("inputs")
+    for value in (inputs.values() if isinstance(inputs, dict) else []):
+        named = input_step(value)
+        if named and named not in found:
+            found.append(named)
+    return found
+
+
+def execution_order(steps: list[Any]) -> list[str]:
+    """The ids in the order they run: the order written (a valid pipeline only needs earlier steps)."""
+    return [step["id"] for step in steps if isinstance(step, dict) and isinstance(step.get("id"), str)]
+
+
+def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+    """Check the explicit dependencies (`needs`, `inputs`) of every step that has an id."""
     known: dict[str, int] = {}
     for position, step in enumerate(steps):
         if isinstance(step, dict) and isinstance(step.get("id"), str):
             known.setdefault(step["id"], position)
     edges: dict[str, list[str]] = {}
-    for index in sound:
-        step = steps[index]
+    later: list[tuple[int, str, str]] = []  # (index, need, pointer) of needs that name a later step
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or not isinstance(step.get("id"), str) or known[step["id"]] != index:
+            continue
         step_id = step["id"]
         edges[step_id] = []
-        for position, need in enumerate(step.get("needs") or []):
-            need_path = join("/steps", index, "needs", position)
-            if need in ids and need != step_id:
+        for need, need_path in _explicit(step, join(base, index)):
+            if need in known and need != step_id:
                 edges[step_id].append(need)
+                if known[need] > index:
+                    later.append((index, need, need_path))
                 continue
-            earlier = [name for name, where in known.items() if where < index]
+            earlier = [name for name, where in known.items() if where < index]  # only for the hint
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
                              f"remove '{step_id}' from its needs" + (f"; earlier steps: {listing(earlier)}" if earlier else ""),
                              value=need)
-            elif need not in known:
+            else:
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
                              f"use the id of an earlier step{did_you_mean(need, earlier or list(known))}"
                              + (f"; earlier steps: {listing(earlier)}" if earlier else "; this is the first step: remove needs"),
                              value=need)
+    in_cycle = _report_cycles(steps, edges, base, findings)
+    for index, need, need_path in later:
+        if (steps[index]["id"], need) in in_cycle:
+            continue
+        findings.add("OML401", need_path, f"step '{steps[index]['id']}' needs '{need}', which comes later in the pipeline",
+                     f"move step '{need}' above step '{steps[index]['id']}': a step may only need earlier steps, "
+                     "because steps run in the order they are written", value=need)
+
+
+def _explicit(step: dict[str, Any], path: str) -> list[tuple[str, str]]:
+    """(id, pointer) of each dependency written in `needs` and `inputs`."""
+    found: list[tuple[str, str]] = []
+    needs = step.get("needs")
+    for position, need in enumerate(needs if isinstance(needs, list) else []):
+        if isinstance(need, str):
+            found.append((need, join(path, "needs", position)))
+    inputs = step.get("inputs")
+    for name, value in (inputs.items() if isinstance(inputs, dict) else []):
+        named = input_step(value)
+        if named:
+            found.append((named, join(path, "inputs", name)))
+    return found
+
+
+def _report_cycles(steps: list[Any], edges: dict[str, list[str]], base: str, findings: Findings) -> set[tuple[str, str]]:
+    """Add one OML402 per cycle; return the (step, need) edges that are part of one."""
+    ids: dict[str, int] = {}
+    for index, step in enumerate(steps):
+        if isinstance(step, dict) and isinstance(step.get("id"), str):
+            ids.setdefault(step["id"], index)
+    members: set[tuple[str, str]] = set()
     for cycle in _cycles(edges):
+        members.update(zip(cycle, cycle[1:]))
         first = cycle[0]
         index = ids[first]
-        position = (steps[index].get("needs") or []).index(cycle[1])
-        findings.add("OML402", join("/steps", index, "needs", position),
+        pointer = next(p for need, p in _explicit(steps[index], join(base, index)) if need == cycle[1])
+        findings.add("OML402", pointer,
                      f"steps depend on each other in a cycle: {' -> '.join(cycle)}",
                      "remove one of these needs so that data flows one way; a step needs only earlier steps",
                      value=cycle[1])
+    return members
 
 
 def _cycles(edges: dict[str, list[str]]) -> list[list[str]]:

@@ -35,8 +35,15 @@ class ValidationReport:
     """All issues of one run in stable order, plus what was understood of the pipeline."""
 
     issues: list[Issue] = field(default_factory=list)
-    oml_text: str | None = None  # the YAML cut from the input (tier 1), if any
+    oml_text: str | None = None  # the canonical pipeline text: the YAML cut from the input, coercions written in
     pipeline: dict[str, Any] | None = None  # the parsed pipeline after safe coercions
+    source_text: str | None = None  # the YAML exactly as cut from the input
+    coerced: list[Issue] = field(default_factory=list)  # the OML315 coercions written into oml_text
+
+    @property
+    def normalised(self) -> bool:
+        """True when `oml_text` differs from what was written (safe coercions applied)."""
+        return bool(self.coerced)
 
     @property
     def errors(self) -> list[Issue]:

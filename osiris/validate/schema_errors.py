@@ -48,9 +48,11 @@ def _explain(keyword: str, error: Any, field: str, schema: dict[str, Any], shown
         allowed = expected if keyword == "enum" else [expected]
         values = listing(describe(v) for v in allowed)
         return (f"{field} is {shown}, which is not one of the allowed values",
-                f"set {field} to one of: {values}{did_you_mean(error.instance, [str(a) for a in allowed])}")
+                f"set {field} to one of: {values}{_meant(error.instance, allowed, schema)}")
     if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        return f"{field} is {shown}, out of range ({_bounds(schema)})", f"set {field} to a value {_bounds(schema)}{example}"
+        return (f"{field} is {shown}, out of range ({_bounds(schema)})",
+                f"set {field}: {describe(_nearest(error.instance, schema))}, the nearest allowed value "
+                f"(allowed: {_bounds(schema)})")
     if keyword in ("minLength", "maxLength"):
         return (f"{field} is {shown}, whose length is out of range ({_lengths(schema, 'Length', 'characters')})",
                 f"give {field} {_lengths(schema, 'Length', 'characters')}")
@@ -73,6 +75,31 @@ def _explain(keyword: str, error: Any, field: str, schema: dict[str, Any], shown
         return (f"{field} has keys that are not allowed: {error.message}",
                 f"allowed keys under {field}: {listing(allowed)}" if allowed else f"remove the extra keys from {field}")
     return f"{field}: {error.message}", f"check {field} against the component spec ('osiris components show')"
+
+
+def _meant(value: Any, allowed: list[Any], schema: dict[str, Any]) -> str:
+    """What the author probably meant: a synonym the spec declares (x-enum-synonyms), else a close spelling."""
+    synonyms = schema.get("x-enum-synonyms") or {}
+    if isinstance(value, str):
+        meant = {str(k).lower(): v for k, v in synonyms.items()}.get(value.lower())
+        if meant in allowed:
+            return f" ('{value}' is called {describe(meant)} here: use {describe(meant)})"
+    return did_you_mean(value, [str(a) for a in allowed])
+
+
+def _nearest(value: Any, schema: dict[str, Any]) -> Any:
+    """The allowed bound closest to `value` (an integer field stays whole)."""
+    whole = schema.get("type") == "integer"
+    step = 1 if whole else 0
+    if "minimum" in schema and value < schema["minimum"]:
+        return schema["minimum"]
+    if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        return schema["exclusiveMinimum"] + step if whole else schema["exclusiveMinimum"]
+    if "maximum" in schema and value > schema["maximum"]:
+        return schema["maximum"]
+    if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+        return schema["exclusiveMaximum"] - step if whole else schema["exclusiveMaximum"]
+    return value
 
 
 def describe_value(value: Any) -> str:

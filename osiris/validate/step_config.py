@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
 from osiris.suggest import closest, did_you_mean, listing
+from osiris.validate.canonical import Edit
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
 from osiris.validate.connections import (
     CONNECTION_KEY,
@@ -19,27 +21,62 @@ from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 from osiris.validate.schema_errors import report_schema_error
+from osiris.validate.structure import OML_MODES, is_extension
+
+
+def component_name(step: dict[str, Any]) -> Any:
+    """The step's component: `component`, or the legacy `type` when that is all there is."""
+    return step.get("component", step.get("type"))
 
 
 def check_step_config(index: int, step: dict[str, Any], registry: Registry, connections: Connections,
-                      findings: Findings) -> dict[str, Any] | None:
-    """Check one structurally sound step; return its config after safe coercions (None if unknown)."""
-    path = join("/steps", index)
-    name = step["component"]
+                      findings: Findings, edits: list[Edit] | None = None,
+                      base: str = "/steps") -> dict[str, Any] | None:
+    """Check one step whose component is named; return its config after safe coercions (None if unknown).
+    The coercions are also added to `edits`, to be written into the canonical text."""
+    path = join(base, index)
+    name = component_name(step)
+    key = "component" if "component" in step else "type"
+    mode = step.get("mode")
     spec = registry.get(name)
     if spec is None:
-        match = closest(name, registry.names(), cutoff=0.5)
-        hint = (f"use component: {match}" if match else "use one of the registry's components") + \
-            f"; available: {listing(registry.names())}"
-        findings.add("OML301", join(path, "component"), f"unknown component '{name}'", hint, value=name)
+        findings.add("OML301", join(path, key), f"unknown component '{name}'",
+                     unknown_component_hint(name, mode, registry), value=name)
         return None
-    if step["mode"] not in spec.oml_modes:
-        findings.add("OML302", join(path, "mode"), f"{spec.name} does not support mode '{step['mode']}'",
+    if "mode" not in step and len(spec.oml_modes) == 1:
+        _name_the_mode(findings, join(path, "mode"), spec)
+    if isinstance(mode, str) and mode in OML_MODES and mode not in spec.oml_modes:
+        findings.add("OML302", join(path, "mode"), f"{spec.name} does not support mode '{mode}'",
                      f"use mode: {' or '.join(spec.oml_modes)} with {spec.name}"
-                     + _other_components_hint(registry, spec, step["mode"]), value=step["mode"])
-    config_path = join(path, "config")
-    config = dict(step.get("config") or {})
-    return _check_config(config_path, config, spec, registry, connections, findings)
+                     + _other_components_hint(registry, spec, mode), value=mode)
+    config = step.get("config")
+    if config is not None and not isinstance(config, dict):
+        return None  # OML205 already says so
+    return _check_config(join(path, "config"), dict(config or {}), spec, registry, connections, findings,
+                         edits if edits is not None else [])
+
+
+def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
+    """The missing-mode issue (OML208) names the one mode the component supports."""
+    hint = f"add mode: {spec.oml_modes[0]} (the only mode {spec.name} supports)"
+    for position, issue in enumerate(findings.issues):
+        if issue.code == "OML208" and issue.path == path:
+            findings.issues[position] = replace(issue, hint=hint)
+
+
+def unknown_component_hint(name: str, mode: Any, registry: Registry) -> str:
+    """A close name only when that component supports the step's mode; else what there is for the mode."""
+    fits = [s.name for s in registry.components.values() if mode not in OML_MODES or mode in s.oml_modes]
+    family = name.split(".", 1)[0] if isinstance(name, str) else ""
+    same_family = [fit for fit in fits if fit.split(".", 1)[0] == family]
+    match = closest(name, fits, cutoff=0.75) or (same_family[0] if len(same_family) == 1 else None)
+    if match:
+        return f"use component: {match}"
+    for_mode = f" for mode {mode}" if mode in OML_MODES else ""
+    if same_family:
+        return f"use one of the {family} components{for_mode}: {listing(sorted(same_family))}"
+    return (f"there is no {family or 'such'} component{for_mode}; the system may not be supported. "
+            f"Components{for_mode}: {listing(sorted(fits))}")
 
 
 def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -> str:
@@ -48,7 +85,7 @@ def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -
 
 
 def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, registry: Registry,
-                  connections: Connections, findings: Findings) -> dict[str, Any]:
+                  connections: Connections, findings: Findings, edits: list[Edit]) -> dict[str, Any]:
     reference: Reference | None = None
     has_reference = CONNECTION_KEY in config
     if has_reference:
@@ -57,7 +94,9 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     how_to_connect = connection_hint(spec, connections)  # 'use connection: "@mysql.default" (...)'
 
     config, renames = rename_aliases(config, spec)
+    written_as = {renamed.new: renamed.old for renamed in renames}
     for renamed in renames:
+        edits.append(Edit(join(path, renamed.old), rename_to=renamed.new))
         findings.add("OML315", join(path, renamed.old), f"{renamed.message}",
                      f"write {renamed.new} instead of {renamed.old}", value=renamed.old)
 
@@ -70,9 +109,13 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
     # supply are not reported missing on top of it.
     _check_required(path, config, spec, has_reference, findings, how_to_connect)
-    _coerce_known_fields(path, config, spec, findings, skip=inline_secrets)
+    for key, value in _coerce_known_fields(path, config, spec, findings, inline_secrets, written_as):
+        edits.append(Edit(join(path, written_as.get(key, key)), value=value))
 
-    checked = {k: v for k, v in config.items() if k not in inline_secrets}  # already wrong: OML310
+    checked = {k: _without_extensions(v) for k, v in config.items()
+               if k not in inline_secrets and not is_extension(k)}  # inline secrets: already OML310
+    if has_reference and CONNECTION_KEY in spec.properties:  # a spec may declare (and require) connection
+        checked[CONNECTION_KEY] = connection_value
     errors = registry.config_validator(spec.name).iter_errors(checked)
     for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
         report_schema_error(error, path, spec, findings)
@@ -88,6 +131,15 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     return config
 
 
+def _without_extensions(value: Any) -> Any:
+    """`value` with `x-*` keys left out at every level: extensions are not checked (public Osiris)."""
+    if isinstance(value, dict):
+        return {k: _without_extensions(v) for k, v in value.items() if not is_extension(k)}
+    if isinstance(value, list):
+        return [_without_extensions(item) for item in value]
+    return value
+
+
 def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
     if spec.config_schema.get("additionalProperties", True) is not False:
         return
@@ -95,7 +147,7 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
     for key in list(config):
         if findings.full:
             break
-        if key in spec.properties:
+        if key in spec.properties or is_extension(key):
             continue
         alias_of = spec.aliases.get(key)
         if alias_of:
@@ -127,7 +179,7 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
 def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, connected: bool,
                     findings: Findings, how_to_connect: str) -> None:
     for field in spec.required:
-        if field in config or (connected and field in spec.connection_fields):
+        if field in config or (connected and (field in spec.connection_fields or field == CONNECTION_KEY)):
             continue
         if spec.is_secret("/" + field):
             hint = f"{field} comes from a connection: {how_to_connect}"
@@ -146,7 +198,9 @@ def _placeholder(schema: dict[str, Any]) -> str:
 
 
 def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
-                         skip: set[str]) -> None:
+                         skip: set[str], written_as: dict[str, str]) -> list[tuple[str, Any]]:
+    """Coerce in place; return the (field, new value) pairs that changed."""
+    changed: list[tuple[str, Any]] = []
     for key, value in list(config.items()):
         schema = spec.properties.get(key)
         if not isinstance(schema, dict) or key in skip:
@@ -155,7 +209,10 @@ def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec,
         if type(new) is type(value) and new == value:
             continue
         config[key] = new
+        changed.append((key, new))
         secret = spec.is_secret("/" + key)
         shown = "the value" if secret else describe(value)
         findings.add("OML315", join(path, key), f"{key}: {shown} was read as {describe(new) if not secret else 'its proper type'}",
-                     f"write {key}: {describe(new) if not secret else '<value>'} next time", value=value, secret=secret)
+                     f"write {key}: {describe(new) if not secret else '<value>'} next time", value=value, secret=secret,
+                     position=findings.position_of(join(path, written_as.get(key, key))))
+    return changed

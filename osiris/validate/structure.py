@@ -7,13 +7,15 @@ from typing import Any
 
 from osiris.suggest import did_you_mean
 from osiris.validate.findings import Findings
+from osiris.validate.graph import input_step
 from osiris.validate.pointer import join
+from osiris.validate.schedule import check_schedule
 
 OML_VERSION = "0.1.0"
 REQUIRED_KEYS = ("oml_version", "name", "steps")
 OPTIONAL_KEYS = ("description", "metadata", "schedule")
 STEP_REQUIRED = ("id", "component", "mode")
-STEP_OPTIONAL = ("config", "needs", "description")
+STEP_OPTIONAL = ("config", "needs", "inputs", "description", "name")
 OML_MODES = ("read", "write", "transform")
 # Legacy top-level key -> (the OML key it stands for, or None, and how to fix it).
 LEGACY_KEYS: dict[str, tuple[str | None, str]] = {
@@ -39,7 +41,18 @@ def check_structure(document: Any, findings: Findings) -> list[int]:
         return []
     _check_top_level_keys(document, findings)
     _check_header(document, findings)
-    return _check_steps(document.get("steps"), "steps" in document, findings)
+    key = steps_key(document)
+    return _check_steps(document.get(key), key in document, findings, join("", key))
+
+
+def steps_key(document: dict[str, Any]) -> str:
+    """Where the steps are: `steps`, or the legacy `tasks` when only that is there."""
+    return "tasks" if "steps" not in document and "tasks" in document else "steps"
+
+
+def is_extension(key: Any) -> bool:
+    """`x-*` keys are extensions (public Osiris): allowed at any level, ignored by the checks."""
+    return isinstance(key, str) and key.startswith("x-")
 
 
 def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
@@ -47,7 +60,7 @@ def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
     for key in document:
         if findings.full:
             break
-        if key in REQUIRED_KEYS or key in OPTIONAL_KEYS:
+        if key in REQUIRED_KEYS or key in OPTIONAL_KEYS or is_extension(key):
             continue
         if key in LEGACY_KEYS:
             target, fix = LEGACY_KEYS[key]
@@ -89,37 +102,38 @@ def _check_header(document: dict[str, Any], findings: Findings) -> None:
         elif not _KEBAB.match(name):
             findings.add("OML211", "/name", f"name '{name}' is not lower-case kebab-case",
                          f"use name: {to_kebab(name)}", value=name)
-    for key, kinds, label in (("description", (str,), "a string"), ("metadata", (dict,), "a mapping"),
-                              ("schedule", (str, dict), "a string or a mapping")):
+    if document.get("schedule") is not None:
+        check_schedule(document["schedule"], findings)
+    for key, kinds, label in (("description", (str,), "a string"), ("metadata", (dict,), "a mapping")):
         if key in document and document[key] is not None and not isinstance(document[key], kinds):
             findings.add("OML205", join("", key), f"{key} must be {label}, not {_kind(document[key])}",
                          f"make {key} {label}", value=_short(document[key]))
 
 
-def _check_steps(steps: Any, present: bool, findings: Findings) -> list[int]:
+def _check_steps(steps: Any, present: bool, findings: Findings, base: str) -> list[int]:
     if steps is None:
         if present:
-            findings.add("OML207", "/steps", "steps is empty", "add at least one step with id, component and mode")
+            findings.add("OML207", base, "steps is empty", "add at least one step with id, component and mode")
         return []
     if not isinstance(steps, list):
-        findings.add("OML205", "/steps", f"steps must be a list, not {_kind(steps)}",
+        findings.add("OML205", base, f"steps must be a list, not {_kind(steps)}",
                      "write steps as a list: each item starts with '- id: ...'", value=_short(steps))
         return []
     if not steps:
-        findings.add("OML207", "/steps", "steps is an empty list", "add at least one step with id, component and mode")
+        findings.add("OML207", base, "steps is an empty list", "add at least one step with id, component and mode")
         return []
     sound: list[int] = []
     seen_ids: dict[str, int] = {}
     for index, step in enumerate(steps):
         if findings.full:
             break
-        if _check_step(index, step, findings, seen_ids):
+        if _check_step(join(base, index), step, findings, seen_ids):
             sound.append(index)
     return sound
 
 
-def _check_step(index: int, step: Any, findings: Findings, seen_ids: dict[str, int]) -> bool:
-    path = join("/steps", index)
+def _check_step(path: str, step: Any, findings: Findings, seen_ids: dict[str, int]) -> bool:
+    index = int(path.rsplit("/", 1)[1])
     if not isinstance(step, dict):
         findings.add("OML205", path, f"step {index} must be a mapping, not {_kind(step)}",
                      "write each step as '- id: ...' followed by component, mode and config", value=_short(step))
@@ -129,7 +143,7 @@ def _check_step(index: int, step: Any, findings: Findings, seen_ids: dict[str, i
     for key in step:
         if findings.full:
             break
-        if key in STEP_REQUIRED or key in STEP_OPTIONAL:
+        if key in STEP_REQUIRED or key in STEP_OPTIONAL or is_extension(key):
             continue
         if key == "type":
             example = step["type"] if isinstance(step["type"], str) else "mysql.extractor"
@@ -193,6 +207,11 @@ def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen
             f"a list holding {_kind(n)}" for n in needs if not isinstance(n, str))
         findings.add("OML205", join(path, "needs"), f"needs must be a list of step ids, not {what}",
                      "write needs: [<id of an earlier step>], e.g. needs: [extract-customers]", value=_short(needs))
+    inputs = step.get("inputs")
+    if "inputs" in step and not (isinstance(inputs, dict) and all(input_step(v) for v in inputs.values())):
+        what = _kind(inputs) if not isinstance(inputs, dict) else "a mapping with a value that is not ${<step id>.df}"
+        findings.add("OML205", join(path, "inputs"), f"inputs must map names to step outputs, not {what}",
+                     'write inputs: {df: "${<id of an earlier step>.df}"}, or use needs: [<id>]', value=_short(inputs))
 
 
 def to_kebab(name: str) -> str:

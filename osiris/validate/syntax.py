@@ -38,7 +38,7 @@ def parse_answer(answer: str, truncated: bool, findings: Findings) -> Parsed:
         findings.add("OML103", "", f"the answer holds {cut.pipelines} code blocks with a pipeline",
                      "send exactly one pipeline, in one ```yaml code block")
         return Parsed(text=cut.text)
-    loaded: Loaded = load_document(cut.text, cut.first_line)
+    loaded: Loaded = load_document(cut.text)  # positions count from the pipeline as saved (issue 8)
     findings.positions = loaded.positions
     for problem in loaded.problems:
         findings.add(problem.code, "", problem.message, problem.hint, position=problem.position)

@@ -6,14 +6,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from osiris.registry import Registry, load_registry
+from osiris.validate.canonical import Edit, canonical_text
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
-from osiris.validate.step_config import check_step_config
-from osiris.validate.structure import check_structure
+from osiris.validate.step_config import check_step_config, component_name
+from osiris.validate.structure import check_structure, steps_key
 from osiris.validate.syntax import parse_answer
+
+COERCED = "OML315"  # a safe coercion: the canonical text holds the coerced value
 
 if TYPE_CHECKING:
     from osiris.settings import EffectiveSettings
@@ -38,24 +41,33 @@ class Validator:
     def _validate(self, text: str, truncated: bool) -> ValidationReport:
         findings = Findings()
         parsed = parse_answer(text, truncated, findings)
-        report = ValidationReport(oml_text=parsed.text)
+        report = ValidationReport(oml_text=parsed.text, source_text=parsed.text)
         if not parsed.ok:
             report.issues = _ordered(findings.issues)
             return report
         document = parsed.document  # freshly built for this run: safe to coerce in place
-        sound = check_structure(document, findings)
+        check_structure(document, findings)
+        edits: list[Edit] = []
         if isinstance(document, dict):
-            steps = document.get("steps") if isinstance(document.get("steps"), list) else []
-            for index in sound:
-                config = check_step_config(index, steps[index], self.registry, self.connections, findings)
-                if config is not None and steps[index].get("config") is not None:
-                    steps[index]["config"] = config
-            check_graph(steps, sound, findings)
+            key = steps_key(document)
+            steps = document.get(key) if isinstance(document.get(key), list) else []
+            base = "/" + key
+            for index, step in enumerate(steps):
+                if findings.full:
+                    break
+                if not isinstance(step, dict) or not isinstance(component_name(step), str):
+                    continue  # no component to check the step against (OML205/OML208 say why)
+                config = check_step_config(index, step, self.registry, self.connections, findings, edits, base)
+                if config is not None and isinstance(step.get("config"), dict):
+                    step["config"] = config
+            check_graph(steps, findings, base)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
         findings.note_dropped()
         report.issues = _ordered(findings.issues)
+        report.oml_text = canonical_text(parsed.text, edits)
+        report.coerced = [issue for issue in report.issues if issue.code == COERCED]
         return report
 
 
