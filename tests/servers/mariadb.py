@@ -7,7 +7,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.servers.process import ServerStartError, find_binary, free_port, hand_over, run_as, wait_until
+from tests.servers.process import (DatabaseServer, ServerStartError, find_binary, free_port,
+                                   hand_over, run_as, wait_until)
 
 PASSWORD = "maria-test-Secret-73"  # planted: tests scan output for it
 USER = "osiris"
@@ -15,32 +16,14 @@ DATABASE = "shop"
 
 
 @dataclass
-class MariaDBServer:
-    host: str
-    port: int
-    user: str
-    password: str
-    database: str
-    process: subprocess.Popen[bytes]
+class MariaDBServer(DatabaseServer):
     socket: Path
-
-    def connection(self) -> dict[str, object]:
-        """The connection fields an Osiris setting would hold."""
-        return {"host": self.host, "port": self.port, "user": self.user,
-                "password": self.password, "database": self.database}
 
     def connect(self, **extra: object):  # type: ignore[no-untyped-def]
         import pymysql
 
         return pymysql.connect(host=self.host, port=self.port, user=self.user,
                                password=self.password, database=self.database, **extra)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 def start_mariadb() -> MariaDBServer:

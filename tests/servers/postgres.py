@@ -7,37 +7,20 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.servers.process import ServerStartError, find_binary, free_port, hand_over, run_as, wait_until
+from tests.servers.process import (DatabaseServer, ServerStartError, find_binary, free_port,
+                                   hand_over, run_as, wait_until)
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 PASSWORD = "pg-test-Secret-41"  # planted: tests scan output for it
 
 
 @dataclass
-class PostgresServer:
-    host: str
-    port: int
-    user: str
-    password: str
-    database: str
-    process: subprocess.Popen[bytes]
+class PostgresServer(DatabaseServer):
     data_dir: Path
-
-    def connection(self) -> dict[str, object]:
-        """The connection fields an Osiris setting would hold."""
-        return {"host": self.host, "port": self.port, "user": self.user,
-                "password": self.password, "database": self.database}
 
     def dsn(self) -> str:
         return (f"host={self.host} port={self.port} user={self.user} "
                 f"password={self.password} dbname={self.database}")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 def start_postgres() -> PostgresServer:

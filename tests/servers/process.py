@@ -9,6 +9,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 UNPRIVILEGED_USER = "nobody"
@@ -16,6 +17,30 @@ UNPRIVILEGED_USER = "nobody"
 
 class ServerStartError(RuntimeError):
     """A test server did not start; the message says why (tests fail with it, never skip)."""
+
+
+@dataclass
+class DatabaseServer:
+    """A database server started for the tests, and the connection fields to reach it."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    database: str
+    process: subprocess.Popen[bytes]
+
+    def connection(self) -> dict[str, object]:
+        """The connection fields an Osiris setting would hold."""
+        return {"host": self.host, "port": self.port, "user": self.user,
+                "password": self.password, "database": self.database}
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
 
 
 def free_port() -> int:
