@@ -144,12 +144,12 @@ class HttpClient:
                 "Check base_url and endpoint: they must name a JSON API, not a web page.",
             ) from None
 
-    def problem(self, code: str, message: str, hint: str) -> RuntimeProblem:
+    def problem(self, code: str, message: str, hint: str, status: int | None = None) -> RuntimeProblem:
         """A RuntimeProblem with the step's known secrets masked in its message and hint.
 
         Text a server wrote (an error body, GraphQL errors) goes through `server_text` first.
         """
-        return RuntimeProblem(code, self._mask(message), self._mask(hint))
+        return RuntimeProblem(code, self._mask(message), self._mask(hint), value=status)
 
     def server_text(self, text: str, limit: int = BODY_SNIPPET) -> str:
         """A server's words for a message: one line, shortened, every kind of secret masked."""
@@ -191,12 +191,14 @@ class HttpClient:
                 "OML506",
                 f"authentication failed: {method} {url} answered 401 Unauthorized",
                 "Check the connection's credentials (auth_token, auth_username or key) and auth_type.",
+                status,
             )
         if status == 403:
             return self.problem(
                 "OML507",
                 f"permission denied: {method} {url} answered 403 Forbidden",
                 "The credentials were accepted but may not read or write this resource; ask for access.",
+                status,
             )
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
         body = self.server_text(response.text)
@@ -208,4 +210,5 @@ class HttpClient:
             hint = "The server rejected the request."
         if body:
             hint += f" It answered: {body}"
-        return self.problem("OML508", f"HTTP {status} {response.reason_phrase} from {method} {url}{after}", hint)
+        message = f"HTTP {status} {response.reason_phrase} from {method} {url}{after}"
+        return self.problem("OML508", message, hint, status)
