@@ -12,7 +12,7 @@ Routes (GET unless noted; `per` = page size, default 5):
     /link?page=N&per=K            [...]  + Link: </link?page=N+1&per=K>; rel="next"
     /bearer /basic /apikey        {"items": [...23]} when the credential matches, else 401
     /forbidden                    403       /broken  500 with retry-after: 0 (always)
-    /busy                         429 with retry-after: 0 for the first `busy_failures` calls
+    /busy                         429 with `busy_retry_after` for the first `busy_failures` calls
     /slow                         429 with retry-after: 300 (always)
     /echo-token                   400 whose body repeats the Authorization header
     /html                         200 text/html
@@ -49,6 +49,7 @@ class ApiServer:
     url: str = ""
     requests: list[Seen] = field(default_factory=list)
     busy_failures: int = 2
+    busy_retry_after: str = "0"
     _server: ThreadingHTTPServer | None = None
 
     def hits(self, path: str) -> list[Seen]:
@@ -56,6 +57,7 @@ class ApiServer:
 
     def reset(self) -> None:
         self.requests.clear()
+        self.busy_failures, self.busy_retry_after = 2, "0"
 
     def stop(self) -> None:
         if self._server:
@@ -161,7 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def route_busy(self, query: dict[str, str], seen: Seen) -> None:
         if len(self.state.hits("/busy")) <= self.state.busy_failures:
-            return self.reply(429, {"error": "slow down"}, {"retry-after": "0"})
+            return self.reply(429, {"error": "slow down"}, {"retry-after": self.state.busy_retry_after})
         self.reply(200, {"items": RECORDS[:3]})
 
     def route_slow(self, query: dict[str, str], seen: Seen) -> None:
