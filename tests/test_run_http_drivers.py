@@ -306,3 +306,13 @@ def test_graphql_missing_page_info_is_oml509(api: ApiServer) -> None:
     assert (problem.code, problem.message) == ("OML509", f"no pageInfo object at pagination_path 'data.pageInfo' "
                                                           f"in the response of {api.url}/graphql")
     assert problem.hint.startswith("The response's top-level keys are: data.")
+
+
+def test_importing_the_http_drivers_leaves_httpx_and_duckdb_unloaded() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, osiris.run.drivers.rest, osiris.run.drivers.graphql, osiris.run.drivers.supabase; "
+            "print(sorted(m for m in ('httpx', 'duckdb') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.suggest import listing
 
 if TYPE_CHECKING:
@@ -116,3 +116,23 @@ class RecordSpool:
                 [str(self.path)],
             )
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
+
+
+def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: RecordSpool) -> None:
+    """Spool records page by page; with a sample of N, stop after exactly N records."""
+    for records in pages:
+        if ctx.sample is not None:
+            records = records[: ctx.sample - spool.count]
+        spool.add(records)
+        ctx.progress(spool.count)
+        if ctx.sample is not None and spool.count >= ctx.sample:
+            return
+
+
+def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str]) -> StepOutcome:
+    """Load the spool into the step's table; the outcome with the client's notes as warnings."""
+    columns = spool.load(ctx.con, ctx.output_table)
+    warnings = list(notes)
+    if spool.count == 0:
+        warnings.append("the API returned no records; the output table is empty")
+    return StepOutcome(rows_out=spool.count, columns=columns, warnings=warnings)

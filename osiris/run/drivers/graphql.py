@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.rest import client_for, outcome, read_pages
+from osiris.run.drivers.rest import client_for
 from osiris.run.http import HttpClient, safe_url
-from osiris.run.json_records import RecordSpool, describe_keys, dig, records_at
+from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
 
 MAX_ERRORS_SHOWN = 3
 
@@ -29,7 +29,7 @@ class GraphQLDriver:
         flat = bool(config.get("flatten_result", True))
         with client_for(config, ctx.secrets, delay) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            return outcome(ctx, spool, client)
+            return spooled_outcome(ctx, spool, client.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem(

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, safe_url
-from osiris.run.json_records import RecordSpool, dig, found, records_at
+from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
 
 
 def client_for(config: Mapping[str, Any], secrets: tuple[str, ...], retry_delay: float = 1.0) -> HttpClient:
@@ -35,31 +35,12 @@ def client_for(config: Mapping[str, Any], secrets: tuple[str, ...], retry_delay:
     )
 
 
-def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: RecordSpool) -> None:
-    """Spool records page by page; with a sample of N, stop after exactly N records."""
-    for records in pages:
-        if ctx.sample is not None:
-            records = records[: ctx.sample - spool.count]
-        spool.add(records)
-        ctx.progress(spool.count)
-        if ctx.sample is not None and spool.count >= ctx.sample:
-            return
-
-
-def outcome(ctx: StepContext, spool: RecordSpool, client: HttpClient) -> StepOutcome:
-    columns = spool.load(ctx.con, ctx.output_table)
-    warnings = list(client.notes)
-    if spool.count == 0:
-        warnings.append("the API returned no records; the output table is empty")
-    return StepOutcome(rows_out=spool.count, columns=columns, warnings=warnings)
-
-
 class RestDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
         with client_for(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            return outcome(ctx, spool, client)
+            return spooled_outcome(ctx, spool, client.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem(

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.rest import outcome, read_pages
-from osiris.run.http import HttpClient
+from osiris.run.http import HttpClient, safe_url
+from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
 
@@ -107,11 +107,10 @@ def _unknown_table(client: HttpClient, config: Mapping[str, Any], name: str,
 
 
 def _read(ctx: StepContext, client: HttpClient) -> StepOutcome:
-    from osiris.run.json_records import RecordSpool
 
     with RecordSpool(ctx.work_dir) as spool:
         read_pages(_pages(ctx, client), ctx, spool)
-        return outcome(ctx, spool, client)
+        return spooled_outcome(ctx, spool, client.notes)
 
 
 def _pages(ctx: StepContext, client: HttpClient) -> Any:
@@ -137,8 +136,6 @@ def _pages(ctx: StepContext, client: HttpClient) -> Any:
 
 
 def _where(config: Mapping[str, Any]) -> str:
-    from osiris.run.http import safe_url
-
     return safe_url(_table_url(config))
 
 
