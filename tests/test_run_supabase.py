@@ -220,3 +220,11 @@ def test_discover_reads_tables_columns_and_keys_from_the_openapi_root(sb: Postgr
 def test_discover_of_an_unknown_table_is_oml501(sb: PostgrestStandIn) -> None:
     problem = fails(driver_for("supabase.writer").discover, {"url": sb.url, "key": KEY}, ["dayly"])
     assert problem.message == "unknown table 'dayly' in the schema 'public' (did you mean 'daily'?)"
+
+
+def test_create_if_missing_prints_the_create_table_statement(sb: PostgrestStandIn) -> None:
+    rows = "SELECT 1::BIGINT AS id, 'x' AS name, 2.5::DECIMAL(8,2) AS price, {'a': 1} AS extra, DATE '2024-01-01' AS d"
+    problem = fails(write, sb, rows, table="products", write_mode="upsert", primary_key="id", create_if_missing=True)
+    assert problem.code == "OML501"
+    assert problem.hint == ('Create it in the Supabase SQL editor: CREATE TABLE "public"."products" ("id" bigint, '
+                            '"name" text, "price" numeric(8,2), "extra" jsonb, "d" date, PRIMARY KEY ("id"));')

@@ -148,9 +148,15 @@ def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     config = ctx.config
     mode = str(config.get("write_mode") or "append")
     source = '"' + next(iter(ctx.input_tables.values())).replace('"', '""') + '"'
-    names = [row[0] for row in ctx.con.execute(f"DESCRIBE {source}").fetchall()]
+    described = ctx.con.execute(f"DESCRIBE {source}").fetchall()
+    names = [row[0] for row in described]
     keys = _keys(config)
-    _check_target(client, config, mode, keys, names)
+    try:
+        _check_target(client, config, mode, keys, names)
+    except RuntimeProblem as problem:
+        if problem.code == "OML501" and config.get("create_if_missing"):
+            problem.hint = "Create it in the Supabase SQL editor: " + create_table_sql(config, described, keys)
+        raise
     total = ctx.con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]
     if ctx.sample is not None:
         verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
@@ -161,6 +167,24 @@ def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
         _send(client, config, "DELETE", params={keys[0]: "not.is.null"}, headers={"Prefer": "return=minimal"})
     written = _post_batches(ctx, client, source, mode, keys)
     return StepOutcome(rows_in=total, rows_out=written, warnings=list(client.notes))
+
+
+def create_table_sql(config: Mapping[str, Any], described: list[tuple], keys: list[str]) -> str:
+    """The PostgreSQL DDL for a table shaped like the input (`create_if_missing` prints it)."""
+    columns = [f'"{name}" {_pg_type(str(kind))}' for name, kind, *_ in described]
+    if keys:
+        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys) + ")")
+    schema = config.get("schema") or "public"
+    return f'CREATE TABLE "{schema}"."{config["table"]}" ({", ".join(columns)});'
+
+
+def _pg_type(kind: str) -> str:
+    simple = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint", "DOUBLE": "double precision",
+              "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "TIMESTAMP": "timestamp",
+              "TIMESTAMP WITH TIME ZONE": "timestamptz", "VARCHAR": "text", "UUID": "uuid", "BLOB": "bytea"}
+    if kind.startswith("DECIMAL"):
+        return "numeric" + kind[len("DECIMAL"):]
+    return simple.get(kind, "jsonb")  # STRUCT, LIST, MAP and JSON values travel as JSON
 
 
 def _check_target(client: HttpClient, config: Mapping[str, Any], mode: str, keys: list[str],
