@@ -316,3 +316,10 @@ def test_importing_the_http_drivers_leaves_httpx_and_duckdb_unloaded() -> None:
             "print(sorted(m for m in ('httpx', 'duckdb') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_next_link_to_another_site_is_not_followed(api: ApiServer) -> None:
+    outcome, rows = run("rest.extractor", rest(api, "/link-away", pagination="link_header", auth_type="bearer",
+                                               auth_token=TOKEN))
+    assert len(rows) == 5
+    assert outcome.warnings == ["stopped paging: the next page is on another site (http://elsewhere.invalid/link)"]

@@ -228,3 +228,24 @@ def test_create_if_missing_prints_the_create_table_statement(sb: PostgrestStandI
     assert problem.code == "OML501"
     assert problem.hint == ('Create it in the Supabase SQL editor: CREATE TABLE "public"."products" ("id" bigint, '
                             '"name" text, "price" numeric(8,2), "extra" jsonb, "d" date, PRIMARY KEY ("id"));')
+
+
+def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed(sb: PostgrestStandIn) -> None:
+    sb.openapi_open = False
+    try:
+        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["users"]}, None)
+    finally:
+        sb.openapi_open = True
+    assert [(t.name, [(c.name, c.type) for c in t.columns]) for t in tables] == [
+        ("users", [("id", "integer"), ("name", "string"), ("score", "number")])]
+    assert [(r.path, r.query) for r in sb.requests] == [("/rest/v1/", {}),
+                                                        ("/rest/v1/users", {"select": "*", "limit": "1"})]
+
+
+def test_discover_with_a_closed_root_and_no_known_tables_is_oml506(sb: PostgrestStandIn) -> None:
+    sb.openapi_open = False
+    try:
+        problem = fails(driver_for("supabase.extractor").discover, {"url": sb.url, "key": KEY}, None)
+    finally:
+        sb.openapi_open = True
+    assert problem.message == f"authentication failed: GET {sb.url}/rest/v1/ answered 401 Unauthorized"

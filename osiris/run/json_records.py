@@ -84,6 +84,8 @@ class RecordSpool:
     """Records appended page by page to an NDJSON file, then loaded into DuckDB at once."""
 
     def __init__(self, work_dir: Path | None = None, *, flat: bool = False) -> None:
+        if work_dir is not None:
+            work_dir.mkdir(parents=True, exist_ok=True)
         self._dir = tempfile.TemporaryDirectory(prefix="osiris-records-", dir=work_dir)
         self.path = Path(self._dir.name) / "records.ndjson"
         self._file = self.path.open("w", encoding="utf-8")

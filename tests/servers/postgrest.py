@@ -46,6 +46,7 @@ class PostgrestStandIn:
     url: str = ""
     key: str = KEY
     requests: list[Seen] = field(default_factory=list)
+    openapi_open: bool = True  # False: the root answers 401, as Supabase does for non-service keys
     _server: ThreadingHTTPServer | None = None
 
     def stop(self) -> None:
@@ -98,6 +99,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             with psycopg.connect(self.state.dsn) as con:
                 if not table:
+                    if not self.state.openapi_open:
+                        return self._reply(401, {"message": "OpenAPI root needs the service_role key"})
                     return self._reply(200, _openapi(con, schema))
                 columns = _columns(con, schema, table)
                 if not columns:

@@ -58,7 +58,8 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     max_pages = int(config.get("max_pages") or 0)
     data_path = str(config.get("data_path") or "")
     page_param = str(config.get("page_param") or "page")
-    number = int(params.get(page_param, 1 if style == "page" else 0))
+    start = str(params.get(page_param, 1 if style == "page" else 0))
+    number = int(start) if start.isdigit() else (1 if style == "page" else 0)
     first_size: int | None = None
     cursor: Any = None
     pages = 0

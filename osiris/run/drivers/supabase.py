@@ -72,11 +72,25 @@ class SupabaseDriver:
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         with client_for(config, ()) as client:
-            known = catalog(client, config)
+            try:
+                known = catalog(client, config)
+            except RuntimeProblem as problem:
+                if problem.value not in (401, 403, 404) or not config.get("tables"):
+                    raise
+                known = {name: _sampled_table(client, config, name) for name in config["tables"]}
             for name in tables or []:
                 if name not in known:
                     raise _unknown_table(client, config, name, known)
             return [known[name] for name in (tables or sorted(known))]
+
+
+def _sampled_table(client: HttpClient, config: Mapping[str, Any], name: str) -> TableInfo:
+    """A known table (`tables`) when the OpenAPI root is closed: columns from one row, JSON types."""
+    rows = client.json(_send(client, {**config, "table": name}, "GET", params={"select": "*", "limit": 1}))
+    first = rows[0] if isinstance(rows, list) and rows and isinstance(rows[0], Mapping) else {}
+    kinds = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    return TableInfo(name, [ColumnInfo(c, kinds.get(type(v), "json" if v is not None else "unknown"))
+                            for c, v in first.items()])
 
 
 def _table_url(config: Mapping[str, Any]) -> str:
