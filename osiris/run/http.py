@@ -174,7 +174,7 @@ class HttpClient:
             reason = f"no answer within {self.timeout:g} s"
         elif "refused" in text:
             reason = "connection refused"
-        elif "name or service" in text or "nodename" in text or "getaddrinfo" in text or "resolve" in text:
+        elif any(word in text for word in ("name", "resolv", "getaddrinfo")):
             reason = "host name not found"
         else:
             reason = "the connection failed"

@@ -25,8 +25,9 @@ INSERT), type conversions or constraints, which only a real write reveals.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, safe_url
@@ -94,7 +95,7 @@ def _sampled_table(client: HttpClient, config: Mapping[str, Any], name: str) -> 
 
 
 def _table_url(config: Mapping[str, Any]) -> str:
-    return f"{rest_root(config)}/{config['table']}"
+    return f"{rest_root(config)}/{quote(str(config['table']), safe='')}"
 
 
 def _send(client: HttpClient, config: Mapping[str, Any], method: str, **kwargs: Any) -> Any:
@@ -121,13 +122,13 @@ def _unknown_table(client: HttpClient, config: Mapping[str, Any], name: str,
 
 
 def _read(ctx: StepContext, client: HttpClient) -> StepOutcome:
-
     with RecordSpool(ctx.work_dir) as spool:
         read_pages(_pages(ctx, client), ctx, spool)
         return spooled_outcome(ctx, spool, client.notes)
 
 
-def _pages(ctx: StepContext, client: HttpClient) -> Any:
+def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]]]:
+    """Pages of `limit` rows from `offset` until a short page (or the sample is complete)."""
     config = ctx.config
     size = int(config.get("limit") or 1000)
     offset = int(config.get("offset") or 0)
