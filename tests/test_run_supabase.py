@@ -249,3 +249,31 @@ def test_discover_with_a_closed_root_and_no_known_tables_is_oml506(sb: Postgrest
     finally:
         sb.openapi_open = True
     assert problem.message == f"authentication failed: GET {sb.url}/rest/v1/ answered 401 Unauthorized"
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    from osiris.run import http
+
+    recorded: list[float] = []
+    monkeypatch.setattr(http, "sleep", recorded.append)
+    return recorded
+
+
+def test_an_append_is_not_retried_after_a_5xx(sb: PostgrestStandIn, waits: list[float]) -> None:
+    sb.fail_posts = 1
+    problem = fails(write, sb, NEW_ROWS.replace("range(20, 30)", "range(100, 103)"), table="users", retries=3)
+    assert (problem.code, problem.message) == ("OML508", f"HTTP 500 Internal Server Error from POST "
+                                                          f"{sb.url}/rest/v1/users")
+    assert "Not retried: the server may have written the rows already." in problem.hint
+    assert [r.method for r in sb.requests].count("POST") == 1
+    assert waits == []
+
+
+def test_an_upsert_is_retried_after_a_5xx(sb: PostgrestStandIn, waits: list[float]) -> None:
+    sb.fail_posts = 1
+    outcome = write(sb, NEW_ROWS, table="users", write_mode="upsert", primary_key="id", retries=3)
+    assert outcome.rows_out == 10
+    assert [r.method for r in sb.requests].count("POST") == 2
+    assert waits == [1.0]
+    assert pg(sb, "SELECT count(*) FROM users") == [(29,)]

@@ -111,8 +111,13 @@ class HttpClient:
     def __exit__(self, *exc: object) -> None:
         self._client.close()
 
-    def send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        """One request, retried on 429, 5xx and transport failures; other errors raise at once."""
+    def send(self, method: str, url: str, *, idempotent: bool = True, **kwargs: Any) -> httpx.Response:
+        """One request, retried on 429, 5xx and transport failures; other errors raise at once.
+
+        A request that is not `idempotent` (an insert) is retried only when the server cannot have
+        acted on it: a 429, or a connection that was never made. A 5xx or a timeout may come after
+        the rows landed, and a retry would write them twice.
+        """
         for attempt in range(self.max_retries + 1):
             wait: float | None = None
             try:
@@ -120,6 +125,7 @@ class HttpClient:
                 response = self._client.request(method, url, **kwargs)
             except self._httpx.TransportError as exc:
                 problem = self._cannot_connect(exc, url)
+                retry = idempotent or isinstance(exc, self._httpx.ConnectError)
             else:
                 if response.status_code < 400:
                     return response
@@ -127,7 +133,10 @@ class HttpClient:
                     raise self._status_problem(response, method, retries=0)
                 problem = self._status_problem(response, method, retries=attempt)
                 wait = retry_after_seconds(response.headers.get("retry-after"))
-            if attempt == self.max_retries:
+                retry = idempotent or response.status_code == 429
+            if attempt == self.max_retries or not retry:
+                if not retry:
+                    problem.hint += " Not retried: the server may have written the rows already."
                 raise problem
             sleep(self._wait(attempt, wait))
         raise AssertionError("unreachable")  # the loop always returns or raises

@@ -13,7 +13,8 @@ subset the drivers use, and every statement runs in the real PostgreSQL, one tra
     DELETE /rest/v1/<table>?filters  a filter is required, like Supabase's pg-safeupdate
 
 Both `apikey` and `Authorization: Bearer` must carry the key (401 otherwise); `Accept-Profile` /
-`Content-Profile` pick the schema. Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
+`Content-Profile` pick the schema. Tests may set `fail_posts` (the next N POSTs answer 500) and
+`openapi_open = False` (the root answers 401, as Supabase does for non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
 PGRST204 (unknown column in a body, 400), 42703 (unknown column in select/filters, 400), and the
 PostgreSQL SQLSTATE otherwise (409 for unique violations, 400 for the rest).
 """
@@ -46,6 +47,7 @@ class PostgrestStandIn:
     url: str = ""
     key: str = KEY
     requests: list[Seen] = field(default_factory=list)
+    fail_posts: int = 0  # answer the next N POSTs 500 before touching the database
     openapi_open: bool = True  # False: the root answers 401, as Supabase does for non-service keys
     _server: ThreadingHTTPServer | None = None
 
@@ -94,6 +96,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.state.requests.append(Seen(self.command, parts.path, dict(query), headers, body))
         if headers.get("apikey") != self.state.key or headers.get("authorization") != f"Bearer {self.state.key}":
             return self._reply(401, {"message": "Invalid API key", "hint": "Double check your Supabase key."})
+        if self.command == "POST" and self.state.fail_posts > 0:
+            self.state.fail_posts -= 1
+            return self._reply(500, {"message": "upstream failure"})
         schema = headers.get("accept-profile") or headers.get("content-profile") or "public"
         table = parts.path.removeprefix("/rest/v1").strip("/")
         try:

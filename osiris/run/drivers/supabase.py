@@ -252,7 +252,8 @@ def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, 
         while rows := cursor.fetchmany(size):
             body = "[" + ",".join(row[0] for row in rows) + "]"
             try:
-                _send(client, config, "POST", params=params, headers=headers, content=body.encode())
+                _send(client, config, "POST", params=params, headers=headers, content=body.encode(),
+                      idempotent=mode != "append")
             except RuntimeProblem as problem:
                 problem.hint += (f" {written} rows were written before this batch; the REST API has no "
                                  "transactions, so they stay.")
