@@ -323,3 +323,20 @@ def test_a_next_link_to_another_site_is_not_followed(api: ApiServer) -> None:
                                                auth_token=TOKEN))
     assert len(rows) == 5
     assert outcome.warnings == ["stopped paging: the next page is on another site (http://elsewhere.invalid/link)"]
+
+
+def test_progress_reports_the_rows_so_far_after_each_page(api: ApiServer) -> None:
+    seen: list[int] = []
+    endpoint, extra = STYLES["page"]
+    ctx = StepContext("get", "rest.extractor", "read", rest(api, endpoint, **extra), duckdb.connect(), "df_get", {},
+                      progress=seen.append)
+    driver_for("rest.extractor").run(ctx)
+    assert seen == [5, 10, 15, 20, 23]
+
+
+def test_graphql_sends_the_auth_header_and_the_variables(api: ApiServer) -> None:
+    run("graphql.extractor", {"endpoint": f"{api.url}/graphql", **GRAPHQL, "pagination_enabled": False,
+                              "auth_type": "bearer", "auth_token": TOKEN})
+    sent = api.hits("/graphql")[0]
+    assert sent.headers["authorization"] == f"Bearer {TOKEN}"
+    assert sent.body == {"query": GRAPHQL["query"], "variables": {"first": 5}}
