@@ -340,3 +340,11 @@ def test_graphql_sends_the_auth_header_and_the_variables(api: ApiServer) -> None
     sent = api.hits("/graphql")[0]
     assert sent.headers["authorization"] == f"Bearer {TOKEN}"
     assert sent.body == {"query": GRAPHQL["query"], "variables": {"first": 5}}
+
+
+@pytest.mark.parametrize("style", ["page", "offset"])
+def test_an_api_that_ignores_the_page_parameter_is_not_read_for_ever(api: ApiServer, style: str) -> None:
+    outcome, rows = run("rest.extractor", rest(api, "/same", pagination=style, data_path="items"))
+    assert [row[0] for row in rows] == ALL_IDS[:5]  # the repeat that gave the loop away is not kept
+    assert len(api.hits("/same")) == 2
+    assert outcome.warnings == ["stopped paging: two pages in a row were the same; check that the API reads 'page'"]

@@ -7,13 +7,16 @@ Pagination styles (the spec's `pagination`):
 - `cursor`: the next cursor is read at `cursor_path` in each body and sent as `cursor_param`.
 - `link_header`: the `Link: <...>; rel="next"` URL is followed (same origin only).
 Page and offset paging end on an empty page or on a page shorter than the first one; cursor paging
-ends when the cursor is empty or repeats. The page size is the API's own parameter: put it in
+ends when the cursor is empty or repeats, and page or offset paging when two pages in a row are
+the same (an API that ignores `page_param` would otherwise be read for ever). The page size is the API's own parameter: put it in
 `params` (e.g. `params: {per_page: 100}`). `max_pages` and a sample end paging early; a sample of
 N reads exactly N records and stops requesting pages as soon as it has them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,6 +64,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     start = str(params.get(page_param, 1 if style == "page" else 0))
     number = int(start) if start.isdigit() else (1 if style == "page" else 0)
     first_size: int | None = None
+    fingerprint: str | None = None
     cursor: Any = None
     pages = 0
     while url:
@@ -72,6 +76,12 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         pages += 1
         if not records and pages > 1:
             return
+        if style in ("page", "offset"):
+            fingerprint, previous = _fingerprint(records), fingerprint
+            if fingerprint == previous:  # an API that ignores page_param would be read for ever
+                client.notes.append(f"stopped paging: two pages in a row were the same; check that the API "
+                                    f"reads '{page_param}'")
+                return
         yield records
         if style == "none" or (max_pages and pages >= max_pages) or not records:
             return
@@ -88,6 +98,10 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         elif style == "link_header":
             url = _next_link(response, url, client)
             params = {}
+
+
+def _fingerprint(records: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _next_link(response: Any, url: str, client: HttpClient) -> str:
