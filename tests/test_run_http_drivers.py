@@ -348,3 +348,14 @@ def test_an_api_that_ignores_the_page_parameter_is_not_read_for_ever(api: ApiSer
     assert [row[0] for row in rows] == ALL_IDS[:5]  # the repeat that gave the loop away is not kept
     assert len(api.hits("/same")) == 2
     assert outcome.warnings == ["stopped paging: two pages in a row were the same; check that the API reads 'page'"]
+
+
+def test_graphql_errors_sent_with_a_400_are_oml515(api: ApiServer) -> None:
+    problem = fails("graphql.extractor", {"endpoint": f"{api.url}/graphql", "query": "invalid {"})
+    assert (problem.code, problem.message) == ("OML515", f"the GraphQL endpoint {api.url}/graphql answered with "
+                                                          "errors: Syntax Error: Unexpected Name 'invalid'")
+
+
+def test_a_graphql_400_without_errors_is_oml508(api: ApiServer) -> None:
+    problem = fails("graphql.extractor", {"endpoint": f"{api.url}/graphql", "query": "bare400"})
+    assert (problem.code, problem.message) == ("OML508", f"HTTP 400 Bad Request from POST {api.url}/graphql")

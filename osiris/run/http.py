@@ -111,12 +111,14 @@ class HttpClient:
     def __exit__(self, *exc: object) -> None:
         self._client.close()
 
-    def send(self, method: str, url: str, *, idempotent: bool = True, **kwargs: Any) -> httpx.Response:
+    def send(self, method: str, url: str, *, idempotent: bool = True, passthrough: tuple[int, ...] = (),
+             **kwargs: Any) -> httpx.Response:
         """One request, retried on 429, 5xx and transport failures; other errors raise at once.
 
         A request that is not `idempotent` (an insert) is retried only when the server cannot have
         acted on it: a 429, or a connection that was never made. A 5xx or a timeout may come after
-        the rows landed, and a retry would write them twice.
+        the rows landed, and a retry would write them twice. Statuses in `passthrough` are returned
+        for the caller to read (a GraphQL 400 carries its `errors`).
         """
         for attempt in range(self.max_retries + 1):
             wait: float | None = None
@@ -127,11 +129,11 @@ class HttpClient:
                 problem = self._cannot_connect(exc, url)
                 retry = idempotent or isinstance(exc, self._httpx.ConnectError)
             else:
-                if response.status_code < 400:
+                if response.status_code < 400 or response.status_code in passthrough:
                     return response
                 if response.status_code != 429 and response.status_code < 500:
-                    raise self._status_problem(response, method, retries=0)
-                problem = self._status_problem(response, method, retries=attempt)
+                    raise self.status_problem(response, method, retries=0)
+                problem = self.status_problem(response, method, retries=attempt)
                 wait = retry_after_seconds(response.headers.get("retry-after"))
                 retry = idempotent or response.status_code == 429
             if attempt == self.max_retries or not retry:
@@ -193,7 +195,7 @@ class HttpClient:
             "Check the URL and that the server is running and reachable from this machine.",
         )
 
-    def _status_problem(self, response: httpx.Response, method: str, retries: int) -> RuntimeProblem:
+    def status_problem(self, response: httpx.Response, method: str, retries: int) -> RuntimeProblem:
         status, url = response.status_code, safe_url(response.url)
         if status == 401:
             return self.problem(

@@ -186,6 +186,10 @@ class _Handler(BaseHTTPRequestHandler):
     # GraphQL
     def route_graphql(self, query: dict[str, str], seen: Seen) -> None:
         request = seen.body or {}
+        if "invalid" in request.get("query", ""):
+            return self.reply(400, {"errors": [{"message": "Syntax Error: Unexpected Name 'invalid'"}]})
+        if "bare400" in request.get("query", ""):
+            return self.reply(400, {"message": "bad request"})
         if "nope" in request.get("query", ""):
             errors = [{"message": "Cannot query field 'nope' on type 'Query'"}]
             return self.reply(200, {"errors": errors, "data": None})

@@ -3,7 +3,7 @@
 The query is POSTed with its `variables`. With `pagination_enabled`, the pageInfo object at
 `pagination_path` is read from the same response (one request per page): while its
 `pagination_has_next_field` is true, its `pagination_cursor_field` is sent as the variable
-`pagination_variable_name`. A response with `errors` is OML515, even when it carries some data.
+`pagination_variable_name`. A response with `errors` is OML515, even when it carries some data or comes with a 400 status.
 `flatten_result` turns nested objects into columns (`owner: {login}` -> `owner_login`); otherwise
 they stay STRUCT columns. Retries and auth are those of rest.extractor; `retry_delay` is the first
 backoff wait, doubled each retry.
@@ -45,9 +45,12 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     max_pages = int(config.get("max_pages") or 0)
     pages = 0
     while True:
-        response = client.send("POST", endpoint, json={"query": config["query"], "variables": variables})
+        response = client.send("POST", endpoint, json={"query": config["query"], "variables": variables},
+                               passthrough=(400, 422))
         payload = client.json(response)
         _raise_errors(client, payload, where)
+        if response.status_code >= 400:
+            raise client.status_problem(response, "POST", retries=0)
         records = records_at(payload, str(config.get("data_path", "data")), where)
         pages += 1
         yield records
