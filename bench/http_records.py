@@ -7,6 +7,7 @@ arriving in pages of 1,000 as an API would send them:
 - spool:     every page appended to one NDJSON file, one read_json at the end (what the drivers do)
 - per-page:  one NDJSON file per page, read_json + INSERT BY NAME into the table each time
 - executemany: rows flattened to tuples in Python and inserted with executemany
+- rest-driver: the whole rest.extractor driver paging a local HTTP server (pages of 1,000)
 """
 
 from __future__ import annotations
@@ -58,6 +59,36 @@ def executemany(con, total: int) -> None:
                         [(r["id"], r["name"], r["email"], r["active"], r["address"], r["tags"]) for r in page])
 
 
+def rest_driver(con, total: int) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlsplit
+
+    from osiris.run.driver import StepContext
+    from osiris.run.drivers import driver_for
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            page = int(parse_qs(urlsplit(self.path).query)["page"][0])
+            start = (page - 1) * PAGE
+            rows = next(pages(min(PAGE, total - start)), []) if start < total else []
+            data = json.dumps({"items": [dict(r, id=r["id"] + start) for r in rows]}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    config = {"base_url": f"http://127.0.0.1:{server.server_address[1]}", "endpoint": "/c", "pagination": "page",
+              "data_path": "items"}
+    driver_for("rest.extractor").run(StepContext("c", "rest.extractor", "read", config, con, "t", {}))
+    server.shutdown()
+
+
 def one(approach: str, total: int) -> None:
     import duckdb
 
@@ -74,7 +105,7 @@ def main() -> None:
     if len(sys.argv) > 2:
         return one(sys.argv[2], int(sys.argv[1]))
     total = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
-    for approach in ("spool", "per_page", "executemany"):
+    for approach in ("spool", "per_page", "executemany", "rest_driver"):
         subprocess.run([sys.executable, __file__, str(total if approach != "executemany" else total // 10), approach],
                        check=True)
 
