@@ -277,3 +277,19 @@ def test_an_upsert_is_retried_after_a_5xx(sb: PostgrestStandIn, waits: list[floa
     assert [r.method for r in sb.requests].count("POST") == 2
     assert waits == [1.0]
     assert pg(sb, "SELECT count(*) FROM users") == [(29,)]
+
+
+def test_a_server_max_rows_below_limit_still_reads_every_row(sb: PostgrestStandIn) -> None:
+    sb.max_rows = 4
+    try:
+        _, rows = read(sb, table="users", limit=10, order="id")
+    finally:
+        sb.max_rows = None
+    assert [r[0] for r in rows] == list(range(1, 26))
+    assert [r.query["offset"] for r in sb.requests] == ["0", "4", "8", "12", "16", "20", "24"]
+
+
+def test_a_small_table_is_read_in_two_requests(sb: PostgrestStandIn) -> None:
+    _, rows = read(sb, table="users", filter={"id": "lte.3"})
+    assert len(rows) == 3
+    assert [r.query["offset"] for r in sb.requests] == ["0", "3"]  # the second confirms the end

@@ -13,7 +13,7 @@ subset the drivers use, and every statement runs in the real PostgreSQL, one tra
     DELETE /rest/v1/<table>?filters  a filter is required, like Supabase's pg-safeupdate
 
 Both `apikey` and `Authorization: Bearer` must carry the key (401 otherwise); `Accept-Profile` /
-`Content-Profile` pick the schema. Tests may set `fail_posts` (the next N POSTs answer 500) and
+`Content-Profile` pick the schema. Tests may set `max_rows` (PostgREST's db-max-rows), `fail_posts` (the next N POSTs answer 500) and
 `openapi_open = False` (the root answers 401, as Supabase does for non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
 PGRST204 (unknown column in a body, 400), 42703 (unknown column in select/filters, 400), and the
 PostgreSQL SQLSTATE otherwise (409 for unique violations, 400 for the rest).
@@ -47,6 +47,7 @@ class PostgrestStandIn:
     url: str = ""
     key: str = KEY
     requests: list[Seen] = field(default_factory=list)
+    max_rows: int | None = None  # PostgREST's db-max-rows: caps every page below `limit`
     fail_posts: int = 0  # answer the next N POSTs 500 before touching the database
     openapi_open: bool = True  # False: the root answers 401, as Supabase does for non-service keys
     _server: ThreadingHTTPServer | None = None
@@ -110,6 +111,10 @@ class _Handler(BaseHTTPRequestHandler):
                 columns = _columns(con, schema, table)
                 if not columns:
                     raise RestError(404, "PGRST205", f"Could not find the table '{schema}.{table}' in the schema cache")
+                if self.command == "GET" and self.state.max_rows is not None:
+                    cap = self.state.max_rows
+                    query = [(n, str(min(int(v), cap)) if n == "limit" else v) for n, v in query]
+                    query += [] if any(n == "limit" for n, _ in query) else [("limit", str(cap))]
                 status, payload = _ACTIONS[self.command](con, schema, table, columns, query, body, headers)
                 self._reply(status, payload)
         except RestError as exc:

@@ -5,7 +5,8 @@ Every request carries the key twice, as `apikey` and `Authorization: Bearer`, an
 (osiris.run.http); a 404 on a table is OML501 with the closest table names.
 
 Reading pages with `limit` and `offset` (plus the step's `select`, `filter` and `order`) until a page
-comes back short; set `order` for a stable order across pages. A sample of N asks for exactly N.
+comes back empty or shorter than the first (a project's max-rows setting may cap pages below
+`limit`); set `order` for a stable order across pages. A sample of N asks for exactly N.
 
 Writing sends the input table in `batch_size` JSON arrays built by DuckDB (`to_json`):
 - append: POST;
@@ -135,7 +136,7 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
     params: dict[str, Any] = {"select": config.get("select") or "*", **dict(config.get("filter") or {})}
     if config.get("order"):
         params["order"] = config["order"]
-    read = 0
+    read, first = 0, 0
     while True:
         limit = size if ctx.sample is None else min(size, ctx.sample - read)
         response = _send(client, config, "GET", params={**params, "limit": limit, "offset": offset})
@@ -143,10 +144,14 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
         if not isinstance(rows, list):
             raise client.problem("OML515", f"invalid API response from {_where(config)}: not a list of rows",
                                  "Check url: it must be the project's URL, https://<project>.supabase.co.")
-        yield rows
+        if rows:
+            yield rows
         read += len(rows)
         offset += len(rows)
-        if len(rows) < limit or (ctx.sample is not None and read >= ctx.sample):
+        first = first or len(rows)
+        # The server's max-rows may cap a page below `limit`: the end is an empty page or one shorter
+        # than the first, never merely a page shorter than `limit`.
+        if not rows or len(rows) < first or (ctx.sample is not None and read >= ctx.sample):
             return
 
 
