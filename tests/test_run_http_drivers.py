@@ -359,3 +359,16 @@ def test_graphql_errors_sent_with_a_400_are_oml515(api: ApiServer) -> None:
 def test_a_graphql_400_without_errors_is_oml508(api: ApiServer) -> None:
     problem = fails("graphql.extractor", {"endpoint": f"{api.url}/graphql", "query": "bare400"})
     assert (problem.code, problem.message) == ("OML508", f"HTTP 400 Bad Request from POST {api.url}/graphql")
+
+
+def test_a_redirect_on_the_same_site_is_followed(api: ApiServer) -> None:
+    _, rows = run("rest.extractor", rest(api, "/moved", data_path="data.items", auth_type="api_key",
+                                         auth_token=API_KEY))
+    assert len(rows) == 23
+    assert api.hits("/all")[0].headers["x-api-key"] == API_KEY
+
+
+def test_a_redirect_to_another_site_is_refused(api: ApiServer) -> None:
+    problem = fails("rest.extractor", rest(api, "/away", auth_type="api_key", auth_token=API_KEY))
+    assert (problem.code, problem.message) == ("OML508", f"HTTP 302 Found from GET {api.url}/away: a redirect to "
+                                                          "another site (http://elsewhere.invalid/steal), not followed")

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     import httpx
 
 RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
-BODY_SNIPPET = 200  # characters of an error response shown in a hint
+BODY_SNIPPET = 200
+MAX_REDIRECTS = 5  # characters of an error response shown in a hint
 
 
 def sleep(seconds: float) -> None:
@@ -101,9 +102,8 @@ class HttpClient:
         self.retry_delay = retry_delay
         self.known = known_secrets(secrets, headers)
         self.redactor = Redactor(known_values=self.known)  # for text the server wrote
-        self.requests = 0
         self.notes: list[str] = []  # warnings for the step's outcome (capped waits)
-        self._client = httpx.Client(headers=dict(headers), timeout=timeout, verify=verify, follow_redirects=True)
+        self._client = httpx.Client(headers=dict(headers), timeout=timeout, verify=verify, follow_redirects=False)
 
     def __enter__(self) -> HttpClient:
         return self
@@ -123,8 +123,7 @@ class HttpClient:
         for attempt in range(self.max_retries + 1):
             wait: float | None = None
             try:
-                self.requests += 1
-                response = self._client.request(method, url, **kwargs)
+                response = self._request(method, url, **kwargs)
             except self._httpx.TransportError as exc:
                 problem = self._cannot_connect(exc, url)
                 retry = idempotent or isinstance(exc, self._httpx.ConnectError)
@@ -142,6 +141,30 @@ class HttpClient:
                 raise problem
             sleep(self._wait(attempt, wait))
         raise AssertionError("unreachable")  # the loop always returns or raises
+
+    def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One request, following up to MAX_REDIRECTS redirects that stay on the same site.
+
+        A redirect to another site is refused: httpx would drop `Authorization` there, but not an
+        API key in a custom header, and credentials must never leave for a host nobody configured.
+        """
+        response = self._client.request(method, url, **kwargs)
+        for _ in range(MAX_REDIRECTS):
+            if not response.is_redirect:
+                return response
+            target = response.url.join(response.headers["location"])
+            if (target.scheme, target.netloc) != (response.url.scheme, response.url.netloc):
+                raise self.problem(
+                    "OML508",
+                    f"HTTP {response.status_code} {response.reason_phrase} from {method} {safe_url(response.url)}: "
+                    f"a redirect to another site ({safe_url(target)}), not followed",
+                    "Osiris does not send credentials to a site the pipeline does not name; use the final URL.",
+                    response.status_code,
+                )
+            if response.status_code in (301, 302, 303) and method != "GET":
+                method, kwargs = "GET", {}
+            response = self._client.request(method, str(target), **kwargs)
+        return response
 
     def json(self, response: httpx.Response) -> Any:
         """The response body as JSON, or OML515."""

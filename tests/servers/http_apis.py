@@ -11,6 +11,7 @@ Routes (GET unless noted; `per` = page size, default 5):
     /cursor?cursor=C&per=K        {"results": [...], "meta": {"next_cursor": C2 | null}}
     /link?page=N&per=K            [...]  + Link: </link?page=N+1&per=K>; rel="next"
     /same                         {"items": [first 5]} whatever the paging parameters
+    /moved  /away                 301 to /all; 302 to another site
     /link-away                    5 records + a Link to another site
     /bearer /basic /apikey        {"items": [...23]} when the credential matches, else 401
     /forbidden                    403       /broken  500 with retry-after: 0 (always)
@@ -141,6 +142,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def route_same(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(200, {"items": RECORDS[:5]})  # ignores every paging parameter
+
+    def route_moved(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(301, {}, {"location": "/all"})
+
+    def route_away(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(302, {}, {"location": "http://elsewhere.invalid/steal"})
 
     def route_link_away(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(200, RECORDS[:5], {"link": '<http://elsewhere.invalid/link?page=2>; rel="next"'})
