@@ -1,0 +1,100 @@
+"""graphql.extractor: the rows of a GraphQL query into the step's DuckDB table.
+
+The query is POSTed with its `variables`. With `pagination_enabled`, the pageInfo object at
+`pagination_path` is read from the same response (one request per page): while its
+`pagination_has_next_field` is true, its `pagination_cursor_field` is sent as the variable
+`pagination_variable_name`. A response with `errors` is OML515, even when it carries some data or comes with a 400 status.
+`flatten_result` turns nested objects into columns (`owner: {login}` -> `owner_login`); otherwise
+they stay STRUCT columns. Retries and auth are those of rest.extractor; `retry_delay` is the first
+backoff wait, doubled each retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.drivers.rest import client_for
+from osiris.run.http import HttpClient, safe_url
+from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
+
+MAX_ERRORS_SHOWN = 3
+
+
+class GraphQLDriver:
+    def run(self, ctx: StepContext) -> StepOutcome:
+        config = ctx.config
+        delay = float(config.get("retry_delay") or 1.0)
+        flat = bool(config.get("flatten_result", True))
+        with client_for(config, ctx.secrets, delay) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
+            read_pages(_pages(client, config), ctx, spool)
+            return spooled_outcome(ctx, spool, client.notes)
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        raise RuntimeProblem(
+            "OML302", "graphql.extractor does not support the discover mode", "Its spec lists only extract."
+        )
+
+
+def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
+    endpoint = str(config["endpoint"])
+    where = safe_url(endpoint)
+    variables = dict(config.get("variables") or {})
+    paginate = bool(config.get("pagination_enabled", False))
+    max_pages = int(config.get("max_pages") or 0)
+    pages = 0
+    while True:
+        response = client.send("POST", endpoint, json={"query": config["query"], "variables": variables},
+                               passthrough=(400, 422))
+        payload = client.json(response)
+        _raise_errors(client, payload, where)
+        if response.status_code >= 400:
+            raise client.status_problem(response, "POST", retries=0)
+        records = records_at(payload, str(config.get("data_path", "data")), where)
+        pages += 1
+        yield records
+        if not paginate or not records or (max_pages and pages >= max_pages):
+            return
+        cursor = _next_cursor(payload, config, where)
+        if cursor is None or cursor == variables.get(_variable(config)):
+            return
+        variables[_variable(config)] = cursor
+
+
+def _variable(config: Mapping[str, Any]) -> str:
+    return str(config.get("pagination_variable_name") or "after")
+
+
+def _next_cursor(payload: Any, config: Mapping[str, Any], where: str) -> Any:
+    """The cursor of the next page, or None on the last page."""
+    path = str(config.get("pagination_path") or "data.pageInfo")
+    info = dig(payload, path)
+    if not isinstance(info, Mapping):
+        raise RuntimeProblem(
+            "OML509",
+            f"no pageInfo object at pagination_path '{path}' in the response of {where}",
+            f"{describe_keys(payload)} Ask for pageInfo {{ hasNextPage endCursor }} in the query "
+            "and set pagination_path to where it is.",
+        )
+    has_next = info.get(str(config.get("pagination_has_next_field") or "hasNextPage"))
+    cursor = info.get(str(config.get("pagination_cursor_field") or "endCursor"))
+    return cursor if has_next and cursor not in (None, "") else None
+
+
+def _raise_errors(client: HttpClient, payload: Any, where: str) -> None:
+    errors = payload.get("errors") if isinstance(payload, Mapping) else None
+    if not errors:
+        return
+    items = errors if isinstance(errors, list) else [errors]
+    texts = [str(e.get("message", e)) if isinstance(e, Mapping) else str(e) for e in items]
+    shown = client.server_text("; ".join(texts[:MAX_ERRORS_SHOWN]), limit=400)
+    more = f" (and {len(texts) - MAX_ERRORS_SHOWN} more)" if len(texts) > MAX_ERRORS_SHOWN else ""
+    raise client.problem(
+        "OML515",
+        f"the GraphQL endpoint {where} answered with errors: {shown}{more}",
+        "Fix the query or its variables; the endpoint's schema names the fields it accepts.",
+    )
+
+
+DRIVER = GraphQLDriver()

@@ -1,0 +1,273 @@
+"""supabase.extractor and supabase.writer through the Supabase REST API (PostgREST, `/rest/v1`).
+
+Every request carries the key twice, as `apikey` and `Authorization: Bearer`, and the schema as
+`Accept-Profile` / `Content-Profile`. Retries and errors are those of the HTTP drivers
+(osiris.run.http); a 404 on a table is OML501 with the closest table names.
+
+Reading pages with `limit` and `offset` (plus the step's `select`, `filter` and `order`) until a page
+comes back empty or shorter than the first (a project's max-rows setting may cap pages below
+`limit`); set `order` for a stable order across pages. A sample of N asks for exactly N.
+
+Writing sends the input table in `batch_size` JSON arrays built by DuckDB (`to_json`):
+- append: POST;
+- upsert: POST `?on_conflict=<primary_key>` with `Prefer: resolution=merge-duplicates`;
+- replace: DELETE every row (`<first key>=not.is.null`, which passes Supabase's rule that a DELETE
+  needs a filter), then POST. Like public Osiris, replace needs `primary_key`.
+The REST API has no transactions: a failure part-way leaves the batches already sent, and the
+error says how many rows were written. Before anything is written the key columns and the input's
+columns are checked against the table (`select=...&limit=0`), so a wrong key or column fails before
+a replace deletes anything.
+
+A sample run of the writer writes nothing: it runs those checks and reports what would be
+written. That proves the URL, the key, that the key may read the table, that the table exists and
+has every input column and key column. It does not prove write permission (row-level security on
+INSERT), type conversions or constraints, which only a real write reveals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import quote
+
+from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.http import HttpClient, safe_url
+from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
+from osiris.suggest import did_you_mean, listing
+
+
+def rest_root(config: Mapping[str, Any]) -> str:
+    base = config.get("url") or f"https://{config.get('project_id')}.supabase.co"
+    return str(base).rstrip("/") + "/rest/v1"
+
+
+def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+    key = str(config.get("key") or "")
+    schema = str(config.get("schema") or "public")
+    headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
+    return HttpClient(headers=headers, timeout=float(config.get("timeout") or 30),
+                      max_retries=int(config.get("retries", 3)), secrets=(*secrets, key))
+
+
+def catalog(client: HttpClient, config: Mapping[str, Any]) -> dict[str, TableInfo]:
+    """Tables of the schema from the OpenAPI root (`GET /rest/v1/`)."""
+    spec = client.json(client.send("GET", rest_root(config) + "/"))
+    found: dict[str, TableInfo] = {}
+    definitions = spec.get("definitions", {}) if isinstance(spec, Mapping) else {}
+    for name, definition in definitions.items():
+        required = set(definition.get("required", []))
+        columns, keys = [], []
+        for column, prop in definition.get("properties", {}).items():
+            columns.append(ColumnInfo(column, str(prop.get("format") or prop.get("type")), column not in required))
+            if "<pk/>" in str(prop.get("description", "")):
+                keys.append(column)
+        found[name] = TableInfo(name, columns, keys)
+    return found
+
+
+class SupabaseDriver:
+    def run(self, ctx: StepContext) -> StepOutcome:
+        with client_for(ctx.config, ctx.secrets) as client:
+            if ctx.component == "supabase.writer":
+                return _write(ctx, client)
+            return _read(ctx, client)
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        with client_for(config, ()) as client:
+            try:
+                known = catalog(client, config)
+            except RuntimeProblem as problem:
+                if problem.value not in (401, 403, 404) or not config.get("tables"):
+                    raise
+                known = {name: _sampled_table(client, config, name) for name in config["tables"]}
+            for name in tables or []:
+                if name not in known:
+                    raise _unknown_table(client, config, name, known)
+            return [known[name] for name in (tables or sorted(known))]
+
+
+def _sampled_table(client: HttpClient, config: Mapping[str, Any], name: str) -> TableInfo:
+    """A known table (`tables`) when the OpenAPI root is closed: columns from one row, JSON types."""
+    rows = client.json(_send(client, {**config, "table": name}, "GET", params={"select": "*", "limit": 1}))
+    first = rows[0] if isinstance(rows, list) and rows and isinstance(rows[0], Mapping) else {}
+    kinds = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    return TableInfo(name, [ColumnInfo(c, kinds.get(type(v), "json" if v is not None else "unknown"))
+                            for c, v in first.items()])
+
+
+def _table_url(config: Mapping[str, Any]) -> str:
+    return f"{rest_root(config)}/{quote(str(config['table']), safe='')}"
+
+
+def _send(client: HttpClient, config: Mapping[str, Any], method: str, **kwargs: Any) -> Any:
+    """One request to the step's table; a 404 becomes OML501 (unknown table)."""
+    try:
+        return client.send(method, _table_url(config), **kwargs)
+    except RuntimeProblem as problem:
+        if problem.value == 404:
+            raise _unknown_table(client, config, str(config["table"])) from None
+        raise
+
+
+def _unknown_table(client: HttpClient, config: Mapping[str, Any], name: str,
+                   known: Mapping[str, TableInfo] | None = None) -> RuntimeProblem:
+    if known is None:
+        try:
+            known = catalog(client, config)
+        except RuntimeProblem:  # the key may not read the OpenAPI root; the message still stands
+            known = {}
+    schema = config.get("schema") or "public"
+    hint = f"Tables in '{schema}': {listing(sorted(known))}." if known else "Check the table name and schema."
+    return client.problem("OML501", f"unknown table '{name}' in the schema '{schema}'{did_you_mean(name, known)}",
+                          hint)
+
+
+def _read(ctx: StepContext, client: HttpClient) -> StepOutcome:
+    with RecordSpool(ctx.work_dir) as spool:
+        read_pages(_pages(ctx, client), ctx, spool)
+        return spooled_outcome(ctx, spool, client.notes)
+
+
+def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]]]:
+    """Pages of `limit` rows from `offset` until a short page (or the sample is complete)."""
+    config = ctx.config
+    size = int(config.get("limit") or 1000)
+    offset = int(config.get("offset") or 0)
+    params: dict[str, Any] = {"select": config.get("select") or "*", **dict(config.get("filter") or {})}
+    if config.get("order"):
+        params["order"] = config["order"]
+    read, first = 0, 0
+    while True:
+        limit = size if ctx.sample is None else min(size, ctx.sample - read)
+        response = _send(client, config, "GET", params={**params, "limit": limit, "offset": offset})
+        rows = client.json(response)
+        if not isinstance(rows, list):
+            raise client.problem("OML515", f"invalid API response from {_where(config)}: not a list of rows",
+                                 "Check url: it must be the project's URL, https://<project>.supabase.co.")
+        if rows:
+            yield rows
+        read += len(rows)
+        offset += len(rows)
+        first = first or len(rows)
+        # The server's max-rows may cap a page below `limit`: the end is an empty page or one shorter
+        # than the first, never merely a page shorter than `limit`.
+        if not rows or len(rows) < first or (ctx.sample is not None and read >= ctx.sample):
+            return
+
+
+def _where(config: Mapping[str, Any]) -> str:
+    return safe_url(_table_url(config))
+
+
+def _keys(config: Mapping[str, Any]) -> list[str]:
+    key = config.get("primary_key")
+    return [key] if isinstance(key, str) else list(key or [])
+
+
+def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
+    config = ctx.config
+    mode = str(config.get("write_mode") or "append")
+    source = '"' + next(iter(ctx.input_tables.values())).replace('"', '""') + '"'
+    described = ctx.con.execute(f"DESCRIBE {source}").fetchall()
+    names = [row[0] for row in described]
+    keys = _keys(config)
+    try:
+        _check_target(client, config, mode, keys, names)
+    except RuntimeProblem as problem:
+        if problem.code == "OML501" and config.get("create_if_missing"):
+            problem.hint = "Create it in the Supabase SQL editor: " + create_table_sql(config, described, keys)
+        raise
+    total = ctx.con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]
+    if ctx.sample is not None:
+        verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
+        note = (f"sample: nothing was written; {total} rows would be {verb[mode]} '{config['table']}' "
+                f"(table, columns and keys checked)")
+        return StepOutcome(rows_in=total, rows_out=0, warnings=[note])
+    if mode == "replace":
+        _send(client, config, "DELETE", params={keys[0]: "not.is.null"}, headers={"Prefer": "return=minimal"})
+    written = _post_batches(ctx, client, source, mode, keys)
+    return StepOutcome(rows_in=total, rows_out=written, warnings=list(client.notes))
+
+
+def create_table_sql(config: Mapping[str, Any], described: list[tuple], keys: list[str]) -> str:
+    """The PostgreSQL DDL for a table shaped like the input (`create_if_missing` prints it)."""
+    columns = [f'"{name}" {_pg_type(str(kind))}' for name, kind, *_ in described]
+    if keys:
+        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys) + ")")
+    schema = config.get("schema") or "public"
+    return f'CREATE TABLE "{schema}"."{config["table"]}" ({", ".join(columns)});'
+
+
+def _pg_type(kind: str) -> str:
+    simple = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint", "DOUBLE": "double precision",
+              "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "TIMESTAMP": "timestamp",
+              "TIMESTAMP WITH TIME ZONE": "timestamptz", "VARCHAR": "text", "UUID": "uuid", "BLOB": "bytea"}
+    if kind.startswith("DECIMAL"):
+        return "numeric" + kind[len("DECIMAL"):]
+    return simple.get(kind, "jsonb")  # STRUCT, LIST, MAP and JSON values travel as JSON
+
+
+def _check_target(client: HttpClient, config: Mapping[str, Any], mode: str, keys: list[str],
+                  names: list[str]) -> None:
+    """Fail before writing when the mode lacks keys or the table lacks a key or input column."""
+    table = config["table"]
+    if mode in ("upsert", "replace") and not keys:
+        raise RuntimeProblem("OML512", f"write_mode '{mode}' needs primary_key: the key column(s) of '{table}'",
+                             "Set primary_key to the column (or list of columns) that identifies a row.")
+    missing = [k for k in keys if k not in names]
+    if missing:
+        raise RuntimeProblem("OML512", f"key column '{missing[0]}' is not in the input of the supabase.writer step",
+                             f"The input's columns are: {listing(names)}.")
+    if keys:
+        try:
+            _send(client, config, "GET", params={"select": ",".join(keys), "limit": 0})
+        except RuntimeProblem as problem:
+            if problem.value != 400:
+                raise
+            raise _missing_key(client, config, keys) from None
+    _send(client, config, "GET", params={"select": ",".join(names), "limit": 0})
+
+
+def _missing_key(client: HttpClient, config: Mapping[str, Any], keys: list[str]) -> RuntimeProblem:
+    table = str(config["table"])
+    try:
+        columns = [c.name for c in catalog(client, config).get(table, TableInfo(table, [])).columns]
+    except RuntimeProblem:
+        columns = []
+    absent = [k for k in keys if k not in columns] or keys
+    hint = f"The table's columns are: {listing(columns)}." if columns else "Check primary_key against the table."
+    return client.problem("OML512", f"key column '{absent[0]}' is not in the table '{table}'"
+                          f"{did_you_mean(absent[0], columns)}", hint)
+
+
+def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, keys: list[str]) -> int:
+    config = ctx.config
+    prefer = str(config.get("prefer") or "return=minimal")
+    params: dict[str, str] = {}
+    if mode in ("upsert", "replace"):
+        ignore = prefer == "resolution=ignore-duplicates"
+        prefer = ("resolution=ignore-duplicates" if ignore else "resolution=merge-duplicates") + ",return=minimal"
+        params["on_conflict"] = ",".join(keys)
+    headers = {"Prefer": prefer, "Content-Type": "application/json"}
+    size = int(config.get("batch_size") or 100)
+    cursor = ctx.con.cursor()
+    cursor.execute(f"SELECT CAST(to_json(t) AS VARCHAR) FROM (SELECT * FROM {source}) t")
+    written = 0
+    try:
+        while rows := cursor.fetchmany(size):
+            body = "[" + ",".join(row[0] for row in rows) + "]"
+            try:
+                _send(client, config, "POST", params=params, headers=headers, content=body.encode(),
+                      idempotent=mode != "append")
+            except RuntimeProblem as problem:
+                problem.hint += (f" {written} rows were written before this batch; the REST API has no "
+                                 "transactions, so they stay.")
+                raise
+            written += len(rows)
+            ctx.progress(written)
+    finally:
+        cursor.close()
+    return written
+
+
+DRIVER = SupabaseDriver()

@@ -1,0 +1,248 @@
+"""HTTP plumbing shared by the rest, graphql and supabase drivers.
+
+One `HttpClient` per step: auth headers, a timeout, and retries with backoff on 429, 5xx and
+dropped connections. A `retry-after` header is honoured but capped at `RETRY_WAIT_CAP` seconds (a
+server asking for five minutes gets one, and the step's warnings say so). Failures become
+RuntimeProblem issues whose messages name the status and the URL without its query string, and
+pass through the step's redactor, so tokens, API keys and passwords never reach a message.
+httpx is imported only when a client is built.
+"""
+
+from __future__ import annotations
+
+import base64
+import email.utils
+import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from osiris.run.driver import RuntimeProblem
+from osiris.secrets.names import MASK
+from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
+
+if TYPE_CHECKING:
+    import httpx
+
+RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
+BODY_SNIPPET = 200
+MAX_REDIRECTS = 5  # characters of an error response shown in a hint
+
+
+def sleep(seconds: float) -> None:
+    """The wait between retries (tests replace it to record the waits without sleeping)."""
+    time.sleep(seconds)
+
+
+def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
+    """The headers of `auth_type` (none, bearer, basic, api_key) over the step's own `headers`."""
+    headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    kind = config.get("auth_type") or "none"
+    token = str(config.get("auth_token") or "")
+    if kind == "bearer":
+        headers["Authorization"] = f"Bearer {token}"
+    elif kind == "basic":
+        pair = f"{config.get('auth_username') or ''}:{token}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+    elif kind == "api_key":
+        headers[str(config.get("auth_header_name") or "X-API-Key")] = token
+    return headers
+
+
+def known_secrets(secrets: Iterable[str], headers: Mapping[str, str]) -> list[str]:
+    """The step's secrets plus every credential header value sent, longest first."""
+    sensitive = ("authorization", "apikey", "cookie", "key", "token", "secret")
+    sent = [v for k, v in headers.items() if any(word in k.lower() for word in sensitive)]
+    parts = [v.split(" ", 1)[1] for v in sent if " " in v]  # the token after "Bearer " / "Basic "
+    values = {str(v) for v in (*secrets, *sent, *parts) if v and len(str(v)) >= MIN_KNOWN_SECRET_LENGTH}
+    return sorted(values, key=len, reverse=True)
+
+
+def safe_url(url: object) -> str:
+    """`scheme://host:port/path`: no user info, no query string, no fragment."""
+    parts = urlsplit(str(url))
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """`retry-after` as seconds (a number or an HTTP date), or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class HttpClient:
+    """An httpx client with the step's auth, timeout and retry policy."""
+
+    def __init__(
+        self,
+        *,
+        headers: Mapping[str, str],
+        timeout: float = 30,
+        max_retries: int = 3,
+        retry_delay: float = 1.0,
+        verify: bool = True,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        import httpx
+
+        self._httpx = httpx
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.retry_delay = retry_delay
+        self.known = known_secrets(secrets, headers)
+        self.redactor = Redactor(known_values=self.known)  # for text the server wrote
+        self.notes: list[str] = []  # warnings for the step's outcome (capped waits)
+        self._client = httpx.Client(headers=dict(headers), timeout=timeout, verify=verify, follow_redirects=False)
+
+    def __enter__(self) -> HttpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._client.close()
+
+    def send(self, method: str, url: str, *, idempotent: bool = True, passthrough: tuple[int, ...] = (),
+             **kwargs: Any) -> httpx.Response:
+        """One request, retried on 429, 5xx and transport failures; other errors raise at once.
+
+        A request that is not `idempotent` (an insert) is retried only when the server cannot have
+        acted on it: a 429, or a connection that was never made. A 5xx or a timeout may come after
+        the rows landed, and a retry would write them twice. Statuses in `passthrough` are returned
+        for the caller to read (a GraphQL 400 carries its `errors`).
+        """
+        for attempt in range(self.max_retries + 1):
+            wait: float | None = None
+            try:
+                response = self._request(method, url, **kwargs)
+            except self._httpx.TransportError as exc:
+                problem = self._cannot_connect(exc, url)
+                retry = idempotent or isinstance(exc, self._httpx.ConnectError)
+            else:
+                if response.status_code < 400 or response.status_code in passthrough:
+                    return response
+                if response.status_code != 429 and response.status_code < 500:
+                    raise self.status_problem(response, method, retries=0)
+                problem = self.status_problem(response, method, retries=attempt)
+                wait = retry_after_seconds(response.headers.get("retry-after"))
+                retry = idempotent or response.status_code == 429
+            if attempt == self.max_retries or not retry:
+                if not retry:
+                    problem.hint += " Not retried: the server may have written the rows already."
+                raise problem
+            sleep(self._wait(attempt, wait))
+        raise AssertionError("unreachable")  # the loop always returns or raises
+
+    def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One request, following up to MAX_REDIRECTS redirects that stay on the same site.
+
+        A redirect to another site is refused: httpx would drop `Authorization` there, but not an
+        API key in a custom header, and credentials must never leave for a host nobody configured.
+        """
+        response = self._client.request(method, url, **kwargs)
+        for _ in range(MAX_REDIRECTS):
+            if not response.is_redirect:
+                return response
+            target = response.url.join(response.headers["location"])
+            if (target.scheme, target.netloc) != (response.url.scheme, response.url.netloc):
+                raise self.problem(
+                    "OML508",
+                    f"HTTP {response.status_code} {response.reason_phrase} from {method} {safe_url(response.url)}: "
+                    f"a redirect to another site ({safe_url(target)}), not followed",
+                    "Osiris does not send credentials to a site the pipeline does not name; use the final URL.",
+                    response.status_code,
+                )
+            if response.status_code in (301, 302, 303) and method != "GET":
+                method, kwargs = "GET", {}
+            response = self._client.request(method, str(target), **kwargs)
+        return response
+
+    def json(self, response: httpx.Response) -> Any:
+        """The response body as JSON, or OML515."""
+        try:
+            return response.json()
+        except ValueError:
+            kind = response.headers.get("content-type", "no content type").split(";")[0]
+            raise self.problem(
+                "OML515",
+                f"invalid API response from {safe_url(response.url)}: the body is not JSON ({kind})",
+                "Check base_url and endpoint: they must name a JSON API, not a web page.",
+            ) from None
+
+    def problem(self, code: str, message: str, hint: str, status: int | None = None) -> RuntimeProblem:
+        """A RuntimeProblem with the step's known secrets masked in its message and hint.
+
+        Text a server wrote (an error body, GraphQL errors) goes through `server_text` first.
+        """
+        return RuntimeProblem(code, self._mask(message), self._mask(hint), value=status)
+
+    def server_text(self, text: str, limit: int = BODY_SNIPPET) -> str:
+        """A server's words for a message: one line, shortened, every kind of secret masked."""
+        return self.redactor.text(" ".join(text.split())[:limit])
+
+    def _mask(self, text: str) -> str:
+        for value in self.known:
+            text = text.replace(value, MASK)
+        return text
+
+    def _wait(self, attempt: int, asked: float | None) -> float:
+        wanted = asked if asked is not None else self.retry_delay * (2**attempt)
+        if wanted > RETRY_WAIT_CAP:
+            self.notes.append(
+                f"the server asked to wait {wanted:.0f} s before retrying; waited {RETRY_WAIT_CAP:.0f} s (the cap)"
+            )
+        return min(wanted, RETRY_WAIT_CAP)
+
+    def _cannot_connect(self, exc: Exception, url: str) -> RuntimeProblem:
+        text = str(exc).lower()
+        if isinstance(exc, self._httpx.TimeoutException):
+            reason = f"no answer within {self.timeout:g} s"
+        elif "refused" in text:
+            reason = "connection refused"
+        elif any(word in text for word in ("name", "resolv", "getaddrinfo")):
+            reason = "host name not found"
+        else:
+            reason = "the connection failed"
+        return self.problem(
+            "OML505",
+            f"cannot connect to {safe_url(url)}: {reason}",
+            "Check the URL and that the server is running and reachable from this machine.",
+        )
+
+    def status_problem(self, response: httpx.Response, method: str, retries: int) -> RuntimeProblem:
+        status, url = response.status_code, safe_url(response.url)
+        if status == 401:
+            return self.problem(
+                "OML506",
+                f"authentication failed: {method} {url} answered 401 Unauthorized",
+                "Check the connection's credentials (auth_token, auth_username or key) and auth_type.",
+                status,
+            )
+        if status == 403:
+            return self.problem(
+                "OML507",
+                f"permission denied: {method} {url} answered 403 Forbidden",
+                "The credentials were accepted but may not read or write this resource; ask for access.",
+                status,
+            )
+        after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+        body = self.server_text(response.text)
+        if status == 404:
+            hint = "Check the URL and endpoint: the server has no such resource."
+        elif status >= 500 or status == 429:
+            hint = "The server is failing or busy; try again later or raise max_retries."
+        else:
+            hint = "The server rejected the request."
+        if body:
+            hint += f" It answered: {body}"
+        message = f"HTTP {status} {response.reason_phrase} from {method} {url}{after}"
+        return self.problem("OML508", message, hint, status)

@@ -1,0 +1,208 @@
+"""A local REST and GraphQL API for the rest and graphql drivers' tests (127.0.0.1, a free port).
+
+It serves the same 23 records through every pagination style the rest.extractor spec lists, checks
+bearer, basic and API-key auth, answers 401/403/404/500/429 on purpose, and records every request
+it receives (method, path, query, headers, JSON body) so tests assert what the driver sent.
+
+Routes (GET unless noted; `per` = page size, default 5):
+    /all                          {"data": {"items": [...23]}}
+    /page?page=N&per=K            {"items": [...]}               page numbers from 1
+    /offset?offset=N&per=K        {"items": [...]}
+    /cursor?cursor=C&per=K        {"results": [...], "meta": {"next_cursor": C2 | null}}
+    /link?page=N&per=K            [...]  + Link: </link?page=N+1&per=K>; rel="next"
+    /same                         {"items": [first 5]} whatever the paging parameters
+    /moved  /away                 301 to /all; 302 to another site
+    /link-away                    5 records + a Link to another site
+    /bearer /basic /apikey        {"items": [...23]} when the credential matches, else 401
+    /forbidden                    403       /broken  500 with retry-after: 0 (always)
+    /busy                         429 with `busy_retry_after` for the first `busy_failures` calls
+    /slow                         429 with retry-after: 300 (always)
+    /echo-token                   400 whose body repeats the Authorization header
+    /html                         200 text/html
+    POST /graphql                 {"data": {"items": {"nodes": [...], "pageInfo": {...}}}} or errors
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+TOKEN = "tok-Planted-7c1e5b9a3d"  # planted: tests scan every message for it
+API_KEY = "key-Planted-2f8d6a4c0e"
+USER, PASSWORD = "ada", "pw-Planted-9b3e7f1a"
+RECORDS = [{"id": i, "name": f"item-{i}", "meta": {"rank": i % 3, "tags": [f"t{i}"]}} for i in range(1, 24)]
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any = None
+
+
+@dataclass
+class ApiServer:
+    url: str = ""
+    requests: list[Seen] = field(default_factory=list)
+    busy_failures: int = 2
+    busy_retry_after: str = "0"
+    _server: ThreadingHTTPServer | None = None
+
+    def hits(self, path: str) -> list[Seen]:
+        return [r for r in self.requests if r.path == path]
+
+    def reset(self) -> None:
+        self.requests.clear()
+        self.busy_failures, self.busy_retry_after = 2, "0"
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+def start_api() -> ApiServer:
+    api = ApiServer()
+
+    class Handler(_Handler):
+        state = api
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    api._server = server
+    api.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return api
+
+
+class _Handler(BaseHTTPRequestHandler):
+    state: ApiServer
+
+    def log_message(self, *args: object) -> None:  # keep pytest output clean
+        pass
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        parts = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length)) if length else None
+        seen = Seen(self.command, parts.path, query, {k.lower(): v for k, v in self.headers.items()}, body)
+        self.state.requests.append(seen)
+        route = getattr(self, "route_" + parts.path.strip("/").replace("-", "_"), None)
+        if route is None:
+            return self.reply(404, {"error": "not found"})
+        route(query, seen)
+
+    def reply(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        data = raw if raw is not None else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "text/html" if raw is not None else "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    # pagination styles
+    def route_all(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, {"data": {"items": RECORDS}})
+
+    def route_page(self, query: dict[str, str], seen: Seen) -> None:
+        per = int(query.get("per", 5))
+        start = (int(query.get("page", 1)) - 1) * per
+        self.reply(200, {"items": RECORDS[start:start + per]})
+
+    def route_offset(self, query: dict[str, str], seen: Seen) -> None:
+        start, per = int(query.get("offset", 0)), int(query.get("per", 5))
+        self.reply(200, {"items": RECORDS[start:start + per]})
+
+    def route_cursor(self, query: dict[str, str], seen: Seen) -> None:
+        start, per = int(query.get("cursor", "c0")[1:]), int(query.get("per", 5))
+        following = f"c{start + per}" if start + per < len(RECORDS) else None
+        self.reply(200, {"results": RECORDS[start:start + per], "meta": {"next_cursor": following}})
+
+    def route_link(self, query: dict[str, str], seen: Seen) -> None:
+        page, per = int(query.get("page", 1)), int(query.get("per", 5))
+        rows = RECORDS[(page - 1) * per:page * per]
+        more = page * per < len(RECORDS)
+        link = {"link": f'</link?page={page + 1}&per={per}>; rel="next"'} if more else {}
+        self.reply(200, rows, link)
+
+    def route_same(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, {"items": RECORDS[:5]})  # ignores every paging parameter
+
+    def route_moved(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(301, {}, {"location": "/all"})
+
+    def route_away(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(302, {}, {"location": "http://elsewhere.invalid/steal"})
+
+    def route_link_away(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, RECORDS[:5], {"link": '<http://elsewhere.invalid/link?page=2>; rel="next"'})
+
+    # auth
+    def route_bearer(self, query: dict[str, str], seen: Seen) -> None:
+        self._guarded(seen.headers.get("authorization") == f"Bearer {TOKEN}")
+
+    def route_basic(self, query: dict[str, str], seen: Seen) -> None:
+        expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+        self._guarded(seen.headers.get("authorization") == expected)
+
+    def route_apikey(self, query: dict[str, str], seen: Seen) -> None:
+        self._guarded(seen.headers.get("x-api-key") == API_KEY)
+
+    def _guarded(self, allowed: bool) -> None:
+        if allowed:
+            self.reply(200, {"items": RECORDS})
+        else:
+            self.reply(401, {"error": "invalid credentials"})
+
+    # faults
+    def route_forbidden(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(403, {"error": "forbidden"})
+
+    def route_broken(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(500, {"error": "boom"}, {"retry-after": "0"})
+
+    def route_busy(self, query: dict[str, str], seen: Seen) -> None:
+        if len(self.state.hits("/busy")) <= self.state.busy_failures:
+            return self.reply(429, {"error": "slow down"}, {"retry-after": self.state.busy_retry_after})
+        self.reply(200, {"items": RECORDS[:3]})
+
+    def route_slow(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(429, {"error": "slow down"}, {"retry-after": "300"})
+
+    def route_echo_token(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(400, {"error": f"bad request with {seen.headers.get('authorization')} and {query}"})
+
+    def route_html(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, None, raw=b"<html><body>Welcome</body></html>")
+
+    # GraphQL
+    def route_graphql(self, query: dict[str, str], seen: Seen) -> None:
+        request = seen.body or {}
+        if "invalid" in request.get("query", ""):
+            return self.reply(400, {"errors": [{"message": "Syntax Error: Unexpected Name 'invalid'"}]})
+        if "bare400" in request.get("query", ""):
+            return self.reply(400, {"message": "bad request"})
+        if "nope" in request.get("query", ""):
+            errors = [{"message": "Cannot query field 'nope' on type 'Query'"}]
+            return self.reply(200, {"errors": errors, "data": None})
+        variables = request.get("variables") or {}
+        first = int(variables.get("first", 5))
+        start = int(variables.get("after") or 0)
+        end = min(start + first, len(RECORDS))
+        page_info = {"hasNextPage": end < len(RECORDS), "endCursor": str(end)}
+        self.reply(200, {"data": {"items": {"nodes": RECORDS[start:end], "pageInfo": page_info}}})
