@@ -119,7 +119,8 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
             output_table=table_name(result.step_id),
             input_tables={n: table_name(n) for n in inputs}, sample=options.sample,
             work_dir=options.work_dir or scratch,
-            progress=lambda rows: listener.step_progress(result, rows), secrets=secrets)
+            progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
+            scratch_dir=scratch)
         _prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
@@ -139,6 +140,12 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
 
 
 def _prepare_inputs(con: Any, ctx: StepContext) -> None:
+    for step_id, table in ctx.input_tables.items():
+        if not _has_table(con, table):
+            raise RuntimeProblem(
+                "OML501", f"its input '{step_id}' leaves no table to read (a writer has no output)",
+                f"name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)",
+                value=step_id)
     con.execute("DROP VIEW IF EXISTS input_df")
     if len(ctx.input_tables) == 1:
         (table,) = ctx.input_tables.values()
