@@ -58,21 +58,21 @@ class RunProject:
         return [json.loads(line) for line in lines]
 
 
-def pg_step(step_id: str, mode: str, **config: Any) -> dict[str, Any]:
-    component = "postgres.extractor" if mode == "read" else "postgres.writer"
-    return {"id": step_id, "component": component, "mode": mode,
+def pg_step(step_id: str, oml_mode: str, **config: Any) -> dict[str, Any]:
+    component = "postgres.extractor" if oml_mode == "read" else "postgres.writer"
+    return {"id": step_id, "component": component, "mode": oml_mode,
             "config": {"connection": "@postgres.default", **config}}
 
 
-def mysql_step(step_id: str, mode: str, **config: Any) -> dict[str, Any]:
-    component = "mysql.extractor" if mode == "read" else "mysql.writer"
-    return {"id": step_id, "component": component, "mode": mode,
+def mysql_step(step_id: str, oml_mode: str, **config: Any) -> dict[str, Any]:
+    component = "mysql.extractor" if oml_mode == "read" else "mysql.writer"
+    return {"id": step_id, "component": component, "mode": oml_mode,
             "config": {"connection": "@mysql.default", **config}}
 
 
-def csv_step(step_id: str, mode: str, path: str, **config: Any) -> dict[str, Any]:
-    component = "filesystem.csv_extractor" if mode == "read" else "filesystem.csv_writer"
-    return {"id": step_id, "component": component, "mode": mode, "config": {"path": path, **config}}
+def csv_step(step_id: str, oml_mode: str, path: str, **config: Any) -> dict[str, Any]:
+    component = "filesystem.csv_extractor" if oml_mode == "read" else "filesystem.csv_writer"
+    return {"id": step_id, "component": component, "mode": oml_mode, "config": {"path": path, **config}}
 
 
 def sql_step(step_id: str, query: str, **extra: Any) -> dict[str, Any]:

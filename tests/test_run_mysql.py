@@ -1,0 +1,97 @@
+"""osiris run against a real MariaDB: read (streamed), write (append, replace, upsert twice,
+create_table, truncate_before), --sample into a TEMPORARY twin, and the OML5xx problems."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step
+
+
+@pytest.fixture
+def maria(mariadb_server):
+    conn = mariadb_server.connect(autocommit=True)
+    yield conn
+    conn.close()
+
+
+def sql(conn, statement: str, *args) -> list[tuple]:
+    with conn.cursor() as cursor:
+        cursor.execute(statement, args or None)
+        return list(cursor.fetchall())
+
+
+@pytest.fixture
+def proj(tmp_path: Path, mariadb_server, maria) -> RunProject:
+    for table in ("orders", "orders_copy", "made_here"):
+        sql(maria, f"DROP TABLE IF EXISTS {table}")
+    sql(maria, "CREATE TABLE orders (id INT PRIMARY KEY, item VARCHAR(50), price DECIMAL(8,2), "
+               "placed DATETIME NULL, note TEXT NULL) ENGINE=InnoDB")
+    sql(maria, "INSERT INTO orders VALUES (1, 'pen', 1.50, '2024-01-02 03:04:05', ''), (2, 'ink', NULL, NULL, NULL), "
+               "(3, 'pad,\"big\"', 12.25, '2024-02-01 00:00:00', 'two\\nlines')")
+    sql(maria, "CREATE TABLE orders_copy LIKE orders")
+    return RunProject(tmp_path / "project", mariadb=mariadb_server)
+
+
+def checksum(conn, table: str) -> tuple:
+    return sql(conn, f"CHECKSUM TABLE {table}")[0][1], sql(conn, f"SELECT count(*) FROM {table}")[0][0]
+
+
+def test_mysql_to_mysql_copies_every_value_exactly(proj, maria):
+    path = proj.pipeline([mysql_step("read", "read", table="orders", batch_size=100),
+                          mysql_step("write", "write", table="orders_copy")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert sql(maria, "SELECT * FROM orders_copy ORDER BY id") == sql(maria, "SELECT * FROM orders ORDER BY id")
+
+
+def test_upsert_twice_keeps_the_row_count_and_lands_new_values(proj, maria):
+    path = proj.pipeline([mysql_step("read", "read", query="SELECT id, CONCAT(item, '+') AS item FROM orders"),
+                          mysql_step("write", "write", table="orders", mode="upsert", upsert_keys=["id"])])
+    assert proj.run(str(path)).returncode == 0
+    assert proj.run(str(path)).returncode == 0
+    assert sql(maria, "SELECT id, item FROM orders ORDER BY id") == [(1, "pen++"), (2, "ink++"), (3, 'pad,"big"++')]
+
+
+def test_create_table_and_replace(proj, maria):
+    path = proj.pipeline([mysql_step("read", "read", query="SELECT id, item FROM orders WHERE id > 1"),
+                          mysql_step("write", "write", table="made_here", create_table=True, mode="replace")])
+    assert proj.run(str(path)).returncode == 0
+    assert proj.run(str(path)).returncode == 0
+    assert sql(maria, "SELECT id, item FROM made_here ORDER BY id") == [(2, "ink"), (3, 'pad,"big"')]
+
+
+def test_sample_writes_a_temporary_twin_and_leaves_the_target_unchanged(proj, maria):
+    before = checksum(maria, "orders")
+    path = proj.pipeline([
+        mysql_step("read", "read", table="orders"),
+        mysql_step("upsert", "write", table="orders", mode="upsert", upsert_keys=["id"], truncate_before=True),
+        {**mysql_step("create", "write", table="made_here", create_table=True), "needs": ["read"]}])
+    result = proj.run(str(path), "--sample", "2")
+    assert result.returncode == 0, result.stderr
+    assert checksum(maria, "orders") == before
+    assert sql(maria, "SHOW TABLES LIKE 'made_here'") == []
+    assert "  1   pen   1.50   2024-01-02 03:04:05" in result.stdout
+
+
+def test_upsert_without_a_unique_key_in_the_target_is_oml512(proj, maria):
+    path = proj.pipeline([mysql_step("read", "read", table="orders"),
+                          mysql_step("write", "write", table="orders_copy", mode="upsert", upsert_keys=["item"])])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert (f"{path} OML512 step 'write': the target orders_copy has no primary key or unique index on item\n"
+            in result.stderr)
+
+
+def test_unknown_table_and_column(proj):
+    path = proj.pipeline([mysql_step("read", "read", query="SELECT id, itme FROM orders")])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML502 step 'read': column \"itme\" does not exist\n" in result.stderr
+    assert "(did you mean 'item'?)" in result.stderr
+    path = proj.pipeline([mysql_step("read", "read", table="order")], name="two")
+    result = proj.run(str(path))
+    assert f"{path} OML501 step 'read': table \"order\" does not exist\n" in result.stderr
+    assert "(did you mean 'orders'?)" in result.stderr
