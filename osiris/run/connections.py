@@ -65,6 +65,7 @@ def _resolve(value: Any, env: Mapping[str, str], where: str) -> Any:
     if name not in env:
         raise RuntimeProblem(
             "OML511", f"{where} refers to ${{{name}}}, which is not set",
-            f"export {name}=... in the shell that runs osiris (the value is never written anywhere)",
+            f"set the environment variable {name} in the shell that runs osiris "
+            "(its value is never written anywhere)",
             value=value)
     return env[name]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -79,6 +81,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     steps = {str(step["id"]): step for step in pipeline["steps"]}
     dependencies = dependencies_of(pipeline["steps"])
     results = {step_id: _pending(step) for step_id, step in steps.items()}
+    stop = _CtrlC()
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
     con = duckdb.connect(str(scratch / "engine.duckdb"))
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
@@ -90,13 +93,33 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
                 result.status, result.skipped_because = "skipped", blocked[0]
                 listener.step_finished(result)
                 continue
-            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch)
+            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop)
     except KeyboardInterrupt:
         return RunResult(list(results.values()), interrupted=True)
     finally:
+        stop.restore()
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
+
+
+class _CtrlC:
+    """Remember that Ctrl-C was pressed: DuckDB and psycopg turn the KeyboardInterrupt into their own
+    errors ("Query interrupted", QueryCanceled), and the run must still end as interrupted."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        signal.default_int_handler(signum, frame)
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _pending(step: Mapping[str, Any]) -> StepResult:
@@ -104,7 +127,7 @@ def _pending(step: Mapping[str, Any]) -> StepResult:
 
 
 def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
-              options: RunOptions, listener: RunListener, scratch: Path) -> None:
+              options: RunOptions, listener: RunListener, scratch: Path, stop: _CtrlC) -> None:
     from osiris.run.drivers import driver_for
 
     listener.step_started(result)
@@ -125,16 +148,26 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
     except KeyboardInterrupt:
-        result.status = "interrupted"
-        result.duration_ms = _since(started)
-        listener.step_finished(result)
+        _interrupted(result, started, listener)
         raise
     except RuntimeProblem as problem:
+        if stop.pressed:
+            _interrupted(result, started, listener)
+            raise KeyboardInterrupt from None
         result.status, result.problem = "failed", _clean(problem, secrets)
     except Exception as error:  # a library error no driver mapped: still the step's problem, redacted
+        if stop.pressed:
+            _interrupted(result, started, listener)
+            raise KeyboardInterrupt from None
         result.status = "failed"
         result.problem = RuntimeProblem("OML503", f"{type(error).__name__}: {redacted(error, secrets)}",
                                         "run again with OSIRIS_DEBUG=1 set to see where it failed")
+    result.duration_ms = _since(started)
+    listener.step_finished(result)
+
+
+def _interrupted(result: StepResult, started: float, listener: RunListener) -> None:
+    result.status = "interrupted"
     result.duration_ms = _since(started)
     listener.step_finished(result)
 
