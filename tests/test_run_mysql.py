@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step
+from tests.run_helpers import RunProject, mysql_step, pg_step
 
 
 @pytest.fixture
@@ -95,3 +95,32 @@ def test_unknown_table_and_column(proj):
     result = proj.run(str(path))
     assert f"{path} OML501 step 'read': table \"order\" does not exist\n" in result.stderr
     assert "(did you mean 'orders'?)" in result.stderr
+
+
+def test_discover_lists_tables_columns_types_and_keys(proj, mariadb_server):
+    from osiris.run.drivers import driver_for
+
+    found = driver_for("mysql.writer").discover(mariadb_server.connection(), ["orders"])
+    assert [(t.name, t.primary_key) for t in found] == [("orders", ["id"])]
+    assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
+        ("id", "int(11)", False), ("item", "varchar(50)", True), ("price", "decimal(8,2)", True),
+        ("placed", "datetime", True), ("note", "text", True)]
+
+
+def test_postgres_to_mariadb(tmp_path, mariadb_server, postgres_server, maria):
+    import psycopg
+
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
+        pg.execute("DROP TABLE IF EXISTS items")
+        pg.execute("CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(8,2), at timestamp)")
+        pg.execute("INSERT INTO items VALUES (1, 'a', 2.50, '2024-05-06 07:08:09'), (2, NULL, NULL, NULL)")
+    sql(maria, "DROP TABLE IF EXISTS items")
+    proj = RunProject(tmp_path / "both", postgres=postgres_server, mariadb=mariadb_server)
+    path = proj.pipeline([pg_step("read", "read", table="items"),
+                          mysql_step("write", "write", table="items", create_table=True)])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    import datetime
+    import decimal
+    assert sql(maria, "SELECT * FROM items ORDER BY id") == [
+        (1, "a", decimal.Decimal("2.50"), datetime.datetime(2024, 5, 6, 7, 8, 9)), (2, None, None, None)]

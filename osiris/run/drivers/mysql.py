@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.sql_common import input_batches, input_columns, key_list, spool_path
+from osiris.run.drivers.sql_common import tables_in, input_batches, input_columns, key_list, spool_path
 from osiris.run.problems import (
     auth_problem,
     connect_problem,
@@ -272,7 +272,8 @@ def _problem(error: Exception, conn: Any, config: Mapping[str, Any], secrets: tu
     if code == _NO_COLUMN:
         wrong = (quoted_name(detail) or "").split(".")[-1]
         named = table or config.get("table")
-        known = [c.name for t in _discover(conn, database, [named] if named else None) for c in t.columns]
+        tables = [named] if named else tables_in(str(config.get("query", "")), "mysql")
+        known = [c.name for t in _discover(conn, database, tables) for c in t.columns]
         return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
                               value=wrong)
     if code == _SYNTAX:

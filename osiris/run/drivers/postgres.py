@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.sql_common import input_columns, key_list, spool_path, stream_csv_export
+from osiris.run.drivers.sql_common import tables_in, input_columns, key_list, spool_path, stream_csv_export
 from osiris.run.problems import (
     auth_problem,
     connect_problem,
@@ -241,7 +241,8 @@ def _problem(error: Exception, conn: Any, config: Mapping[str, Any], secrets: tu
         return _unknown_table(conn, schema, quoted_name(detail))
     if isinstance(error, errors.UndefinedColumn):
         wrong = quoted_name(detail)
-        tables = [table or config.get("table")] if (table or config.get("table")) else None
+        named = table or config.get("table")
+        tables = [named] if named else tables_in(str(config.get("query", "")), "postgres")
         known = [c.name for t in _discover(conn, schema, tables) for c in t.columns]
         return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
                               value=wrong)

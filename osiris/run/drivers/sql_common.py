@@ -33,6 +33,19 @@ def key_list(value: Any) -> list[str]:
     return []
 
 
+def tables_in(query: str, dialect: str) -> list[str] | None:
+    """The tables a query names (for hints), or None when sqlglot cannot parse it."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        parsed = sqlglot.parse_one(query, read=dialect)
+    except Exception:  # any parse failure: the hint falls back to every table's columns
+        return None
+    names = sorted({table.name for table in parsed.find_all(exp.Table) if table.name})
+    return names or None
+
+
 def spool_path(ctx: StepContext) -> Path:
     folder = ctx.scratch_dir or Path(tempfile.gettempdir())
     return folder / f"{ctx.output_table}.spool.csv"
