@@ -66,8 +66,7 @@ class PostgresDriver:
                                      int(config.get("batch_size", 10_000)), ctx.progress)
                     try:
                         with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)") as copy:
-                            for line in copy:
-                                spool.add_line(bytes(line))
+                            spool.add_lines(copy)
                     finally:
                         rows = spool.close()
             except Exception as error:
