@@ -200,3 +200,29 @@ def test_run_is_listed_in_help():
     result = subprocess.run([sys.executable, "-m", "osiris", "--help"], capture_output=True, text=True,
                             env=clean_env(), cwd=REPO)
     assert "    run          run a pipeline on an embedded DuckDB engine; --sample N\n" in result.stdout
+
+
+def test_a_user_without_rights_gets_oml507(tmp_path, postgres_server):
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
+        pg.execute("DROP TABLE IF EXISTS secret_stuff")
+        pg.execute("CREATE TABLE secret_stuff (id int)")
+        pg.execute("DROP ROLE IF EXISTS reader")
+        pg.execute("CREATE ROLE reader LOGIN PASSWORD 'reader-Pass-5521'")
+    proj = RunProject(tmp_path / "project", postgres=postgres_server)
+    settings = (proj.root / ".osiris.yaml").read_text().replace("user: osiris", "user: reader")
+    (proj.root / ".osiris.yaml").write_text(settings)
+    proj.env[PG_ENV] = "reader-Pass-5521"
+    proj.secrets.append("reader-Pass-5521")
+    path = proj.pipeline([pg_step("read", "read", table="secret_stuff")])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML507 step 'read': permission denied: permission denied for table secret_stuff\n" \
+        in result.stderr
+
+
+def test_csv_discover_reads_columns_and_types(files):
+    from osiris.run.drivers import driver_for
+
+    found = driver_for("filesystem.csv_extractor").discover({"base_dir": str(files.root)}, ["data/people.csv"])
+    assert [(c.name, c.type) for c in found[0].columns] == [("id", "BIGINT"), ("name", "VARCHAR"),
+                                                            ("city", "VARCHAR")]
