@@ -27,6 +27,7 @@ from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 
 SAMPLE_PREVIEW_ROWS = 5
+ENGINE_MEMORY_LIMIT = "512MB"
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -85,6 +86,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
     con = duckdb.connect(str(scratch / "engine.duckdb"))
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
+    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")  # beyond it, DuckDB spills to disk
     try:
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]
