@@ -27,7 +27,7 @@ from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 
 SAMPLE_PREVIEW_ROWS = 5
-ENGINE_MEMORY_LIMIT = "512MB"
+ENGINE_MEMORY_LIMIT = "256MB"
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
