@@ -51,7 +51,9 @@ class RunProject:
                 assert secret not in path.read_text(encoding="utf-8", errors="replace"), path
 
     def last_session(self) -> Path:
-        return sorted((self.root / ".osiris" / "sessions").iterdir())[-1]
+        """The newest session; ids sort by second only, so two runs in one second need started_at."""
+        sessions = (self.root / ".osiris" / "sessions").iterdir()
+        return max(sessions, key=lambda p: json.loads((p / "session.json").read_text())["started_at"])
 
     def events(self) -> list[dict[str, Any]]:
         lines = (self.last_session() / "events.jsonl").read_text(encoding="utf-8").splitlines()
