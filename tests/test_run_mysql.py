@@ -124,3 +124,31 @@ def test_postgres_to_mariadb(tmp_path, mariadb_server, postgres_server, maria):
     import decimal
     assert sql(maria, "SELECT * FROM items ORDER BY id") == [
         (1, "a", decimal.Decimal("2.50"), datetime.datetime(2024, 5, 6, 7, 8, 9)), (2, None, None, None)]
+
+
+def test_ctrl_c_in_the_middle_of_a_mysql_write_leaves_the_target_unchanged(proj, maria):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.support import clean_env
+
+    with open(proj.root / "many.csv", "w") as out:
+        out.write("id,item\n" + "".join(f"{i},item-{i}\n" for i in range(100, 400_100)))
+    before = checksum(maria, "orders")
+    path = proj.pipeline([{"id": "read", "component": "filesystem.csv_extractor", "mode": "read",
+                           "config": {"path": "many.csv"}},
+                          mysql_step("write", "write", table="orders", batch_size=500)])
+    process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
+                               env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in process.stdout:  # plain display: one line when the writer starts
+        if line.startswith("write  running"):
+            break
+    time.sleep(1.0)  # a few batches in
+    assert process.poll() is None, "the run ended before the write could be interrupted"
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "write  interrupted" in stdout
+    assert checksum(maria, "orders") == before
