@@ -118,3 +118,21 @@ def test_discover_lists_tables_columns_types_and_keys(proj, postgres_server):
     assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
         ("id", "integer", False), ("email", "text", True), ("score", "numeric(6,2)", True),
         ("active", "boolean", True), ("joined", "timestamp without time zone", True), ("note", "text", True)]
+
+
+def test_upsert_keys_that_the_rows_lack_or_the_target_does_not_index_are_oml512(proj, pg):
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, email FROM customers"),
+                          pg_step("write", "write", table="customers_copy", write_mode="upsert",
+                                  primary_key=["customer_id"])])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert (f"{path} OML512 step 'write': the upsert key 'customer_id' is not a column of the rows written "
+            "(columns: id, email)\n") in result.stderr
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, email FROM customers"),
+                          pg_step("write", "write", table="customers_copy", write_mode="upsert",
+                                  primary_key=["email"])], name="two")
+    before = checksum(pg, "customers_copy")
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML512 step 'write': the target has no primary key or unique index on email\n" in result.stderr
+    assert checksum(pg, "customers_copy") == before
