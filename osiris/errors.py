@@ -16,6 +16,7 @@ class ExitCode(IntEnum):
     LLM_AUTH = 3  # LLM authentication or permission error
     LLM_UNAVAILABLE = 4  # LLM service unavailable after its retries
     INTERNAL = 5
+    RUN_FAILED = 6  # a pipeline run failed at run time (`osiris run`)
     INTERRUPTED = 130
 
 
@@ -58,3 +59,9 @@ class LLMUnavailableError(OsirisError):
     """The LLM service stayed unavailable after its retries."""
 
     exit_code = ExitCode.LLM_UNAVAILABLE
+
+
+class RunFailedError(OsirisError):
+    """A pipeline validated but failed while running: a step raised an OML5xx problem."""
+
+    exit_code = ExitCode.RUN_FAILED

@@ -75,7 +75,8 @@ CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.i
 
 
 def test_every_code_has_cases():
-    assert sorted(CASES) == sorted(CODES)
+    """Tiers 1-4; tier 5 (OML5xx) is raised only by running a pipeline: tests/test_run_*.py."""
+    assert sorted(CASES) == sorted(code for code, info in CODES.items() if info.tier < 5)
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

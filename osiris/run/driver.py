@@ -50,6 +50,7 @@ class StepContext:
     work_dir: Path | None = None  # where a sample write may put files (under the session)
     progress: Callable[[int], None] = lambda rows: None  # rows so far, for the live display
     secrets: tuple[str, ...] = ()  # this step's secret values, for redacting driver errors
+    scratch_dir: Path | None = None  # the engine's private temporary directory (spool files); deleted after the run
 
 
 @dataclass

@@ -55,6 +55,7 @@ class ValidationSettings(_Section):
 class SessionSettings(_Section):
     dir: str = ".osiris/sessions"
     save_failed_oml: bool = True
+    save_samples: bool = False  # true: sample-run rows are kept in the session (may be personal data)
 
 
 class ComponentSettings(_Section):

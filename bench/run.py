@@ -1,0 +1,161 @@
+"""Throughput, memory and import time of `osiris run` against real PostgreSQL and MariaDB.
+
+    .venv/bin/python bench/run.py --rows 1000000
+
+Starts the test servers (tests/servers), loads ROWS rows into PostgreSQL, then times, interleaved
+and repeated, each copy done by `osiris run` and by a baseline doing the same copy without Osiris:
+  PostgreSQL -> CSV        vs  psycopg `COPY ... TO STDOUT` into a file
+  CSV -> PostgreSQL        vs  psycopg `COPY ... FROM STDIN` from the file
+  PostgreSQL -> MariaDB    vs  DuckDB-free PyMySQL executemany of the rows (batches of 1000)
+Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, and the
+import time of `osiris.commands.run` plus the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step  # noqa: E402
+from tests.servers.mariadb import start_mariadb  # noqa: E402
+from tests.servers.postgres import start_postgres  # noqa: E402
+from tests.support import clean_env  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    pg, maria = start_postgres(), start_mariadb()
+    try:
+        bench(pg, maria, args.rows, args.repeat)
+    finally:
+        pg.stop()
+        maria.stop()
+
+
+def bench(pg, maria, rows: int, repeat: int) -> None:
+    import psycopg
+
+    root = Path(tempfile.mkdtemp(prefix="osiris-bench-"))
+    proj = RunProject(root / "project", postgres=pg, mariadb=maria)
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS src; DROP TABLE IF EXISTS dst")
+        conn.execute("CREATE TABLE src (id bigint PRIMARY KEY, name text, amount numeric(10,2), at timestamp)")
+        conn.execute("INSERT INTO src SELECT g, 'name-' || g, g %% 1000 + 0.25, "
+                     "timestamp '2024-01-01' + g * interval '1 second' FROM generate_series(1, %s) g", (rows,))
+        conn.execute("CREATE TABLE dst (LIKE src INCLUDING ALL)")
+    mconn = maria.connect(autocommit=True)
+    with mconn.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS dst")
+        cursor.execute("CREATE TABLE dst (id BIGINT PRIMARY KEY, name VARCHAR(40), amount DECIMAL(10,2), "
+                       "at DATETIME) ENGINE=InnoDB")
+    csv_path = proj.root / "src.csv"
+    pipelines = {
+        "PostgreSQL -> CSV": proj.pipeline([pg_step("read", "read", table="src"),
+                                            csv_step("write", "write", "out.csv")], name="pg-to-csv"),
+        "CSV -> PostgreSQL": proj.pipeline([csv_step("read", "read", "src.csv"),
+                                            pg_step("write", "write", table="dst", write_mode="replace")],
+                                           name="csv-to-pg"),
+        "PostgreSQL -> MariaDB": proj.pipeline([pg_step("read", "read", table="src"),
+                                                mysql_step("write", "write", table="dst", mode="replace",
+                                                           batch_size=5000)], name="pg-to-maria"),
+    }
+    baselines = {
+        "PostgreSQL -> CSV": lambda: copy_out(pg, csv_path),
+        "CSV -> PostgreSQL": lambda: copy_in(pg, csv_path),
+        "PostgreSQL -> MariaDB": lambda: pymysql_copy(pg, maria),
+    }
+    copy_out(pg, csv_path)
+    times: dict[str, dict[str, list[float]]] = {name: {"osiris": [], "baseline": []} for name in pipelines}
+    peaks: dict[str, int] = {}
+    for _ in range(repeat):
+        for name, path in pipelines.items():
+            times[name]["baseline"].append(timed(baselines[name]))
+            seconds, peak = run_osiris(proj, path)
+            times[name]["osiris"].append(seconds)
+            peaks[name] = max(peaks.get(name, 0), peak)
+    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians")
+    print(f"{'copy':24} {'osiris rows/s':>14} {'baseline rows/s':>16} {'ratio':>6} {'peak RSS':>9}")
+    for name in pipelines:
+        ours, base = statistics.median(times[name]["osiris"]), statistics.median(times[name]["baseline"])
+        print(f"{name:24} {rows / ours:14,.0f} {rows / base:16,.0f} {base / ours:6.2f} {peaks[name] / 1024:7.0f} MB")
+    print(f"import osiris.commands.run + engine: {import_time():.0f} ms")
+
+
+def timed(action) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def run_osiris(proj: RunProject, path: Path) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of one `osiris run` child (its own rusage, from wait4)."""
+    env = clean_env(**proj.env)
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
+                                 stdout=subprocess.DEVNULL, stderr=err)
+        _pid, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"osiris run {path.name} failed: {err.read().decode()}")
+    return seconds, usage.ru_maxrss
+
+
+def copy_out(pg, path: Path) -> None:
+    import psycopg
+
+    with psycopg.connect(pg.dsn()) as conn, conn.cursor() as cursor, open(path, "wb") as out:
+        out.write(b"id,name,amount,at\n")
+        with cursor.copy("COPY src TO STDOUT (FORMAT CSV)") as copy:
+            for chunk in copy:
+                out.write(chunk)
+
+
+def copy_in(pg, path: Path) -> None:
+    import psycopg
+
+    with psycopg.connect(pg.dsn()) as conn, conn.cursor() as cursor:
+        cursor.execute("DELETE FROM dst")
+        with open(path, "rb") as source, cursor.copy("COPY dst FROM STDIN (FORMAT CSV, HEADER)") as copy:
+            while chunk := source.read(1 << 20):
+                copy.write(chunk)
+
+
+def pymysql_copy(pg, maria) -> None:
+    import psycopg
+
+    conn = maria.connect()
+    with psycopg.connect(pg.dsn()) as source, source.cursor(name="bench") as read, conn.cursor() as write:
+        write.execute("DELETE FROM dst")
+        read.execute("SELECT * FROM src")
+        while batch := read.fetchmany(5000):
+            write.executemany("INSERT INTO dst (id, name, amount, at) VALUES (%s, %s, %s, %s)", batch)
+    conn.commit()
+    conn.close()
+
+
+def import_time() -> float:
+    code = ("import time; t = time.perf_counter(); import osiris.commands.run, osiris.run.engine, "
+            "osiris.run.display; print((time.perf_counter() - t) * 1000)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                                 env=clean_env()).stdout) for _ in range(5)]
+    return statistics.median(runs)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("NO_COLOR", "1")
+    main()

@@ -1,0 +1,71 @@
+"""Resolve a step's connection at run time: `@family.alias` fields and `${ENV}` references.
+
+The resolved values (passwords among them) live only in memory, in the step's config; their secret
+values are returned too, so that every text from a driver can be redacted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem
+from osiris.secrets.names import is_secret_key
+from osiris.validate.connections import CONNECTION_KEY, parse_reference
+
+_ENV_REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+Connections = Mapping[str, Mapping[str, Mapping[str, Any]]]
+
+
+def resolve_step_config(
+    config: Mapping[str, Any],
+    connections: Connections,
+    env: Mapping[str, str],
+    secret_fields: set[str] = frozenset(),  # type: ignore[assignment]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The step's config merged over its connection's fields, `${ENV}` resolved; and the secrets.
+
+    Raises RuntimeProblem OML511 when an alias is not configured or a variable is not set.
+    """
+    merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    reference = config.get(CONNECTION_KEY)
+    if isinstance(reference, str) and reference.startswith("@"):
+        family, alias = parse_reference(reference) or ("", "")
+        fields = connections.get(family, {}).get(alias)
+        if fields is None:
+            raise RuntimeProblem(
+                "OML511", f"connection '{reference}' is not configured",
+                f"define connections.{family}.{alias} in .osiris.yaml", value=reference)
+        for name, value in fields.items():
+            merged[name] = value
+            origin[name] = f"connections.{family}.{alias}.{name}"
+    for name, value in config.items():
+        if name != CONNECTION_KEY:
+            merged[name] = value
+            origin[name] = f"config.{name}"
+    secrets: list[str] = []
+    for name, value in list(merged.items()):
+        resolved = _resolve(value, env, origin[name])
+        merged[name] = resolved
+        if (name.lower() in secret_fields or is_secret_key(name)) and isinstance(resolved, str) and resolved:
+            secrets.append(resolved)
+    return merged, tuple(secrets)
+
+
+def _resolve(value: Any, env: Mapping[str, str], where: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    match = _ENV_REFERENCE.match(value.strip())
+    if not match:
+        return value
+    name = match.group(1)
+    if name not in env:
+        raise RuntimeProblem(
+            "OML511", f"{where} refers to ${{{name}}}, which is not set",
+            f"set the environment variable {name} in the shell that runs osiris "
+            "(its value is never written anywhere)",
+            value=value)
+    return env[name]

@@ -1,0 +1,113 @@
+"""What `osiris run` shows while it runs: a live line per step on a terminal (rich, imported only
+there), plain lines on a pipe or with NO_COLOR; then each step's sample rows as a small table."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from osiris.run.engine import StepResult
+from osiris.text_table import format_table
+
+PREVIEW_WIDTH = 24
+
+
+def step_line(step: StepResult) -> str:
+    """`extract-customers  ok  1,204 rows  0.8 s` (and the reason for failed and skipped steps)."""
+    if step.status == "ok":
+        warned = f"  {len(step.warnings)} warning(s)" if step.warnings else ""
+        return f"{step.step_id}  ok  {step.rows_out:,} rows  {step.duration_ms / 1000:.1f} s{warned}"
+    if step.status == "skipped":
+        return f"{step.step_id}  skipped (its input '{step.skipped_because}' did not complete)"
+    if step.status == "interrupted":
+        return f"{step.step_id}  interrupted after {step.duration_ms / 1000:.1f} s"
+    code = step.problem.code if step.problem else ""
+    return f"{step.step_id}  failed ({code})  {step.duration_ms / 1000:.1f} s"
+
+
+def preview_lines(step: StepResult) -> list[str]:
+    if step.preview is None:
+        return []
+    headers, rows = step.preview
+    cells = [[_cell(value) for value in row] for row in rows]
+    return [f"  {line}" for line in format_table(headers, cells)] or ["  (no rows)"]
+
+
+def _cell(value: Any) -> str:
+    text = "NULL" if value is None else " ".join(str(value).split())
+    return text if len(text) <= PREVIEW_WIDTH else text[: PREVIEW_WIDTH - 1] + "…"
+
+
+class PlainDisplay:
+    """One line when a step starts and one when it ends: for pipes, logs and NO_COLOR."""
+
+    def __init__(self, out: TextIO = sys.stderr) -> None:
+        self.out = out
+
+    def step_started(self, step: StepResult) -> None:
+        print(f"{step.step_id}  running ({step.component})", file=self.out, flush=True)
+
+    def step_progress(self, step: StepResult, rows: int) -> None:
+        pass
+
+    def step_finished(self, step: StepResult) -> None:
+        print(step_line(step), file=self.out, flush=True)
+        for line in preview_lines(step):
+            print(line, file=self.out)
+
+    def close(self) -> None:
+        pass
+
+
+class LiveDisplay(PlainDisplay):
+    """A rich status line for the running step: its rows so far and its time."""
+
+    def __init__(self, out: TextIO = sys.stderr) -> None:
+        from rich.console import Console
+
+        super().__init__(out)
+        self.console = Console(file=out, highlight=False)
+        self._status: Any = None
+        self._started = 0.0
+
+    def step_started(self, step: StepResult) -> None:
+        self._started = time.perf_counter()
+        self._status = self.console.status(f"{step.step_id}  running ({step.component})")
+        self._status.start()
+
+    def step_progress(self, step: StepResult, rows: int) -> None:
+        if self._status is not None:
+            elapsed = time.perf_counter() - self._started
+            self._status.update(f"{step.step_id}  {rows:,} rows  {elapsed:.1f} s")
+
+    def step_finished(self, step: StepResult) -> None:
+        self.close()
+        style = {"ok": "green", "failed": "red"}.get(step.status, "yellow")
+        self.console.print(step_line(step), style=style, markup=False)
+        for line in preview_lines(step):
+            self.console.print(line, markup=False)
+
+    def close(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+class Listeners:
+    """Fan each engine callback out to the trail and the display."""
+
+    def __init__(self, *listeners: Any) -> None:
+        self.listeners = listeners
+
+    def step_started(self, step: StepResult) -> None:
+        for listener in self.listeners:
+            listener.step_started(step)
+
+    def step_progress(self, step: StepResult, rows: int) -> None:
+        for listener in self.listeners:
+            listener.step_progress(step, rows)
+
+    def step_finished(self, step: StepResult) -> None:
+        for listener in self.listeners:
+            listener.step_finished(step)

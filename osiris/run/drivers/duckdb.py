@@ -1,0 +1,70 @@
+"""duckdb.processor: run the step's SQL on the engine; its result becomes `df_<id>`.
+
+The query sees every earlier step as `df_<id>`, and `input_df` when the step has one input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.problems import names_hint, quoted_name, redacted, sql_problem, type_problem
+from osiris.run.spool import quote_ident
+
+_TABLE_NAME = re.compile(r"with name (\S+) does not exist")
+
+
+class DuckDBDriver:
+    def run(self, ctx: StepContext) -> StepOutcome:
+        import duckdb
+
+        query = str(ctx.config["query"]).strip().rstrip(";")
+        try:
+            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}")
+        except duckdb.CatalogException as error:
+            raise _unknown_table(ctx, error) from None
+        except duckdb.BinderException as error:
+            raise _unknown_column(ctx, error) from None
+        except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
+            raise type_problem(redacted(error, ctx.secrets)) from None
+        except duckdb.Error as error:
+            raise sql_problem(redacted(error, ctx.secrets)) from None
+        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(ctx.output_table)}").fetchone()[0]
+        rows_in = sum(ctx.con.execute(f"SELECT count(*) FROM {quote_ident(t)}").fetchone()[0]
+                      for t in ctx.input_tables.values())
+        ctx.progress(rows)
+        return StepOutcome(rows_in=rows_in, rows_out=rows)
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
+                             "discover the connections its inputs read from")
+
+
+def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:
+    text = redacted(error, ctx.secrets)
+    if "Table" not in text and "table" not in text:
+        return sql_problem(text)
+    found = _TABLE_NAME.search(text)
+    wrong = found.group(1).strip('"') if found else quoted_name(text)
+    known = [r[0] for r in ctx.con.execute(
+        "SELECT table_name FROM duckdb_tables() UNION SELECT view_name FROM duckdb_views() "
+        "WHERE NOT internal").fetchall()]
+    return RuntimeProblem("OML501", f'table "{wrong}" does not exist in the engine',
+                          names_hint("table", wrong, known).replace("the database knows", "the engine has"),
+                          value=wrong)
+
+
+def _unknown_column(ctx: StepContext, error: Exception) -> RuntimeProblem:
+    text = redacted(error, ctx.secrets)
+    if "not found" not in text:
+        return sql_problem(text)
+    wrong = quoted_name(text)
+    known = [str(row[0]) for table in ctx.input_tables.values()
+             for row in ctx.con.execute(f"DESCRIBE {quote_ident(table)}").fetchall()]
+    return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
+                          value=wrong)
+
+
+DRIVER = DuckDBDriver()

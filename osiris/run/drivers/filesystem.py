@@ -1,0 +1,133 @@
+"""filesystem.csv_extractor and filesystem.csv_writer, done by DuckDB's own read_csv and COPY.
+
+Paths are relative to the connection's `base_dir`, or to the project directory. A writer writes a
+temporary file beside the target and renames it at the end, so a failure or Ctrl-C leaves the
+target as it was; on `--sample` it writes under the session directory instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.problems import redacted
+from osiris.run.spool import quote_ident
+from osiris.suggest import did_you_mean, listing
+
+
+class FilesystemDriver:
+    def run(self, ctx: StepContext) -> StepOutcome:
+        if ctx.component == "filesystem.csv_extractor":
+            return self._read(ctx)
+        return self._write(ctx)
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        import duckdb
+
+        names = tables or [str(config["path"])]
+        con = duckdb.connect()
+        found = []
+        for name in names:
+            path = _existing(_resolve(config, name), name)
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({_literal(str(path))})").fetchall()
+            found.append(TableInfo(name, [ColumnInfo(str(r[0]), str(r[1])) for r in rows]))
+        return found
+
+    def _read(self, ctx: StepContext) -> StepOutcome:
+        config = ctx.config
+        path = _existing(_resolve(config, str(config["path"])), str(config["path"]))
+        limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
+        limit = f" LIMIT {int(min(limits))}" if limits else ""
+        options = _read_options(config)
+        try:
+            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
+                            f"SELECT * FROM read_csv({_literal(str(path))}{options}){limit}")
+        except Exception as error:
+            raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
+                                 "check delimiter, header and encoding for this file") from None
+        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(ctx.output_table)}").fetchone()[0]
+        ctx.progress(rows)
+        return StepOutcome(rows_in=rows, rows_out=rows)
+
+    def _write(self, ctx: StepContext) -> StepOutcome:
+        config = ctx.config
+        (source,) = ctx.input_tables.values() if len(ctx.input_tables) == 1 else (_one_input(ctx),)
+        if ctx.sample is not None and ctx.work_dir is not None:
+            target = ctx.work_dir / "sample-output" / ctx.step_id / Path(str(config["path"])).name
+        else:
+            target = _resolve(config, str(config["path"]))
+        if config.get("create_dirs", True):
+            target.parent.mkdir(parents=True, exist_ok=True)
+        elif not target.parent.is_dir():
+            raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
+                                 "create it, or set create_dirs: true")
+        partial = target.with_name(f".{target.name}.osiris-partial")
+        try:
+            ctx.con.execute(f"COPY (SELECT * FROM {quote_ident(source)}) TO {_literal(str(partial))} "
+                            f"({_write_options(config)})")
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(source)}").fetchone()[0]
+        ctx.progress(rows)
+        return StepOutcome(rows_in=rows, rows_out=rows)
+
+
+def _one_input(ctx: StepContext) -> str:
+    raise RuntimeProblem("OML503", f"a CSV writer writes one input, but this step has {len(ctx.input_tables)}",
+                         "join or union the inputs in a duckdb.processor step first")
+
+
+def _resolve(config: Mapping[str, Any], path: str) -> Path:
+    given = Path(path).expanduser()
+    return given if given.is_absolute() else Path(str(config.get("base_dir") or ".")) / given
+
+
+def _existing(path: Path, shown: str) -> Path:
+    if path.is_file():
+        return path
+    folder = path.parent
+    nearby = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    hint = (f"files in {folder.name or folder}: {listing(nearby)}{did_you_mean(path.name, nearby)}" if nearby
+            else f"the folder {folder} does not exist or is empty; paths are relative to the project (or base_dir)")
+    raise RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _read_options(config: Mapping[str, Any]) -> str:
+    parts = [f"delim = {_literal(str(config.get('delimiter', ',')))}",
+             f"header = {'true' if config.get('header', True) else 'false'}"]
+    if config.get("skip_rows"):
+        parts.append(f"skip = {int(config['skip_rows'])}")
+    if config.get("comment"):
+        parts.append(f"comment = {_literal(str(config['comment']))}")
+    encoding = str(config.get("encoding", "utf-8")).lower()
+    if encoding not in ("utf-8", "ascii"):
+        parts.append(f"encoding = {_literal(encoding.replace('iso-8859-1', 'latin-1'))}")
+    if config.get("compression") and config["compression"] != "infer":
+        parts.append(f"compression = {_literal(str(config['compression']))}")
+    if config.get("na_values"):
+        parts.append("nullstr = [" + ", ".join(_literal(str(v)) for v in config["na_values"]) + "]")
+    if isinstance(config.get("dtype"), Mapping):
+        parts.append("types = {" + ", ".join(f"{_literal(str(k))}: {_literal(str(v))}"
+                                            for k, v in config["dtype"].items()) + "}")
+    return ", " + ", ".join(parts)
+
+
+def _write_options(config: Mapping[str, Any]) -> str:
+    parts = ["FORMAT csv", f"HEADER {'true' if config.get('header', True) else 'false'}",
+             f"DELIMITER {_literal(str(config.get('delimiter', ',')))}"]
+    if config.get("quoting") == "all":
+        parts.append("FORCE_QUOTE *")
+    if config.get("newline") == "crlf":
+        parts.append("NEW_LINE '\\r\\n'")
+    return ", ".join(parts)
+
+
+DRIVER = FilesystemDriver()

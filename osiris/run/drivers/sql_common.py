@@ -1,0 +1,85 @@
+"""What the SQL database drivers (postgres, mysql) share: the writer's input and its columns, key
+lists, and streaming the input out of DuckDB in bounded pieces."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem, StepContext
+from osiris.run.spool import quote_ident
+
+EXPORT_CHUNK_BYTES = 1 << 20
+
+
+def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
+    """The writer's one input table and its (name, DuckDB type) columns."""
+    if len(ctx.input_tables) != 1:
+        raise RuntimeProblem("OML503", f"a writer writes one input, but this step has {len(ctx.input_tables)}",
+                             "join or union the inputs in a duckdb.processor step first")
+    (source,) = ctx.input_tables.values()
+    rows = ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()
+    return source, [(str(r[0]), str(r[1])) for r in rows]
+
+
+def key_list(value: Any) -> list[str]:
+    """`primary_key: id`, `[id]` or `"a, b"` -> ["id"] / ["a", "b"]."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(part) for part in value]
+    return []
+
+
+def tables_in(query: str, dialect: str) -> list[str] | None:
+    """The tables a query names (for hints), or None when sqlglot cannot parse it."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        parsed = sqlglot.parse_one(query, read=dialect)
+    except Exception:  # any parse failure: the hint falls back to every table's columns
+        return None
+    names = sorted({table.name for table in parsed.find_all(exp.Table) if table.name})
+    return names or None
+
+
+def spool_path(ctx: StepContext) -> Path:
+    folder = ctx.scratch_dir or Path(tempfile.gettempdir())
+    return folder / f"{ctx.output_table}.spool.csv"
+
+
+def stream_csv_export(ctx: StepContext, source: str, columns: list[tuple[str, str]],
+                      write: Callable[[bytes], Any]) -> int:
+    """Export the input as headerless CSV (NULL as an empty field, '' quoted) and hand it to
+    `write` 1 MiB at a time; progress is reported in rows, estimated from the bytes sent."""
+    total = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(source)}").fetchone()[0]
+    path = spool_path(ctx)
+    names = ", ".join(quote_ident(n) for n, _ in columns)
+    ctx.con.execute(f"COPY (SELECT {names} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
+    try:
+        size = max(path.stat().st_size, 1)
+        sent = 0
+        with open(path, "rb") as handle:
+            while chunk := handle.read(EXPORT_CHUNK_BYTES):
+                write(chunk)
+                sent += len(chunk)
+                ctx.progress(int(total * sent / size))
+    finally:
+        path.unlink(missing_ok=True)
+    return int(total)
+
+
+def input_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
+                  batch_size: int) -> Iterator[list[tuple[Any, ...]]]:
+    """The input's rows as tuples, `batch_size` at a time (DuckDB streams the result)."""
+    names = ", ".join(quote_ident(n) for n, _ in columns)
+    cursor = ctx.con.cursor()
+    try:
+        result = cursor.execute(f"SELECT {names} FROM {quote_ident(source)}")
+        while batch := result.fetchmany(batch_size):
+            yield batch
+    finally:
+        cursor.close()

@@ -1,0 +1,238 @@
+"""The engine: run a validated pipeline's steps in dependency order on an embedded DuckDB.
+
+    result = run_pipeline(pipeline, RunOptions(connections=..., env=os.environ, base_dir=Path.cwd()),
+                          listener)
+
+Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
+view `input_df`. The DuckDB database is a file in a private temporary directory, so tables larger
+than memory spill to disk; it is deleted when the run ends.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from osiris.run.connections import Connections, resolve_step_config
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.plan import dependencies_of, run_order, table_name
+from osiris.run.problems import redacted
+
+SAMPLE_PREVIEW_ROWS = 5
+ENGINE_MEMORY_LIMIT = "256MB"
+_JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
+
+
+@dataclass
+class RunOptions:
+    connections: Connections
+    env: Mapping[str, str]
+    base_dir: Path  # relative file paths start here (the project directory)
+    sample: int | None = None
+    work_dir: Path | None = None  # sample writes land here (under the session)
+    secret_fields: Callable[[str], set[str]] = lambda component: set()
+    preview_rows: int = SAMPLE_PREVIEW_ROWS
+
+
+@dataclass
+class StepResult:
+    step_id: str
+    component: str
+    mode: str
+    status: str = "pending"  # ok | failed | skipped | interrupted
+    rows_in: int = 0
+    rows_out: int = 0
+    duration_ms: float = 0.0
+    columns: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[RuntimeProblem] = field(default_factory=list)
+    problem: RuntimeProblem | None = None
+    skipped_because: str | None = None
+    preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
+
+
+@dataclass
+class RunResult:
+    steps: list[StepResult]
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.interrupted and all(step.status == "ok" for step in self.steps)
+
+
+class RunListener(Protocol):
+    def step_started(self, step: StepResult) -> None: ...
+    def step_progress(self, step: StepResult, rows: int) -> None: ...
+    def step_finished(self, step: StepResult) -> None: ...
+
+
+def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: RunListener) -> RunResult:
+    """Run every step whose inputs succeeded. Ctrl-C stops at once and is re-raised after the
+    current step's driver has rolled back; the result then marks the run interrupted."""
+    import duckdb
+
+    steps = {str(step["id"]): step for step in pipeline["steps"]}
+    dependencies = dependencies_of(pipeline["steps"])
+    results = {step_id: _pending(step) for step_id, step in steps.items()}
+    stop = _CtrlC()
+    scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
+    con = duckdb.connect(str(scratch / "engine.duckdb"))
+    con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
+    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")  # beyond it, DuckDB spills to disk
+    try:
+        for step_id in run_order(pipeline["steps"]):
+            result = results[step_id]
+            blocked = [n for n in dependencies[step_id] if results[n].status != "ok"]
+            if blocked:
+                result.status, result.skipped_because = "skipped", blocked[0]
+                listener.step_finished(result)
+                continue
+            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop)
+    except KeyboardInterrupt:
+        return RunResult(list(results.values()), interrupted=True)
+    finally:
+        stop.restore()
+        con.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return RunResult(list(results.values()))
+
+
+class _CtrlC:
+    """Remember that Ctrl-C was pressed: DuckDB and psycopg turn the KeyboardInterrupt into their own
+    errors ("Query interrupted", QueryCanceled), and the run must still end as interrupted."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.pressed = True
+        signal.default_int_handler(signum, frame)
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _pending(step: Mapping[str, Any]) -> StepResult:
+    return StepResult(str(step["id"]), str(step["component"]), str(step.get("mode", "")))
+
+
+def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
+              options: RunOptions, listener: RunListener, scratch: Path, stop: _CtrlC) -> None:
+    from osiris.run.drivers import driver_for
+
+    listener.step_started(result)
+    started = time.perf_counter()
+    secrets: tuple[str, ...] = ()
+    try:
+        config, secrets = resolve_step_config(step.get("config") or {}, options.connections, options.env,
+                                              options.secret_fields(result.component))
+        ctx = StepContext(
+            step_id=result.step_id, component=result.component, mode=result.mode,
+            config={**config, "base_dir": _base_dir(config, options.base_dir)}, con=con,
+            output_table=table_name(result.step_id),
+            input_tables={n: table_name(n) for n in inputs}, sample=options.sample,
+            work_dir=options.work_dir or scratch,
+            progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
+            scratch_dir=scratch)
+        _prepare_inputs(con, ctx)
+        outcome = driver_for(result.component).run(ctx)
+        _finish(result, outcome, con, ctx, options)
+    except KeyboardInterrupt:
+        _interrupted(result, started, listener)
+        raise
+    except RuntimeProblem as problem:
+        if stop.pressed:
+            _interrupted(result, started, listener)
+            raise KeyboardInterrupt from None
+        result.status, result.problem = "failed", _clean(problem, secrets)
+    except Exception as error:  # a library error no driver mapped: still the step's problem, redacted
+        if stop.pressed:
+            _interrupted(result, started, listener)
+            raise KeyboardInterrupt from None
+        result.status = "failed"
+        result.problem = RuntimeProblem("OML503", f"{type(error).__name__}: {redacted(error, secrets)}",
+                                        "run again with OSIRIS_DEBUG=1 set to see where it failed")
+    result.duration_ms = _since(started)
+    listener.step_finished(result)
+
+
+def _interrupted(result: StepResult, started: float, listener: RunListener) -> None:
+    result.status = "interrupted"
+    result.duration_ms = _since(started)
+    listener.step_finished(result)
+
+
+def _prepare_inputs(con: Any, ctx: StepContext) -> None:
+    for step_id, table in ctx.input_tables.items():
+        if not _has_table(con, table):
+            raise RuntimeProblem(
+                "OML501", f"its input '{step_id}' leaves no table to read (a writer has no output)",
+                f"name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)",
+                value=step_id)
+    con.execute("DROP VIEW IF EXISTS input_df")
+    if len(ctx.input_tables) == 1:
+        (table,) = ctx.input_tables.values()
+        con.execute(f'CREATE VIEW input_df AS SELECT * FROM "{table}"')
+
+
+def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext, options: RunOptions) -> None:
+    result.status = "ok"
+    result.rows_in, result.rows_out = outcome.rows_in, outcome.rows_out
+    result.warnings = [RuntimeProblem("OML513", w, "") if isinstance(w, str) else w for w in outcome.warnings]
+    produced = _has_table(con, ctx.output_table)
+    if produced:
+        result.columns = outcome.columns or [
+            (str(row[0]), str(row[1])) for row in con.execute(f'DESCRIBE "{ctx.output_table}"').fetchall()]
+    if options.sample is not None and produced:
+        cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
+        result.preview = ([d[0] for d in cursor.description], cursor.fetchall())
+    if options.sample is not None and result.mode == "transform" and produced:
+        _warn_empty_join(result, con, ctx)
+
+
+def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
+    """OML513: on samples, a join that finds nothing is expected often enough to be a warning."""
+    query = str(ctx.config.get("query", ""))
+    if result.rows_out or not (_JOIN.search(query) or len(ctx.input_tables) > 1):
+        return
+    counts = {step_id: con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+              for step_id, table in ctx.input_tables.items()}
+    if counts and not all(counts.values()):
+        return
+    described = ", ".join(f"{step_id}: {count} rows" for step_id, count in counts.items()) or "sampled inputs"
+    result.warnings.append(RuntimeProblem(
+        "OML513", f"the transform returned no rows from sampled inputs ({described}); "
+                  "the samples may share no keys",
+        "sample more rows (--sample 1000), or filter the driving table's query so that the samples match"))
+
+
+def _has_table(con: Any, name: str) -> bool:
+    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()
+    return bool(found and found[0])
+
+
+def _base_dir(config: Mapping[str, Any], project: Path) -> str:
+    given = config.get("base_dir")
+    return str(project / given) if isinstance(given, str) and given else str(project)
+
+
+def _clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:
+    """Drivers redact; this is the second lock on the door."""
+    return RuntimeProblem(problem.code, redacted(problem.message, secrets), redacted(problem.hint, secrets),
+                          value=problem.value)
+
+
+def _since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

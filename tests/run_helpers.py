@@ -1,0 +1,81 @@
+"""A project for `osiris run` tests: settings with real database connections whose passwords come
+from `${ENV}` references, pipelines written from step lists, and a scan for planted secrets."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support import clean_env
+from tests.support import run_osiris as _run_osiris
+
+PG_ENV, MARIA_ENV = "PG_PASSWORD", "MARIA_PASSWORD"
+
+
+class RunProject:
+    def __init__(self, root: Path, postgres: Any = None, mariadb: Any = None) -> None:
+        self.root = root
+        self.env: dict[str, str] = {}
+        self.secrets: list[str] = []
+        connections: dict[str, Any] = {}
+        for family, server, variable in (("postgres", postgres, PG_ENV), ("mysql", mariadb, MARIA_ENV)):
+            if server is not None:
+                fields = dict(server.connection())
+                self.env[variable] = str(fields.pop("password"))
+                self.secrets.append(self.env[variable])
+                connections[family] = {"default": {**fields, "password": f"${{{variable}}}"}}
+        root.mkdir(parents=True, exist_ok=True)
+        (root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": connections}), encoding="utf-8")
+
+    def pipeline(self, steps: list[dict[str, Any]], name: str = "test-run") -> Path:
+        path = self.root / f"{name}.yaml"
+        path.write_text(yaml.safe_dump({"oml_version": "0.1.0", "name": name, "steps": steps}, sort_keys=False),
+                        encoding="utf-8")
+        return path
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        result = _run_osiris("run", *args, cwd=self.root, env=clean_env(**{**self.env, **(env or {})}), timeout=120)
+        self.assert_no_secrets(result.stdout + result.stderr)
+        return result
+
+    def assert_no_secrets(self, text: str = "") -> None:
+        """No planted password in `text` or in any file of any session."""
+        files = [p for p in (self.root / ".osiris").rglob("*") if p.is_file()] if (self.root / ".osiris").exists() else []
+        for secret in self.secrets:
+            assert secret not in text
+            for path in files:
+                assert secret not in path.read_text(encoding="utf-8", errors="replace"), path
+
+    def last_session(self) -> Path:
+        """The newest session; ids sort by second only, so two runs in one second need started_at."""
+        sessions = (self.root / ".osiris" / "sessions").iterdir()
+        return max(sessions, key=lambda p: json.loads((p / "session.json").read_text())["started_at"])
+
+    def events(self) -> list[dict[str, Any]]:
+        lines = (self.last_session() / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines]
+
+
+def pg_step(step_id: str, oml_mode: str, **config: Any) -> dict[str, Any]:
+    component = "postgres.extractor" if oml_mode == "read" else "postgres.writer"
+    return {"id": step_id, "component": component, "mode": oml_mode,
+            "config": {"connection": "@postgres.default", **config}}
+
+
+def mysql_step(step_id: str, oml_mode: str, **config: Any) -> dict[str, Any]:
+    component = "mysql.extractor" if oml_mode == "read" else "mysql.writer"
+    return {"id": step_id, "component": component, "mode": oml_mode,
+            "config": {"connection": "@mysql.default", **config}}
+
+
+def csv_step(step_id: str, oml_mode: str, path: str, **config: Any) -> dict[str, Any]:
+    component = "filesystem.csv_extractor" if oml_mode == "read" else "filesystem.csv_writer"
+    return {"id": step_id, "component": component, "mode": oml_mode, "config": {"path": path, **config}}
+
+
+def sql_step(step_id: str, query: str, **extra: Any) -> dict[str, Any]:
+    return {"id": step_id, "component": "duckdb.processor", "mode": "transform", "config": {"query": query}, **extra}

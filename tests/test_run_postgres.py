@@ -1,0 +1,138 @@
+"""osiris run against a real PostgreSQL 15: read, write (append, replace, upsert twice, create),
+--sample leaving the target unchanged, and the OML5xx problems a person sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
+
+
+@pytest.fixture
+def pg(postgres_server):
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def proj(tmp_path: Path, postgres_server, pg) -> RunProject:
+    for table in ("customers", "customers_copy", "created_here"):
+        pg.execute(f"DROP TABLE IF EXISTS {table}")
+    pg.execute("CREATE TABLE customers (id integer PRIMARY KEY, email text, score numeric(6,2), "
+               "active boolean, joined timestamp, note text)")
+    pg.execute("INSERT INTO customers VALUES (1, 'a@x.org', 1.50, true, '2024-01-02 03:04:05', ''), "
+               "(2, 'b@x.org', NULL, false, NULL, NULL), (3, 'c,\"q\"@x.org', 3.25, true, '2024-02-01', 'two\nlines')")
+    pg.execute("CREATE TABLE customers_copy (id integer PRIMARY KEY, email text, score numeric(6,2), "
+               "active boolean, joined timestamp, note text)")
+    return RunProject(tmp_path / "project", postgres=postgres_server)
+
+
+def rows(pg, table: str) -> list[tuple]:
+    return pg.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+
+
+def checksum(pg, table: str) -> str:
+    return pg.execute(f"SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') "
+                      f"FROM {table} t").fetchone()[0]
+
+
+def test_postgres_to_postgres_copies_every_value_exactly(proj, pg):
+    path = proj.pipeline([pg_step("read", "read", table="customers"),
+                          pg_step("write", "write", table="customers_copy")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert rows(pg, "customers_copy") == rows(pg, "customers")
+    assert "read  ok  3 rows" in result.stdout and "write  ok  3 rows" in result.stdout
+
+
+def test_upsert_twice_keeps_the_row_count_and_lands_new_values(proj, pg):
+    path = proj.pipeline([
+        pg_step("read", "read", query="SELECT id, email || '-v2' AS email FROM customers"),
+        pg_step("write", "write", table="customers", write_mode="upsert", primary_key=["id"])])
+    for round_ in (1, 2):
+        result = proj.run(str(path))
+        assert result.returncode == 0, result.stderr
+    assert pg.execute("SELECT count(*) FROM customers").fetchone()[0] == 3
+    assert [r[1] for r in rows(pg, "customers")] == ["a@x.org-v2-v2", "b@x.org-v2-v2", 'c,"q"@x.org-v2-v2']
+
+
+def test_replace_and_create_if_missing(proj, pg):
+    path = proj.pipeline([pg_step("read", "read", table="customers"),
+                          sql_step("pick", "SELECT id, email, score, active, joined FROM input_df WHERE id < 3"),
+                          pg_step("write", "write", table="created_here", create_if_missing=True,
+                                  write_mode="replace", primary_key="id")])
+    assert proj.run(str(path)).returncode == 0
+    assert proj.run(str(path)).returncode == 0
+    assert [r[0] for r in rows(pg, "created_here")] == [1, 2]
+    key = pg.execute("SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+                     "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'created_here'::regclass AND i.indisprimary"
+                     ).fetchall()
+    assert key == [("id",)]
+
+
+def test_sample_leaves_every_target_unchanged_and_shows_the_rows(proj, pg):
+    before = checksum(pg, "customers")
+    path = proj.pipeline([
+        pg_step("read", "read", table="customers"),
+        pg_step("upsert", "write", table="customers", write_mode="upsert", primary_key=["id"]),
+        {**pg_step("create", "write", table="created_here", create_if_missing=True), "needs": ["read"]}])
+    result = proj.run(str(path), "--sample", "2")
+    assert result.returncode == 0, result.stderr
+    assert checksum(pg, "customers") == before
+    assert pg.execute("SELECT to_regclass('created_here')").fetchone()[0] is None
+    assert "  id  email    score  active  joined               note" in result.stdout
+    assert "  1   a@x.org  1.50   True    2024-01-02 03:04:05" in result.stdout
+    run = (proj.last_session() / "artifacts" / "dry_run.json").read_text()
+    assert '"rows_out": 2' in run and "a@x.org" not in run  # row values only with save_samples
+
+
+def test_unknown_table_names_the_closest_table(proj):
+    path = proj.pipeline([pg_step("read", "read", table="custmers"), csv_step("out", "write", "out.csv")])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML501 step 'read': table \"public.custmers\" does not exist\n" in result.stderr
+    hint = result.stderr.splitlines()[1]
+    assert hint.startswith("    hint: tables the database knows: ")  # other tests' tables share the database
+    assert "customers, customers_copy" in hint
+    assert hint.endswith(" (did you mean 'customers'?)")
+    assert "out  skipped (its input 'read' did not complete)" in result.stdout
+
+
+def test_unknown_column_names_the_closest_column(proj):
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, emial FROM customers")])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML502 step 'read': column \"emial\" does not exist\n" in result.stderr
+    assert "    hint: columns the database knows: active, email, id, joined, note, score (did you mean 'email'?)" \
+        in result.stderr
+
+
+def test_discover_lists_tables_columns_types_and_keys(proj, postgres_server):
+    from osiris.run.drivers import driver_for
+
+    found = driver_for("postgres.extractor").discover(postgres_server.connection(), ["customers"])
+    assert [(t.name, t.primary_key) for t in found] == [("customers", ["id"])]
+    assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
+        ("id", "integer", False), ("email", "text", True), ("score", "numeric(6,2)", True),
+        ("active", "boolean", True), ("joined", "timestamp without time zone", True), ("note", "text", True)]
+
+
+def test_upsert_keys_that_the_rows_lack_or_the_target_does_not_index_are_oml512(proj, pg):
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, email FROM customers"),
+                          pg_step("write", "write", table="customers_copy", write_mode="upsert",
+                                  primary_key=["customer_id"])])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert (f"{path} OML512 step 'write': the upsert key 'customer_id' is not a column of the rows written "
+            "(columns: id, email)\n") in result.stderr
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, email FROM customers"),
+                          pg_step("write", "write", table="customers_copy", write_mode="upsert",
+                                  primary_key=["email"])], name="two")
+    before = checksum(pg, "customers_copy")
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML512 step 'write': the target has no primary key or unique index on email\n" in result.stderr
+    assert checksum(pg, "customers_copy") == before
