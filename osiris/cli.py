@@ -26,6 +26,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("chat", "interactive chat: describe a pipeline, get valid OML"),
     Command("generate", "one request, no questions asked; writes the valid OML"),
     Command("validate", "validate OML files without an LLM"),
+    Command("discover", "read tables, columns and types into the schema catalog: @family.alias or FILE.csv"),
     Command("components", "the component registry: list, show NAME, validate"),
     Command("sessions", "the audit trail: list, show ID, attempts ID, events ID"),
     Command("config", "effective settings with their sources: show"),
