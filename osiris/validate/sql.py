@@ -197,7 +197,7 @@ class _SqlChecks:
             match = closest(table.name, names)
             shown = f"{names[0]} (or input_df)" if "input_df" in names else listing(names)
             hint = (f"read {'one of ' if len(names) > 1 and 'input_df' not in names else ''}{shown}"
-                    + (f" (did you mean '{match}'?)" if match else "")
+                    + (f" (did you mean '{match}'?)" if match and len(names) > 2 else "")
                     + "; a duckdb.processor reads only the rows of the steps it needs")
         else:
             hint = "add needs: [<id of an earlier step>] and read its rows as df_<id> or input_df"

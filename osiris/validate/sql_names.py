@@ -68,7 +68,7 @@ def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None]
                 sources[alias] = (alias, output_names(source.expression))
         outer = scope_sources.get(id(scope.parent), {}) if scope.parent else {}
         scope_sources[id(scope)] = {**outer, **sources}
-        aliases = {name.lower() for name in getattr(scope.expression, "named_selects", [])}
+        aliases = {e.alias.lower() for e in getattr(scope.expression, "expressions", []) if isinstance(e, exp.Alias)}
         problems += _unknown_columns(scope.columns, sources, outer, aliases)
     return problems
 
