@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.tables:
             raise UsageError("a CSV file holds one table: name no tables after it")
-        catalog = _discover_csv(root, Path(args.target))
+        catalog = _discover_csv(root, Path(args.target), args.refresh)
     if catalog is None:
         return ExitCode.OK
     path = write_catalog(root, catalog)
@@ -60,8 +60,7 @@ def _discover_connection(effective: Any, reference: str, tables: list[str], refr
     if previous is not None and not refresh:
         wanted = [t for t in wanted if previous.table(t) is None] if wanted else []
         if not wanted:
-            print(f"osiris: the catalog {name} exists ({len(previous.tables)} tables, discovered "
-                  f"{previous.age_text()} ago); use --refresh to read it again", file=sys.stderr)
+            _exists(previous)
             return None
     found = discover_connection(effective.settings.connections, effective.env, reference, wanted)
     missing = [t for t in wanted or [] if t.lower() not in {f.name.lower() for f in found}]
@@ -75,13 +74,23 @@ def _discover_connection(effective: Any, reference: str, tables: list[str], refr
     return build_catalog(name, family, f"@{name}", found, keep)
 
 
-def _discover_csv(root: Path, path: Path) -> Catalog:
+def _discover_csv(root: Path, path: Path, refresh: bool) -> Catalog | None:
     from osiris.catalog.discovery import build_catalog, discover_csv
 
+    previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
+    if previous is not None and not refresh:
+        _exists(previous)
+        return None
     table = discover_csv(path)
     where = path.resolve()
     shown = where.relative_to(root.resolve()) if where.is_relative_to(root.resolve()) else where
     return build_catalog(f"csv.{table.name}", "csv", str(shown), [table])
+
+
+def _exists(catalog: Catalog) -> None:
+    count = len(catalog.tables)
+    print(f"osiris: the catalog {catalog.name} exists ({count} table{'s' if count != 1 else ''}, discovered "
+          f"{catalog.age_text()} ago); use --refresh to read it again", file=sys.stderr)
 
 
 def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> None:
