@@ -5,9 +5,11 @@ from __future__ import annotations
 from osiris.prompt.fence import fenced_data
 
 
-def build_request_prompt(request: str, *, hint: str | None = None, current_oml: str | None = None) -> str:
-    """`request` and `hint` are already scrubbed; `current_oml` is already redacted."""
-    parts = [f"Request: {request.strip()}"]
+def build_request_prompt(request: str, *, hint: str | None = None, current_oml: str | None = None,
+                         schema: str = "") -> str:
+    """`request` and `hint` are already scrubbed; `current_oml` is already redacted; `schema` is the
+    catalog slice for this request (osiris/prompt/schema.py), "" when there is none."""
+    parts = [f"Request: {request.strip()}", *([schema] if schema else [])]
     if current_oml:
         parts.append(
             "The current pipeline follows. Change it as the request asks; keep the rest.\n"
