@@ -12,16 +12,17 @@ from typing import Any
 from osiris.errors import UsageError
 from osiris.suggest import did_you_mean, listing
 
-_REFERENCE = re.compile(r"^@([a-z0-9_-]+)\.([a-z0-9_-]+)$", re.IGNORECASE)
 _ENV = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def parse_connection(reference: str) -> tuple[str, str]:
     """"@mysql.default" -> ("mysql", "default"); UsageError for anything else."""
-    match = _REFERENCE.match(reference)
-    if match is None:
+    from osiris.validate.connections import parse_reference
+
+    parsed = parse_reference(reference)
+    if parsed is None:
         raise UsageError(f"'{reference}' is not a connection reference; write it as @family.alias, e.g. @mysql.default")
-    return match.group(1).lower(), match.group(2)
+    return parsed[0].lower(), parsed[1]
 
 
 def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], family: str,
