@@ -421,3 +421,17 @@ def test_osiris_validate_uses_the_project_catalog(tmp_path):
     assert (issue["code"], issue["line"], issue["column"]) == ("OML406", 9, 29)
     assert issue["hint"] == "did you mean 'customers'? tables: customers, orders"
     os.utime(root / ".osiris" / "catalog" / "mysql.default.json")  # the file is only read, never changed
+
+
+def test_positions_count_from_the_raw_llm_answer_around_the_yaml():
+    answer = ("Here is the pipeline:\n\n```yaml\n" + textwrap.dedent(HEAD + """\
+      - id: extract
+        component: mysql.extractor
+        mode: read
+        config:
+          connection: "@mysql.default"
+          query: SELECT a FROM t WHERE a IN (1, 2
+    """) + "```\nIt reads table t.\n")
+    issues = Validator(registry(), CONNECTIONS).validate(answer).issues
+    assert [(i.code, i.line, i.column) for i in issues] == [("OML405", 12, 45)]
+    assert answer.splitlines()[11][44] == "2"
