@@ -19,7 +19,15 @@ from osiris.suggest import closest, listing
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.sql_names import Columns, UnknownName, output_names, read_tables, unknown_names
+from osiris.validate.sql_names import (
+    Columns,
+    UnknownName,
+    offset_of,
+    output_names,
+    read_tables,
+    single_source,
+    unknown_names,
+)
 from osiris.validate.sql_position import ValueLocator, sql_offset
 
 if TYPE_CHECKING:
@@ -190,8 +198,6 @@ class _SqlChecks:
         return known[0] if len(known) == 1 else (stale[0] if stale else Known("", None))
 
     def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
-        from osiris.validate.sql_names import offset_of
-
         step_id = item.step["id"]
         if names:
             match = closest(table.name, names)
@@ -225,8 +231,6 @@ class _SqlChecks:
         return self._columns[index]
 
     def _derive_columns(self, index: int) -> Known | None:
-        from osiris.validate.sql_names import single_source
-
         step = self.steps[index]
         name = table_name(step["id"])
         item = self.by_index.get(index)
@@ -245,12 +249,13 @@ class _SqlChecks:
 
         def star(select: Any) -> Columns:
             base = resolve(select)
-            bases.append(base) if base else None
-            return base.columns if base else None
+            if base is None:
+                return None
+            bases.append(base)
+            return base.columns
         columns = output_names(item.tree, star)
         stale = next((b for b in bases if b.stale), Known(name, None))
         return Known(name, columns, stale.stale, stale.refresh, f"step '{step['id']}'")
-
 
     def _columns_from_config(self, step: dict[str, Any], name: str) -> Known | None:
         config = step.get("config") or {}
