@@ -3,8 +3,11 @@ within `catalog.prompt_tokens`; the stable system prompt stays byte-identical so
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from osiris.catalog import Catalog, write_catalog
 from osiris.prompt.schema import schema_section
@@ -94,3 +97,96 @@ def test_prompt_tokens_zero_sends_no_schema(project: Path, fake_api) -> None:
     fake_api.add(Reply(fenced(VALID)))
     assert run_osiris("generate", "copy the customers", cwd=project).returncode == 0
     assert "Known schemas" not in _system_and_user(fake_api.requests[0].body)[1]
+
+
+# --- the chat offers to discover a connection the request mentions ---------------------------------
+
+def _chat(project: Path, *lines: str) -> Any:
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_API_KEY, cli_env
+
+    return subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD="unused-Pw-4417"),
+                          input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=60)
+
+
+def _with_mysql(project: Path, **fields: Any) -> None:
+    from tests.conftest import yaml
+
+    settings = yaml.safe_load((project / ".osiris.yaml").read_text())
+    connection = {"host": "127.0.0.1", "port": 1, "database": "shop", "user": "r", "password": "${DB_PASSWORD}",
+                  **fields}
+    write_settings(project, {**settings, "connections": {"mysql": {"default": connection}}})
+
+
+OFFER = "No schema catalog for @mysql.default yet. Read its tables now, so that the pipeline uses real names? [y/N] "
+
+
+def test_the_chat_offers_discovery_once_and_a_no_sends_the_request_unchanged(project: Path, fake_api) -> None:
+    _with_mysql(project)
+    fake_api.add(Reply(fenced(VALID)), Reply(fenced(VALID)))
+    done = _chat(project, "copy the customers from our MySQL to a CSV", "n", "n", "now from mysql again", "n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(OFFER) == 1
+    assert "Not discovered; `osiris discover @mysql.default` does it later." in done.stdout
+    assert len(fake_api.requests) == 2
+    assert not (project / ".osiris" / "catalog").exists()
+
+
+def test_a_yes_that_cannot_connect_warns_in_one_line_and_the_request_goes_on(project: Path, fake_api) -> None:
+    _with_mysql(project)
+    fake_api.add(Reply(fenced(VALID)))
+    done = _chat(project, "copy customers from @mysql.default to a CSV", "y", "n")
+    assert done.returncode == 0, done.stderr
+    warning = [line for line in (done.stdout + done.stderr).splitlines() if "Discovery failed: " in line]
+    assert len(warning) == 1
+    assert "unused-Pw-4417" not in done.stdout + done.stderr
+    assert len(fake_api.requests) == 1
+
+
+def test_a_request_naming_no_configured_connection_gets_no_offer(project: Path, fake_api) -> None:
+    _with_mysql(project)
+    fake_api.add(Reply(fenced(VALID)))
+    done = _chat(project, "copy data/customers.csv to output/active_customers.csv", "n")
+    assert done.returncode == 0, done.stderr
+    assert "No schema catalog" not in done.stdout
+
+
+def test_mentioned_connections_reads_references_and_family_names() -> None:
+    from osiris.chat.discover_offer import mentioned_connections
+
+    connections = {"mysql": {"default": {}, "replica": {}}, "postgres": {"dw": {}}, "supabase": {"a": {}, "b": {}}}
+    assert mentioned_connections("join @mysql.replica with our PostgreSQL and supabase", connections) == [
+        "@mysql.replica", "@postgres.dw"]  # supabase has two aliases and no default: ambiguous
+    assert mentioned_connections("from MariaDB and @mysql.nope", connections) == ["@mysql.default"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("osiris.run.drivers.mysql") is None,
+                    reason="the mysql driver lands with the runtime (branch run-core)")
+def test_a_yes_discovers_mariadb_and_the_same_request_carries_its_tables(project: Path, fake_api,
+                                                                         mariadb_server: Any) -> None:
+    con = mariadb_server.connect(autocommit=True)
+    try:
+        with con.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS d13_chat_customers")
+            cur.execute("CREATE TABLE d13_chat_customers (id INT PRIMARY KEY, email VARCHAR(255))")
+    finally:
+        con.close()
+    _with_mysql(project, **{**mariadb_server.connection(), "password": "${DB_PASSWORD}"})
+    fake_api.add(Reply(fenced(VALID)))
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_API_KEY, cli_env
+
+    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD=mariadb_server.password),
+                          input="copy the d13_chat_customers from mysql to a CSV\ny\nn\n", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Read " in done.stdout and " of @mysql.default into .osiris/catalog/mysql.default.json." in done.stdout
+    user = _system_and_user(fake_api.requests[0].body)[1]
+    line = next(line for line in user.splitlines() if line.startswith("  d13_chat_customers("))
+    assert line.startswith("  d13_chat_customers(id int") and line.endswith(" PK, email varchar(255))")
+    assert mariadb_server.password not in done.stdout + done.stderr
