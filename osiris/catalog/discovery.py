@@ -24,6 +24,7 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
     from osiris.run.drivers import driver_for
+    from osiris.secrets.names import is_secret_key
     from osiris.secrets.redact import Redactor
 
     family, alias = parse_connection(reference)
@@ -35,8 +36,8 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
     try:
         return driver.discover(config, tables)
     except RuntimeProblem as problem:
-        redactor = Redactor(known_values=[v for v in config.values() if isinstance(v, str) and len(v) > 3],
-                            secret_fields=("password",))
+        secrets = [v for k, v in config.items() if is_secret_key(k) and isinstance(v, str) and v]
+        redactor = Redactor(known_values=secrets)
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
 

@@ -120,18 +120,25 @@ def list_catalogs(root: Path) -> list[Catalog]:
 
 
 class Catalogs:
-    """The project's catalogs, read on first use; knows when one is stale."""
+    """The project's catalogs, read when first needed and again when their file changes (a chat
+    session outlives a discovery); knows when one is stale."""
 
     def __init__(self, root: Path, max_age_days: float = 7) -> None:
         self.root = root
         self.max_age_days = max_age_days
-        self._cache: dict[str, Catalog | None] = {}
+        self._cache: dict[str, tuple[int, Catalog | None]] = {}
 
     def get(self, name: str) -> Catalog | None:
         """The catalog `family.alias` (e.g. "mysql.default"), or None."""
-        if name not in self._cache:
-            self._cache[name] = read_catalog(catalog_path(self.root, name))
-        return self._cache[name]
+        path = catalog_path(self.root, name)
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            return None
+        cached = self._cache.get(name)
+        if cached is None or cached[0] != stamp:
+            cached = self._cache[name] = (stamp, read_catalog(path))
+        return cached[1]
 
     def all(self) -> list[Catalog]:
         return list_catalogs(self.root)
