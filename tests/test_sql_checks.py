@@ -435,3 +435,17 @@ def test_positions_count_from_the_raw_llm_answer_around_the_yaml():
     issues = Validator(registry(), CONNECTIONS).validate(answer).issues
     assert [(i.code, i.line, i.column) for i in issues] == [("OML405", 12, 45)]
     assert answer.splitlines()[11][44] == "2"
+
+
+def test_a_catalog_written_during_a_session_is_used_by_the_same_validator(tmp_path):
+    found = Catalogs(tmp_path)
+    validator = Validator(registry(), CONNECTIONS, catalogs=found)
+    text = textwrap.dedent(HEAD + """\
+      - id: extract
+        component: mysql.extractor
+        mode: read
+        config: {connection: "@mysql.default", query: "SELECT id FROM custmers"}
+    """)
+    assert validator.validate(text).issues == []
+    catalogs(tmp_path)
+    assert [i.code for i in validator.validate(text).issues] == ["OML406"]
