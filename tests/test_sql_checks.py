@@ -449,3 +449,25 @@ def test_a_catalog_written_during_a_session_is_used_by_the_same_validator(tmp_pa
     assert validator.validate(text).issues == []
     catalogs(tmp_path)
     assert [i.code for i in validator.validate(text).issues] == ["OML406"]
+
+
+def test_an_extractor_table_and_columns_are_checked_against_the_catalog(tmp_path):
+    issues = check(HEAD + """\
+      - id: extract
+        component: mysql.extractor
+        mode: read
+        config:
+          connection: "@mysql.default"
+          table: customers
+          columns: [id, emial]
+      - id: extract-2
+        component: mysql.extractor
+        mode: read
+        config: {connection: "@mysql.default", table: ordres}
+    """, catalogs(tmp_path))
+    assert issues == [
+        ("OML406", "error", 10, 21, "column 'emial' is not a column of customers (the catalog of @mysql.default)",
+         "did you mean 'email'? columns: id, email, active"),
+        ("OML406", "error", 14, 44, "table 'ordres' is not in the catalog of @mysql.default",
+         "did you mean 'orders'? tables: customers, orders"),
+    ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from osiris.suggest import closest, listing
+from osiris.validate.catalog_names import check_table_fields
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -83,7 +84,9 @@ class Known:
 
 def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
               findings: Findings, text: str | None) -> None:
-    """Parse and check every SQL field of the sound steps; nothing is imported when there is none."""
+    """Parse and check every SQL field of the sound steps; nothing is imported when there is none.
+    Extractors that name a `table` instead are checked against the catalog too."""
+    check_table_fields(steps, sound, registry, catalogs, findings)
     fields = [f for index in sound for f in _fields_of(index, steps[index], registry)]
     if not fields:
         return
