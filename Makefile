@@ -30,6 +30,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/validate.py
 	$(PY) bench/retry.py
 	$(PY) bench/chat_start.py
+	$(PY) bench/sql.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

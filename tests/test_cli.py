@@ -10,7 +10,7 @@ from osiris import __version__
 from osiris.cli import COMMANDS
 from tests.support import clean_env, run_osiris
 
-SPEC_COMMANDS = ["chat", "generate", "validate", "run", "components", "sessions", "config", "init", "auth"]
+SPEC_COMMANDS = ["chat", "generate", "validate", "run", "discover", "components", "sessions", "config", "init", "auth"]
 
 
 def test_help_lists_every_command(tmp_path: Path) -> None:

@@ -17,6 +17,10 @@ def rule(**fields):
     return SimpleNamespace(**{"when": None, "level": "error", "message": None, **fields})
 
 
+def query_step(query):
+    return step("extract-customers", "mysql.extractor", "read", {"connection": "@mysql.default", "query": query})
+
+
 def kebab_name():
     return oml(name="Customers To CSV")
 
@@ -69,6 +73,19 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML404": (oml(extract_step(), csv_step(delimiter=";")), GOOD,
                {"rules": [rule(name="comma-csv", when="step.component == 'filesystem.csv_writer'",
                                expr="step.config.delimiter is None or step.config.delimiter == ','")]}),
+    "OML405": (oml(query_step("SELECT id FROM customers WHERE = 1"), csv_step()),
+               oml(query_step("SELECT id FROM customers WHERE active = 1"), csv_step()), {}),
+    "OML406": (oml(query_step("SELECT id, email FROM customers"),
+                   step("shape", "duckdb.processor", "transform", {"query": "SELECT id, emial FROM input_df"},
+                        needs=["extract-customers"])),
+               oml(query_step("SELECT id, email FROM customers"),
+                   step("shape", "duckdb.processor", "transform", {"query": "SELECT id, email FROM input_df"},
+                        needs=["extract-customers"])), {}),
+    "OML407": (oml(extract_step(), step("shape", "duckdb.processor", "transform",
+                                        {"query": "SELECT id FROM customers"}, needs=["extract-customers"])),
+               oml(extract_step(), step("shape", "duckdb.processor", "transform",
+                                        {"query": "SELECT id FROM df_extract_customers"}, needs=["extract-customers"])),
+               {}),
 }
 # A tuple of two means no extra arguments.
 CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}

@@ -13,6 +13,7 @@ from typing import Any
 
 from osiris.chat import handoff
 from osiris.chat.cost import describe_usage
+from osiris.chat.discover_offer import DiscoveryOffer
 from osiris.chat.display import Display
 from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
@@ -64,6 +65,7 @@ class ChatLoop:
         self.env = env
         self.turn_usage = TokenUsage()
         self.open_question: OpenQuestion | None = None
+        self.discovery = DiscoveryOffer(engine, project_root, env, display, reader)  # offers `osiris discover`
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,
             "show": self._show,
@@ -149,6 +151,7 @@ class ChatLoop:
         self.turn_usage = TokenUsage()
         request = self.open_question.with_answer(line) if self.open_question else line
         self.open_question = None
+        self.discovery.offer(request)
         self._conclude(self._engine_call(lambda: self.engine.run(request), "Generating…"))
 
     def _conclude(self, result: Any | None) -> None:

@@ -8,11 +8,13 @@ from osiris.prompt.fence import fenced_data
 
 
 def build_request_prompt(
-    request: str, *, hint: str | None = None, current_oml: str | None = None, open_errors: Sequence[str] = ()
+    request: str, *, hint: str | None = None, current_oml: str | None = None, open_errors: Sequence[str] = (),
+    schema: str = "",
 ) -> str:
     """`request` and `hint` are already scrubbed; `current_oml` and `open_errors` (compact issue
-    lines of the current pipeline, after a hand-off) are already redacted."""
-    parts = [f"Request: {request.strip()}"]
+    lines of the current pipeline, after a hand-off) are already redacted; `schema` is the catalog
+    slice for this request (osiris/prompt/schema.py), "" when there is none."""
+    parts = [f"Request: {request.strip()}", *([schema] if schema else [])]
     if current_oml:
         parts.append(
             "The current pipeline follows. Change it as the request asks; keep the rest.\n"

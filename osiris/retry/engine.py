@@ -93,6 +93,7 @@ class GenerationEngine:
         self.render = render
         self.observer = observer
         self.sleep = sleep
+        self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
         self.history: list[Message] = []  # earlier accepted turns, sent with every call
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
@@ -188,8 +189,10 @@ class GenerationEngine:
         cycle = self.session.start_cycle()
         total = self.config.max_attempts + 1
         redacted_base = self.session.redactor.text(base_oml) if base_oml else None
-        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base, open_errors=open_errors)
-        retry_head = build_request_prompt(request, hint=hint)  # the delta carries the latest pipeline
+        schema = self.schema_for(request)  # the catalogs' tables this request needs; "" without catalogs
+        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base,
+                                            open_errors=open_errors, schema=schema)
+        retry_head = build_request_prompt(request, hint=hint, schema=schema)  # the delta carries the latest pipeline
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
         prompt, kind = first_prompt, "generate"

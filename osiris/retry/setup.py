@@ -15,6 +15,7 @@ from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
+from osiris.prompt.schema import schema_for_project
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
 from osiris.secrets.redact import Redactor, connection_secrets
@@ -64,6 +65,7 @@ def open_engine(
         observer=observer,
         sleep=sleep,
     )
+    engine.schema_for = schema_for_project(effective)
     if record is not None:
         engine.restore(read_conversation(record))
     return engine

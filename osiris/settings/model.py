@@ -62,6 +62,13 @@ class ComponentSettings(_Section):
     paths: list[str] = ["components"]
 
 
+class CatalogSettings(_Section):
+    """The schema catalog of `osiris discover` (docs/discover.md)."""
+
+    max_age_days: float = Field(7, gt=0, le=3650)  # older catalogs turn OML406 into a warning
+    prompt_tokens: Count = Field(2000, ge=0, le=100_000)  # schema budget of a request prompt; 0: none
+
+
 # family -> alias -> fields, e.g. {"mysql": {"default": {"host": ..., "password": "${MYSQL_PASSWORD}"}}}
 Connections = dict[str, dict[str, dict[str, Any]]]
 
@@ -76,4 +83,5 @@ class Settings(_Section):
     validation: ValidationSettings = ValidationSettings()
     sessions: SessionSettings = SessionSettings()
     components: ComponentSettings = ComponentSettings()
+    catalog: CatalogSettings = CatalogSettings()
     connections: Connections = {}

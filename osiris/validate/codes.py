@@ -53,6 +53,9 @@ CODES: dict[str, Code] = {
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),
     "OML404": Code(4, "error", "user rule failed"),
+    "OML405": Code(4, "error", "SQL syntax error"),
+    "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
+    "OML407": Code(4, "error", "query reads a table that is not an input"),
     "OML501": Code(5, "error", "unknown table"),
     "OML502": Code(5, "error", "unknown column"),
     "OML503": Code(5, "error", "SQL error"),

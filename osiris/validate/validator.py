@@ -12,6 +12,7 @@ from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.sql import check_sql
 from osiris.validate.step_config import check_step_config, component_name
 from osiris.validate.structure import check_structure, steps_key
 from osiris.validate.syntax import parse_answer
@@ -19,6 +20,7 @@ from osiris.validate.syntax import parse_answer
 COERCED = "OML315"  # a safe coercion: the canonical text holds the coerced value
 
 if TYPE_CHECKING:
+    from osiris.catalog import Catalogs
     from osiris.settings import EffectiveSettings
 
 
@@ -26,8 +28,9 @@ class Validator:
     """Checks OML against a registry, the configured connections and the user's rules. Reusable."""
 
     def __init__(self, registry: Registry, connections: Connections | None = None,
-                 rules: list[CompiledRule] | None = None) -> None:
+                 rules: list[CompiledRule] | None = None, catalogs: Catalogs | None = None) -> None:
         self.registry = registry
+        self.catalogs = catalogs  # schema catalogs for the SQL checks (OML406); None: none
         self.connections: Connections = connections or {}
         self.rules = rules or []
 
@@ -61,6 +64,8 @@ class Validator:
                 if config is not None and isinstance(step.get("config"), dict):
                     step["config"] = config
             check_graph(steps, findings, base)
+            named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
+            check_sql(steps, named, self.registry, self.catalogs, findings, parsed.text)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
@@ -92,4 +97,7 @@ def load_validator(effective: EffectiveSettings) -> Validator:
     settings = effective.settings
     registry = load_registry(effective.resolve_path(p) for p in settings.components.paths)
     connections: Mapping[str, Any] = settings.connections or {}
-    return Validator(registry, connections, compile_rules(list(settings.validation.rules)))
+    from osiris.catalog import Catalogs
+
+    catalogs = Catalogs(effective.project_root, settings.catalog.max_age_days)
+    return Validator(registry, connections, compile_rules(list(settings.validation.rules)), catalogs)

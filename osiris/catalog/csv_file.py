@@ -1,0 +1,26 @@
+"""Sniff a CSV file's columns and types with DuckDB (`read_csv_auto`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+
+
+def sniff_csv(path: Path) -> TableInfo:
+    """One table named after the file's stem, with DuckDB's inferred types. RuntimeProblem when
+    DuckDB cannot read the file as CSV."""
+    import duckdb  # only for `discover FILE.csv`
+
+    literal = "'" + str(path).replace("'", "''") + "'"
+    con = duckdb.connect()
+    try:
+        rows = con.execute(f"DESCRIBE SELECT * FROM read_csv_auto({literal})").fetchall()
+    except duckdb.Error as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise RuntimeProblem("", f"cannot read {path} as CSV: {first}",
+                             "check that the file is a CSV file with a header row") from None
+    finally:
+        con.close()
+    return TableInfo(path.stem, [ColumnInfo(str(name), str(kind), str(null).upper() != "NO")
+                                 for name, kind, null, *_ in rows])

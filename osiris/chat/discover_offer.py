@@ -1,0 +1,81 @@
+"""The chat offers to discover a connection that a request mentions when its catalog is missing,
+so that the LLM sees real table and column names (issue 13). Each connection is offered once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from osiris.catalog.store import catalog_path
+from osiris.chat.save import is_yes
+from osiris.errors import OsirisError
+
+FAMILY_WORDS = {"mysql": {"mysql", "mariadb"}, "postgres": {"postgres", "postgresql"}, "supabase": {"supabase"}}
+_REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
+
+
+def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Configured connections a request names: `@family.alias`, or a family's name ("our MySQL"),
+    which means its `default` alias (or its only one)."""
+    found = {(family.lower(), alias) for family, alias in _REFERENCE.findall(request)}
+    words = set(re.findall(r"[a-z0-9]+", _REFERENCE.sub(" ", request).lower()))
+    for family, names in FAMILY_WORDS.items():
+        aliases = list(connections.get(family) or {})
+        if words & names and aliases:
+            alias = "default" if "default" in aliases else (aliases[0] if len(aliases) == 1 else None)
+            if alias:
+                found.add((family, alias))
+    return [f"@{family}.{alias}" for family, alias in sorted(found) if alias in (connections.get(family) or {})]
+
+
+class DiscoveryOffer:
+    """Asks, before a request is sent, whether to discover the connections it needs."""
+
+    def __init__(self, engine: Any, root: Path, env: Mapping[str, str], display: Any, reader: Any) -> None:
+        self.engine, self.root, self.env = engine, root, env  # the engine's validator knows the settings
+        self.display, self.reader = display, reader
+        self.offered: set[str] = set()
+
+    @property
+    def connections(self) -> Mapping[str, Any]:
+        return self.engine.validator.connections
+
+    def offer(self, request: str) -> None:
+        for reference in mentioned_connections(request, self.connections):
+            name = reference[1:]
+            spec = self.engine.validator.registry.get(f"{name.split('.', 1)[0]}.extractor")
+            if reference in self.offered or spec is None or "discover" not in spec.modes:
+                continue
+            if catalog_path(self.root, name).exists():
+                continue
+            self.offered.add(reference)
+            if self._ask(reference):
+                self._discover(reference)
+            else:
+                self.display.note(f"Not discovered; `osiris discover {reference}` does it later.")
+
+    def _ask(self, reference: str) -> bool:
+        try:
+            answer = self.reader.ask(f"No schema catalog for {reference} yet. Read its tables now, so that "
+                                     "the pipeline uses real names? [y/N] ")
+        except (EOFError, KeyboardInterrupt):
+            return False
+        return is_yes(answer)
+
+    def _discover(self, reference: str) -> None:
+        from osiris.catalog.discovery import build_catalog, discover_connection
+        from osiris.catalog.store import write_catalog
+
+        try:
+            found = discover_connection(self.connections, self.env, reference, None)
+        except OsirisError as error:
+            self.display.warn(f"Discovery failed: {error}")
+            return
+        family, alias = reference[1:].split(".", 1)
+        catalog = build_catalog(f"{family}.{alias}", family, reference, found)
+        path = write_catalog(self.root, catalog)
+        count = len(catalog.tables)
+        self.display.note(f"Read {count} table{'s' if count != 1 else ''} of {reference} into "
+                          f"{path.relative_to(self.root)}.")

@@ -1,0 +1,66 @@
+"""Tier 4: an extractor's `table` and `columns` against its connection's schema catalog (OML406).
+
+No SQL is parsed here (sqlglot is not imported); SQL fields are checked in `osiris.validate.sql`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from osiris.suggest import closest, listing
+from osiris.validate.connections import parse_reference
+from osiris.validate.findings import Findings
+from osiris.validate.pointer import join
+
+if TYPE_CHECKING:
+    from osiris.catalog import Catalog, Catalogs
+    from osiris.registry import Registry
+
+
+def check_table_fields(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
+                       findings: Findings) -> None:
+    """For each sound read step with `table` (and optional `columns`) and a catalog for its connection."""
+    if catalogs is None:
+        return
+    for index in sound:
+        step = steps[index]
+        config = step.get("config")
+        spec = registry.get(step["component"])
+        if step.get("mode") != "read" or spec is None or not isinstance(config, dict):
+            continue
+        if not isinstance(config.get("table"), str) or "table" not in spec.properties:
+            continue
+        reference = parse_reference(config.get("connection"))
+        catalog = catalogs.get(f"{reference[0].lower()}.{reference[1]}") if reference else None
+        if catalog is not None:
+            _check_step(join("/steps", index, "config"), config, catalog, catalogs, findings)
+
+
+def _check_step(path: str, config: dict[str, Any], catalog: Catalog, catalogs: Catalogs, findings: Findings) -> None:
+    stale = catalogs.is_stale(catalog)
+    table = catalog.table(config["table"])
+    if table is None:
+        names = list(catalog.tables)
+        _add(findings, join(path, "table"), config["table"],
+             f"table '{config['table']}' is not in the catalog of {catalog.connection}",
+             _hint(config["table"], names, "tables"), catalog, stale)
+        return
+    known = catalog.columns(table) or []
+    lowered = {name.lower() for name in known}
+    for position, column in enumerate(config.get("columns") or []):
+        if isinstance(column, str) and column.lower() not in lowered:
+            _add(findings, join(path, "columns", position), column,
+                 f"column '{column}' is not a column of {table} (the catalog of {catalog.connection})",
+                 _hint(column, known, "columns"), catalog, stale)
+
+
+def _hint(name: str, known: list[str], kind: str) -> str:
+    match = closest(name, known)
+    return (f"did you mean '{match}'? " if match else "") + f"{kind}: {listing(known)}"
+
+
+def _add(findings: Findings, path: str, value: str, message: str, hint: str, catalog: Catalog, stale: bool) -> None:
+    if stale:
+        message += f"; the catalog of {catalog.connection} is {catalog.age_text()} old, so this may have changed"
+        hint += f"; run osiris discover {catalog.connection} --refresh"
+    findings.add("OML406", path, message, hint, value=value, severity="warning" if stale else None)

@@ -1,0 +1,324 @@
+"""Tier 4, SQL (ADR 0070): every SQL field is parsed with sqlglot in its component's dialect.
+
+- OML405: the SQL does not parse; the issue points at the line and column inside the YAML file.
+- OML406: a table or column that the connection's catalog (`osiris discover`) does not know, or a
+  column that a duckdb.processor's input does not have; a warning when the catalog is stale.
+- OML407: a duckdb.processor query reads a table that is none of its inputs (`df_<id>`, `input_df`).
+
+sqlglot (~100 ms to import) is imported only when a pipeline has an SQL field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from osiris.suggest import closest, listing
+from osiris.validate.catalog_names import check_table_fields
+from osiris.validate.connections import parse_reference
+from osiris.validate.findings import Findings
+from osiris.validate.pointer import join
+from osiris.validate.sql_names import (
+    Columns,
+    UnknownName,
+    offset_of,
+    output_names,
+    read_tables,
+    single_source,
+    unknown_names,
+)
+from osiris.validate.sql_position import ValueLocator, sql_offset
+
+if TYPE_CHECKING:
+    from osiris.catalog import Catalog, Catalogs
+    from osiris.registry import ComponentSpec, Registry
+
+SQL_DIALECTS = ("mysql", "postgres", "duckdb")
+_FAMILY_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "duckdb": "duckdb"}  # specs without x-sql
+_INPUT_REFERENCE = re.compile(r"^\$\{([^}.]+)\.")
+
+
+def sql_fields(spec: ComponentSpec) -> dict[str, str]:
+    """field -> dialect: the properties a spec marks `x-sql: <dialect>`; for specs written without
+    the annotation, `query` of the mysql, postgres and duckdb families."""
+    marked = {name: prop["x-sql"] for name, prop in spec.properties.items()
+              if isinstance(prop, dict) and prop.get("x-sql") in SQL_DIALECTS}
+    if marked or any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
+        return marked
+    dialect = _FAMILY_DIALECTS.get(spec.family)
+    return {"query": dialect} if dialect and "query" in spec.properties else {}
+
+
+def table_name(step_id: str) -> str:
+    """The DuckDB table holding a step's rows: `df_<id>`, non-alphanumerics as `_` (SPEC §2)."""
+    return "df_" + re.sub(r"[^0-9A-Za-z]", "_", step_id)
+
+
+@dataclass
+class SqlField:
+    index: int  # the step's position
+    step: dict[str, Any]
+    spec: ComponentSpec
+    name: str  # the config field, e.g. "query"
+    dialect: str
+    sql: str
+    tree: Any = None  # the parsed statement, when it parses
+
+    @property
+    def path(self) -> str:
+        return join("/steps", self.index, "config", self.name)
+
+
+@dataclass
+class Known:
+    """What is known of a table's columns, and why the knowledge may be old."""
+
+    spelling: str
+    columns: Columns
+    stale: str = ""  # e.g. "the catalog of @mysql.default is 12 days old"
+    refresh: str = ""  # the command that renews it
+    origin: str = ""  # e.g. "the catalog of @mysql.default", "step 'extract'"
+
+
+def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
+              findings: Findings, text: str | None) -> None:
+    """Parse and check every SQL field of the sound steps; nothing is imported when there is none.
+    Extractors that name a `table` instead are checked against the catalog too."""
+    check_table_fields(steps, sound, registry, catalogs, findings)
+    fields = [f for index in sound for f in _fields_of(index, steps[index], registry)]
+    if not fields:
+        return
+    locator = ValueLocator(text or "", getattr(findings.positions, "line_offset", 0))
+    _SqlChecks(steps, registry, catalogs, findings, locator).run(fields)
+
+
+def _fields_of(index: int, step: dict[str, Any], registry: Registry) -> list[SqlField]:
+    spec = registry.get(step["component"])
+    config = step.get("config")
+    if spec is None or not isinstance(config, dict):
+        return []
+    return [SqlField(index, step, spec, name, dialect, config[name])
+            for name, dialect in sql_fields(spec).items()
+            if isinstance(config.get(name), str) and config[name].strip()]
+
+
+@dataclass
+class _SqlChecks:
+    steps: list[Any]
+    registry: Registry
+    catalogs: Catalogs | None
+    findings: Findings
+    locator: ValueLocator
+    by_index: dict[int, SqlField] = field(default_factory=dict)
+    _columns: dict[int, Known | None] = field(default_factory=dict)
+
+    def run(self, fields: list[SqlField]) -> None:
+        from osiris.validate.sql_parse import parse_sql
+
+        for item in fields:
+            item.tree = parse_sql(item, self._add_at)
+            self.by_index.setdefault(item.index, item)
+        for item in fields:
+            if item.tree is None:
+                continue
+            if _is_processor(item.spec):
+                self._check_processor(item)
+            else:
+                self._check_against_catalog(item)
+
+    def _add_at(self, code: str, item: SqlField, offset: int, message: str, hint: str,
+                severity: str | None = None) -> None:
+        self.findings.add(code, item.path, message, hint, value=_short(item.sql), severity=severity,  # type: ignore[arg-type]
+                          position=self.locator.position(item.path, offset))
+
+    # --- extractors against their connection's catalog ---------------------------------------
+
+    def _check_against_catalog(self, item: SqlField) -> None:
+        catalog = self._catalog_of(item.step)
+        if catalog is None:
+            return
+        lookup = self._catalog_lookup(catalog)
+        for problem in unknown_names(item.tree, lookup, list(catalog.tables)):
+            self._unknown(item, problem, self._known_from(catalog, problem.table or ""))
+
+    def _catalog_of(self, step: dict[str, Any]) -> Catalog | None:
+        reference = parse_reference((step.get("config") or {}).get("connection"))
+        if reference is None or self.catalogs is None:
+            return None
+        return self.catalogs.get(f"{reference[0].lower()}.{reference[1]}")
+
+    def _known_from(self, catalog: Catalog, table: str) -> Known:
+        stale = ""
+        if self.catalogs is not None and self.catalogs.is_stale(catalog):
+            stale = f"the catalog of {catalog.connection} is {catalog.age_text()} old"
+        return Known(table, catalog.columns(table) if table else None, stale,
+                     f"osiris discover {catalog.connection} --refresh", f"the catalog of {catalog.connection}")
+
+    def _catalog_lookup(self, catalog: Catalog) -> Callable[[str], tuple[str, Columns] | None]:
+        def lookup(name: str) -> tuple[str, Columns] | None:
+            spelling = catalog.table(name) or _last_segment_match(catalog, name)
+            return (spelling, catalog.columns(spelling)) if spelling else None
+        return lookup
+
+    # --- duckdb.processor: its inputs' tables and columns -------------------------------------
+
+    def _check_processor(self, item: SqlField) -> None:
+        allowed = self._allowed(item.index)
+        names = [table_name(self.steps[i]["id"]) for i in self._inputs(item.index)]
+        names += ["input_df"] if "input_df" in allowed else []
+        for table in read_tables(item.tree):
+            if table.name.lower() not in allowed:
+                self._not_an_input(item, table, names)
+        lookup = self._input_lookup(allowed)
+        for problem in unknown_names(item.tree, lambda n: _pair(lookup(n)), names):
+            if problem.kind == "column":
+                self._unknown(item, problem, (lookup(problem.table) if problem.table else None)
+                              or self._common_known(allowed))
+
+    def _allowed(self, index: int) -> dict[str, int]:
+        """The tables a processor may read (lower case) -> the step whose rows they hold."""
+        inputs = self._inputs(index)
+        allowed = {table_name(self.steps[i]["id"]).lower(): i for i in inputs}
+        if len(inputs) == 1:
+            allowed["input_df"] = inputs[0]
+        return allowed
+
+    def _input_lookup(self, allowed: dict[str, int]) -> Callable[[str], Known | None]:
+        def lookup(name: str) -> Known | None:
+            index = allowed.get(name.lower())
+            if index is None:
+                return None
+            known = self._columns_of(index)
+            return known or Known(name, None)
+        return lookup
+
+    def _common_known(self, allowed: dict[str, int]) -> Known:
+        """For a column of no named table: the one input, or the first stale one."""
+        known = [self._columns_of(i) or Known("", None) for i in sorted(set(allowed.values()))]
+        stale = [k for k in known if k.stale]
+        return known[0] if len(known) == 1 else (stale[0] if stale else Known("", None))
+
+    def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
+        step_id = item.step["id"]
+        if names:
+            match = closest(table.name, names)
+            shown = f"{names[0]} (or input_df)" if "input_df" in names else listing(names)
+            hint = (f"read {'one of ' if len(names) > 1 and 'input_df' not in names else ''}{shown}"
+                    + (f" (did you mean '{match}'?)" if match and len(names) > 2 else "")
+                    + "; a duckdb.processor reads only the rows of the steps it needs")
+        else:
+            hint = "add needs: [<id of an earlier step>] and read its rows as df_<id> or input_df"
+        self._add_at("OML407", item, offset_of(table) or 0,
+                     f"step '{step_id}' reads table '{table.name}', which is not one of its inputs", hint)
+
+    def _inputs(self, index: int) -> list[int]:
+        """The steps whose rows a step receives: its needs and inputs; a write or transform without
+        either takes the previous step's rows (the runtime's rule)."""
+        step = self.steps[index]
+        earlier = {s["id"]: i for i, s in enumerate(self.steps[:index]) if isinstance(s, dict) and isinstance(s.get("id"), str)}
+        wanted = [n for n in step.get("needs") or [] if isinstance(n, str)]
+        if isinstance(step.get("inputs"), dict):
+            wanted += [m.group(1) for v in step["inputs"].values() if (m := _INPUT_REFERENCE.match(str(v)))]
+        if not wanted and step.get("mode") in ("write", "transform") and index > 0:
+            previous = self.steps[index - 1]
+            wanted = [previous["id"]] if isinstance(previous, dict) and isinstance(previous.get("id"), str) else []
+        return list(dict.fromkeys(earlier[w] for w in wanted if w in earlier))
+
+    def _columns_of(self, index: int) -> Known | None:
+        """The columns a step's rows have, where the pipeline or a catalog tells."""
+        if index not in self._columns:
+            self._columns[index] = None  # a guard against loops while this one is worked out
+            self._columns[index] = self._derive_columns(index)
+        return self._columns[index]
+
+    def _derive_columns(self, index: int) -> Known | None:
+        step = self.steps[index]
+        name = table_name(step["id"])
+        item = self.by_index.get(index)
+        if item is None or item.tree is None:
+            return self._columns_from_config(step, name)
+        if _is_processor(item.spec):
+            lookup = self._input_lookup(self._allowed(index))
+            resolve: Callable[[Any], Known | None] = lambda select: lookup(single_source(select) or "")
+        else:
+            catalog = self._catalog_of(step)
+
+            def resolve(select: Any) -> Known | None:
+                table = catalog.table(single_source(select) or "") if catalog else None
+                return self._known_from(catalog, table) if catalog and table else None
+        bases: list[Known] = []
+
+        def star(select: Any) -> Columns:
+            base = resolve(select)
+            if base is None:
+                return None
+            bases.append(base)
+            return base.columns
+        columns = output_names(item.tree, star)
+        stale = next((b for b in bases if b.stale), Known(name, None))
+        return Known(name, columns, stale.stale, stale.refresh, f"step '{step['id']}'")
+
+    def _columns_from_config(self, step: dict[str, Any], name: str) -> Known | None:
+        config = step.get("config") or {}
+        catalog, table = None, None
+        if isinstance(config.get("table"), str):
+            catalog, table = self._catalog_of(step), config["table"]
+        elif step.get("component") == "filesystem.csv_extractor" and isinstance(config.get("path"), str):
+            stem = re.sub(r"\.[^./]*$", "", config["path"].rsplit("/", 1)[-1])
+            catalog, table = (self.catalogs.get(f"csv.{stem}") if self.catalogs else None), stem
+        if catalog is None or table is None or catalog.table(table) is None:
+            return None
+        known = self._known_from(catalog, catalog.table(table) or table)
+        chosen = config.get("columns")
+        if isinstance(chosen, list) and all(isinstance(c, str) for c in chosen):
+            known.columns = list(chosen)
+        known.spelling, known.origin = name, f"step '{step['id']}'"
+        return known
+
+    # --- reporting ----------------------------------------------------------------------------
+
+    def _unknown(self, item: SqlField, problem: UnknownName, source: Known) -> None:
+        known = list(problem.known)
+        match = closest(problem.name, known)
+        suggestion = f"did you mean '{match}'? " if match else ""
+        where = f" ({source.origin})" if source.origin else ""
+        if problem.kind == "table":
+            message = f"table '{problem.name}' is not in {source.origin or 'the catalog'}"
+            hint = f"{suggestion}tables: {listing(known)}"
+        else:
+            owner = f"of {problem.table}" if problem.table else "of the query's tables"
+            message = f"column '{problem.name}' is not a column {owner}{where}"
+            hint = f"{suggestion}columns: {listing(known)}"
+        severity = None
+        if source.stale:
+            severity = "warning"
+            message += f"; {source.stale}, so this may have changed"
+            hint += f"; run {source.refresh}"
+        self._add_at("OML406", item, problem.offset or 0, message, hint, severity)
+
+
+def _pair(known: Known | None) -> tuple[str, Columns] | None:
+    return (known.spelling, known.columns) if known else None
+
+
+def _is_processor(spec: ComponentSpec) -> bool:
+    return spec.family == "duckdb" and "transform" in spec.modes
+
+
+def _last_segment_match(catalog: Catalog, name: str) -> str | None:
+    """`shop.customers` in SQL vs `customers` in the catalog, or the other way round."""
+    wanted = name.rsplit(".", 1)[-1].lower()
+    for table in catalog.tables:
+        if table.rsplit(".", 1)[-1].lower() == wanted:
+            return table
+    return None
+
+
+def _short(sql: str) -> str:
+    flat = " ".join(sql.split())
+    return flat if len(flat) <= 120 else flat[:117] + "..."
+
+
+__all__ = ["SQL_DIALECTS", "SqlField", "check_sql", "sql_fields", "sql_offset", "table_name"]
