@@ -3,7 +3,6 @@ drivers, the catalog files it writes (no secrets, 0600), --refresh, --list, --js
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import stat
@@ -137,11 +136,6 @@ def test_a_file_duckdb_cannot_read_exits_6(root: Path) -> None:
 
 # --- real databases, through the runtime's drivers ---------------------------------------------------
 
-def _driver(family: str) -> Any:
-    return pytest.mark.skipif(importlib.util.find_spec(f"osiris.run.drivers.{family}") is None,
-                              reason=f"the {family} driver lands with the runtime (branch run-core)")
-
-
 def _assert_no_secret(root: Path, done: Any, password: str) -> None:
     assert password not in done.stdout + done.stderr
     for path in (root / ".osiris").rglob("*"):
@@ -149,7 +143,6 @@ def _assert_no_secret(root: Path, done: Any, password: str) -> None:
             assert password not in path.read_text(errors="replace"), path
 
 
-@_driver("postgres")
 def test_discover_postgres_tables_columns_types_and_keys(root: Path, postgres_server: Any) -> None:
     import psycopg
 
@@ -171,7 +164,6 @@ def test_discover_postgres_tables_columns_types_and_keys(root: Path, postgres_se
     _assert_no_secret(root, done, postgres_server.password)
 
 
-@_driver("postgres")
 def test_discover_postgres_with_a_wrong_password_exits_6_without_the_password(root: Path, postgres_server: Any) -> None:
     configure(root, "postgres", postgres_server)
     wrong = "Wrong-Planted-Pw-8812"
@@ -183,7 +175,6 @@ def test_discover_postgres_with_a_wrong_password_exits_6_without_the_password(ro
     assert not (root / ".osiris" / "catalog").exists()
 
 
-@_driver("mysql")
 def test_discover_mariadb_then_validate_against_the_catalog(root: Path, mariadb_server: Any) -> None:
     con = mariadb_server.connect(autocommit=True)
     try:
@@ -212,7 +203,6 @@ def test_discover_mariadb_then_validate_against_the_catalog(root: Path, mariadb_
         "p.yaml:9:25 OML406 column 'emial' is not a column of d13_customers (the catalog of @mysql.default)")
 
 
-@_driver("mysql")
 def test_discover_mariadb_refresh_and_adding_tables(root: Path, mariadb_server: Any) -> None:
     def sql(*statements: str) -> None:
         con = mariadb_server.connect(autocommit=True)
