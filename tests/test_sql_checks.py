@@ -423,7 +423,8 @@ def test_osiris_validate_uses_the_project_catalog(tmp_path):
     os.utime(root / ".osiris" / "catalog" / "mysql.default.json")  # the file is only read, never changed
 
 
-def test_positions_count_from_the_raw_llm_answer_around_the_yaml():
+def test_positions_count_from_the_extracted_pipeline_not_the_raw_llm_answer():
+    """Issue 8: lines count from the pipeline as extracted and saved, not the answer's preamble."""
     answer = ("Here is the pipeline:\n\n```yaml\n" + textwrap.dedent(HEAD + """\
       - id: extract
         component: mysql.extractor
@@ -432,9 +433,9 @@ def test_positions_count_from_the_raw_llm_answer_around_the_yaml():
           connection: "@mysql.default"
           query: SELECT a FROM t WHERE a IN (1, 2
     """) + "```\nIt reads table t.\n")
-    issues = Validator(registry(), CONNECTIONS).validate(answer).issues
-    assert [(i.code, i.line, i.column) for i in issues] == [("OML405", 12, 45)]
-    assert answer.splitlines()[11][44] == "2"
+    report = Validator(registry(), CONNECTIONS).validate(answer)
+    assert [(i.code, i.line, i.column) for i in report.issues] == [("OML405", 9, 45)]
+    assert report.oml_text.splitlines()[8][44] == "2"
 
 
 def test_a_catalog_written_during_a_session_is_used_by_the_same_validator(tmp_path):

@@ -30,6 +30,7 @@ from osiris.validate.sql_names import (
     unknown_names,
 )
 from osiris.validate.sql_position import ValueLocator, sql_offset
+from osiris.validate.step_config import component_name
 
 if TYPE_CHECKING:
     from osiris.catalog import Catalog, Catalogs
@@ -95,7 +96,7 @@ def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: 
 
 
 def _fields_of(index: int, step: dict[str, Any], registry: Registry) -> list[SqlField]:
-    spec = registry.get(step["component"])
+    spec = registry.get(component_name(step))
     config = step.get("config")
     if spec is None or not isinstance(config, dict):
         return []
@@ -265,7 +266,7 @@ class _SqlChecks:
         catalog, table = None, None
         if isinstance(config.get("table"), str):
             catalog, table = self._catalog_of(step), config["table"]
-        elif step.get("component") == "filesystem.csv_extractor" and isinstance(config.get("path"), str):
+        elif component_name(step) == "filesystem.csv_extractor" and isinstance(config.get("path"), str):
             stem = re.sub(r"\.[^./]*$", "", config["path"].rsplit("/", 1)[-1])
             catalog, table = (self.catalogs.get(f"csv.{stem}") if self.catalogs else None), stem
         if catalog is None or table is None or catalog.table(table) is None:

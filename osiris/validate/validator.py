@@ -64,8 +64,9 @@ class Validator:
                 if config is not None and isinstance(step.get("config"), dict):
                     step["config"] = config
             check_graph(steps, findings, base)
-            named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
-            check_sql(steps, named, self.registry, self.catalogs, findings, parsed.text)
+            if key == "steps":  # SQL paths and inputs follow OML; a legacy `tasks:` list is OML203 first
+                named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
+                check_sql(steps, named, self.registry, self.catalogs, findings, parsed.text)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
