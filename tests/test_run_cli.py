@@ -83,8 +83,6 @@ def test_file_not_found_is_oml510_and_lists_the_files_there(files):
 def test_sql_errors_in_a_transform_blame_the_transform(files):
     cases = {
         "SELECT nme FROM input_df": ("OML502", 'column "nme" does not exist'),
-        "SELECT * FROM df_read_peple": ("OML501", 'table "df_read_peple" does not exist in the engine'),
-        "SELEC 1": ("OML503", "the database rejected the SQL: Parser Error: syntax error at or near \"SELEC\""),
         "SELECT CAST(name AS INTEGER) FROM input_df": ("OML504", "a value does not fit its column's type: "),
     }
     for n, (query, (code, message)) in enumerate(cases.items()):
@@ -93,6 +91,18 @@ def test_sql_errors_in_a_transform_blame_the_transform(files):
         result = files.run(str(path))
         assert result.returncode == 6
         assert f"{path} {code} step 'shape': {message}" in result.stderr, result.stderr
+
+
+def test_sql_the_validator_can_see_is_stopped_before_anything_runs(files):
+    """Issue 13's SQL checks catch a misspelt input table and a syntax error before the run."""
+    cases = {"SELECT * FROM df_read_peple": "OML407", "SELEC 1": "OML405"}
+    for n, (query, code) in enumerate(cases.items()):
+        path = files.pipeline([csv_step("read-people", "read", "data/people.csv"), sql_step("shape", query)],
+                              name=f"static-{n}")
+        result = files.run(str(path))
+        assert result.returncode == 1, result.stderr
+        assert f" {code} " in result.stderr, result.stderr
+        assert "invalid: fix it before running" in result.stderr  # nothing ran
 
 
 def test_empty_join_on_sample_is_a_warning_not_a_failure(files):

@@ -29,7 +29,8 @@ CREATE TABLE daily (day date, user_id int, visits int, PRIMARY KEY (day, user_id
 
 @pytest.fixture(scope="module")
 def standin(postgres_server: Any) -> Iterator[PostgrestStandIn]:
-    server = start_postgrest(postgres_server.dsn())
+    # Its own database: other tests create tables in the shared server's public schema.
+    server = start_postgrest(postgres_server.fresh_database("supabase_standin"))
     yield server
     server.stop()
 

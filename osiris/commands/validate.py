@@ -35,7 +35,7 @@ class FileResult:
         return ExitCode.OK if self.report.valid else ExitCode.INVALID
 
 
-class UnreadableFile(Exception):
+class UnreadableFile(UsageError):
     """A file that cannot be read: reported with its own error, the other files still run."""
 
 

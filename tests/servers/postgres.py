@@ -18,9 +18,18 @@ PASSWORD = "pg-test-Secret-41"  # planted: tests scan output for it
 class PostgresServer(DatabaseServer):
     data_dir: Path
 
-    def dsn(self) -> str:
+    def dsn(self, database: str | None = None) -> str:
         return (f"host={self.host} port={self.port} user={self.user} "
-                f"password={self.password} dbname={self.database}")
+                f"password={self.password} dbname={database or self.database}")
+
+    def fresh_database(self, name: str) -> str:
+        """A new, empty database of this server, for tests that own a whole schema; its DSN."""
+        import psycopg
+
+        with psycopg.connect(self.dsn(), autocommit=True) as con:
+            con.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            con.execute(f'CREATE DATABASE "{name}"')
+        return self.dsn(name)
 
 
 def start_postgres() -> PostgresServer:
