@@ -50,12 +50,29 @@ def test_config_show_columns_stay_aligned_for_long_values(tmp_path: Path):
     assert done.returncode == 0 and len(source_columns) == 1
 
 
+def _wait_until_reading_stdin(pid: int, limit: float = 30.0) -> None:
+    """Until the process is blocked in read(2) on fd 0 (Linux: /proc/PID/syscall starts "0 0x0")."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            fields = []
+        if fields[:2] == ["0", "0x0"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} never blocked reading standard input")
+
+
 def test_ctrl_c_ends_with_a_line_break_after_the_echoed_interrupt(tmp_path: Path):
     pexpect = pytest.importorskip("pexpect")
     child = pexpect.spawn(sys.executable, ["-m", "osiris", "generate", "-"], cwd=str(tmp_path),
                           env=cli_env(), encoding="utf-8", timeout=30)
     child.send("x")
-    child.expect_exact("x")  # generate - is reading the request from the terminal
+    child.expect_exact("x")
+    _wait_until_reading_stdin(child.pid)  # the terminal echoes before Python has started reading
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()
