@@ -51,6 +51,21 @@ class StreamError:
 
 
 @dataclass
+class CutStream:
+    """A streamed answer whose connection closes after `keep` events: no `message_stop`."""
+
+    reply: Reply
+    keep: int
+
+
+@dataclass
+class RawStream:
+    """HTTP 200 with `text/event-stream` and these bytes as they are (malformed SSE, HTML, binary)."""
+
+    payload: bytes
+
+
+@dataclass
 class Recorded:
     path: str
     headers: dict[str, str]
@@ -134,6 +149,11 @@ class FakeAnthropic:
                         self._status(response)
                     elif isinstance(response, StreamError):
                         self._stream_error(response, body)
+                    elif isinstance(response, CutStream):
+                        self._send(200, _sse(_stream_events(response.reply, body)[:response.keep]),
+                                   "text/event-stream", {})
+                    elif isinstance(response, RawStream):
+                        self._send(200, response.payload, "text/event-stream", {})
                     elif body.get("stream"):
                         self._stream(response, body)
                     else:
@@ -165,18 +185,7 @@ class FakeAnthropic:
                 self._send(200, json.dumps(message).encode(), "application/json", {})
 
             def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
-                events = [("message_start", {"type": "message_start", "message": _message(reply, body)})]
-                events.append(("content_block_start", {"type": "content_block_start", "index": 0,
-                                                       "content_block": {"type": "text", "text": ""}}))
-                for start in range(0, len(reply.text), 200):
-                    events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                   "delta": {"type": "text_delta", "text": reply.text[start:start + 200]}}))
-                events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
-                events.append(("message_delta", {"type": "message_delta",
-                                                 "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-                                                 "usage": {"output_tokens": reply.output_tokens}}))
-                events.append(("message_stop", {"type": "message_stop"}))
-                self._send(200, _sse(events), "text/event-stream", {})
+                self._send(200, _sse(_stream_events(reply, body)), "text/event-stream", {})
 
             def _stream_error(self, response: StreamError, body: dict[str, Any]) -> None:
                 events = [
@@ -218,6 +227,22 @@ def _message(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
             "cache_read_input_tokens": reply.cache_read,
         },
     }
+
+
+def _stream_events(reply: Reply, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The SSE events of a complete streamed answer, `message_stop` last."""
+    events = [("message_start", {"type": "message_start", "message": _message(reply, body)})]
+    events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "text", "text": ""}}))
+    for start in range(0, len(reply.text), 200):
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                       "delta": {"type": "text_delta", "text": reply.text[start:start + 200]}}))
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                                     "usage": {"output_tokens": reply.output_tokens}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
 
 
 def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:

@@ -74,9 +74,14 @@ class AnthropicProvider:
                 system=system,
                 messages=[{"role": m.role, "content": m.content} for m in request.messages],
             ) as stream:
-                message = stream.get_final_message()
+                message = _read_to_message_stop(stream)
         except anthropic.APIError as error:
             raise translate_error(error) from None
+        except LLMServiceError:
+            raise
+        except Exception as error:  # bad JSON, no events, HTML, binary: the service sent no answer
+            raise LLMServiceError("malformed_stream", f"the LLM service sent a broken answer stream "
+                                  f"({type(error).__name__})", retryable=True) from None
         duration_ms = (time.perf_counter() - started) * 1000
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
@@ -92,6 +97,17 @@ class AnthropicProvider:
             ),
             duration_ms=duration_ms,
         )
+
+
+def _read_to_message_stop(stream: Any) -> Any:
+    """The streamed message, read up to `message_stop` and no further (a server that keeps the
+    connection open afterwards is not waited for). A stream that ends before `message_stop` was cut
+    off: a transient service fault, never an answer to validate."""
+    for event in stream:
+        if event.type == "message_stop":
+            return stream.current_message_snapshot
+    raise LLMServiceError("incomplete_stream", "the answer stream ended before message_stop",
+                          retryable=True)
 
 
 def translate_error(error: Exception) -> LLMServiceError:
