@@ -66,6 +66,17 @@ class RawStream:
 
 
 @dataclass
+class SlowStream:
+    """A complete streamed answer sent `chunk` bytes every `interval` seconds, the connection then
+    held open for `hold_open` seconds (a trickling service, or one that never closes)."""
+
+    reply: Reply
+    chunk: int = 0  # 0: the whole stream at once
+    interval: float = 0.0
+    hold_open: float = 0.0
+
+
+@dataclass
 class Recorded:
     path: str
     headers: dict[str, str]
@@ -152,6 +163,8 @@ class FakeAnthropic:
                     elif isinstance(response, CutStream):
                         self._send(200, _sse(_stream_events(response.reply, body)[:response.keep]),
                                    "text/event-stream", {})
+                    elif isinstance(response, SlowStream):
+                        self._slow(response, body)
                     elif isinstance(response, RawStream):
                         self._send(200, response.payload, "text/event-stream", {})
                     elif body.get("stream"):
@@ -170,6 +183,20 @@ class FakeAnthropic:
                 self.end_headers()
                 self.wfile.write(payload)
                 self.wfile.flush()
+
+            def _slow(self, response: SlowStream, body: dict[str, Any]) -> None:
+                payload = _sse(_stream_events(response.reply, body))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")  # no length: the body ends when we close
+                self.end_headers()
+                step = response.chunk or len(payload)
+                for start in range(0, len(payload), step):
+                    self.wfile.write(payload[start:start + step])
+                    self.wfile.flush()
+                    time.sleep(response.interval)
+                time.sleep(response.hold_open)
+                self.close_connection = True
 
             def _status(self, response: Status) -> None:
                 kind = response.error_type or _ERROR_TYPES.get(response.status, "api_error")

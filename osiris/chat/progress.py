@@ -25,6 +25,7 @@ _SERVICE_PROBLEMS = {
     "overloaded": "The LLM service is overloaded",
     "server": "The LLM service had an error",
     "timeout": "The LLM call timed out",
+    "deadline": "The LLM answer took too long",
     "connection": "Could not reach the LLM service",
 }
 

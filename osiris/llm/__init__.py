@@ -24,4 +24,5 @@ def make_provider(effective, api_key: str | None = None) -> Provider:
         base_url=llm.base_url,
         max_tokens=llm.max_tokens,
         timeout_seconds=llm.timeout_seconds,
+        deadline_seconds=llm.request_deadline_seconds,
     )

@@ -7,6 +7,7 @@ The SDK is imported on first use (it takes over a second to import).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -37,28 +38,37 @@ class AnthropicProvider:
         base_url: str | None = None,
         max_tokens: int = 4096,
         timeout_seconds: float = 60.0,
+        deadline_seconds: float = 300.0,
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
         self._api_key = api_key
         self._base_url = base_url
         self._timeout = timeout_seconds
+        self._deadline = deadline_seconds
         self._client: Any = None
 
     def _get_client(self) -> Any:
         if self._client is None:
             import anthropic
 
+            from osiris.llm.deadline import client_with_deadline
+
             self._client = anthropic.Anthropic(
                 api_key=self._api_key,
                 base_url=self._base_url,
                 timeout=self._timeout,
                 max_retries=0,  # our backoff is the only retry layer
+                http_client=client_with_deadline(
+                    anthropic, timeout_seconds=self._timeout, deadline_seconds=self._deadline
+                ),
             )
         return self._client
 
     def complete(self, request: LLMRequest) -> LLMReply:
         import anthropic
+
+        from osiris.llm.deadline import DeadlineExceeded
 
         client = self._get_client()
         system: list[dict[str, Any]] = [
@@ -79,6 +89,9 @@ class AnthropicProvider:
             raise translate_error(error) from None
         except LLMServiceError:
             raise
+        except DeadlineExceeded:
+            raise LLMServiceError("deadline", f"the answer took longer than {self._deadline:g} s "
+                                  "(llm.request_deadline_seconds)", retryable=True) from None
         except Exception as error:  # bad JSON, no events, HTML, binary: the service sent no answer
             raise LLMServiceError("malformed_stream", f"the LLM service sent a broken answer stream "
                                   f"({type(error).__name__})", retryable=True) from None
@@ -141,9 +154,11 @@ def retry_after(headers: Any) -> float | None:
         if raw is None:
             continue
         try:
-            return max(0.0, float(raw) * scale)
+            seconds = float(raw) * scale
         except ValueError:
             continue
+        if math.isfinite(seconds):  # `inf` or `nan` is no instruction we can follow (or log)
+            return max(0.0, seconds)
     return None
 
 

@@ -28,7 +28,8 @@ class LLMSettings(_Section):
     model: str = Field(DEFAULT_MODEL, min_length=1)
     base_url: str | None = None  # None: the SDK's default, which honours ANTHROPIC_BASE_URL
     max_tokens: Count = Field(4096, ge=1, le=128_000)
-    timeout_seconds: float = Field(60, gt=0, le=3600)
+    timeout_seconds: float = Field(60, gt=0, le=3600)  # each network read
+    request_deadline_seconds: float = Field(300, gt=0, le=3600)  # a whole answer, streamed
     api_retries: Count = Field(3, ge=0, le=10)
 
 

@@ -1,0 +1,60 @@
+"""A deadline for a whole answer, not for each read.
+
+The SDK's timeout bounds each network read, so a stream that trickles a byte a second never times
+out. `DeadlineTransport` wraps the SDK's HTTP transport and stops reading a response once the
+request is older than its deadline. The check runs on every chunk received, so a request ends at
+most one read timeout after its deadline. Imported only when the first LLM request is made.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+try:  # the HTTP library the anthropic SDK is built on: httpx2 in newer 2.x releases, httpx before
+    import httpx2 as http
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    import httpx as http  # type: ignore[no-redef]
+
+
+class DeadlineExceeded(Exception):
+    """The answer was still arriving when the request's deadline passed."""
+
+
+class DeadlineTransport(http.BaseTransport):
+    """Sends each request through `inner`, and ends its response `seconds` after it was sent."""
+
+    def __init__(self, inner: Any, seconds: float) -> None:
+        self._inner = inner
+        self._seconds = seconds
+
+    def handle_request(self, request: Any) -> Any:
+        deadline = time.monotonic() + self._seconds
+        response = self._inner.handle_request(request)
+        response.stream = _StreamWithDeadline(response.stream, deadline)
+        return response
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class _StreamWithDeadline(http.SyncByteStream):
+    def __init__(self, inner: Any, deadline: float) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            if time.monotonic() > self._deadline:
+                raise DeadlineExceeded()
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def client_with_deadline(sdk: Any, *, timeout_seconds: float, deadline_seconds: float) -> Any:
+    """An HTTP client for `sdk.Anthropic(http_client=...)`, with the SDK's defaults and a deadline."""
+    transport = DeadlineTransport(http.HTTPTransport(), deadline_seconds)
+    return sdk.DefaultHttpxClient(transport=transport, timeout=timeout_seconds)
