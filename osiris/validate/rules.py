@@ -43,6 +43,7 @@ _ALLOWED_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.
                   ast.Name, ast.Load, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple,
                   ast.Call, ast.BinOp, ast.Add, ast.Sub, *_COMPARE)
 NAMES = ("pipeline", "steps", "step")
+MAX_RULE_DEPTH = 50  # levels of nesting in one expression; real rules need a handful
 
 
 @dataclass(frozen=True)
@@ -72,20 +73,40 @@ def compile_rule(rule: Any) -> CompiledRule:
 
 def _parse(name: str, field: str, text: str) -> ast.Expression:
     where = f"validation.rules '{name}' {field}"
+    too_deep = f"{where}: the expression nests deeper than {MAX_RULE_DEPTH} levels; split it into simpler rules"
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
-        raise SettingsError(f"{where}: not a valid expression ({error.msg}): {text}") from None
+        raise SettingsError(f"{where}: not a valid expression ({error.msg}): {_short(text)}") from None
+    except (RecursionError, MemoryError):
+        raise SettingsError(too_deep) from None
+    if _depth(tree) > MAX_RULE_DEPTH:
+        raise SettingsError(too_deep)
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
-            raise SettingsError(f"{where}: '{type(node).__name__}' is not allowed in rules: {text}")
+            raise SettingsError(f"{where}: '{type(node).__name__}' is not allowed in rules: {_short(text)}")
         if isinstance(node, ast.Name) and node.id not in NAMES and node.id not in _FUNCTIONS:
-            raise SettingsError(f"{where}: unknown name '{node.id}'; use pipeline, steps or step: {text}")
+            raise SettingsError(f"{where}: unknown name '{node.id}'; use pipeline, steps or step: {_short(text)}")
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-            raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {text}")
+            raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {_short(text)}")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
-            raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {text}")
+            raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {_short(text)}")
     return tree
+
+
+def _depth(tree: ast.AST) -> int:
+    """The nesting depth of an expression, counted without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_rules(rules: list[CompiledRule], pipeline: dict[str, Any], findings: Findings) -> None:
