@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import ast
 import operator
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from osiris.errors import SettingsError
+from osiris.registry.patterns import pattern_problem, search
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -33,7 +33,7 @@ _FUNCTIONS = {
     "upper": lambda value: value.upper() if isinstance(value, str) else value,
     "startswith": lambda value, prefix: isinstance(value, str) and value.startswith(prefix),
     "endswith": lambda value, suffix: isinstance(value, str) and value.endswith(suffix),
-    "matches": lambda value, pattern: isinstance(value, str) and re.search(pattern, value) is not None,
+    "matches": lambda value, pattern: isinstance(value, str) and isinstance(pattern, str) and search(pattern, value),
 }
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: lambda a, b: a is b,
@@ -91,7 +91,21 @@ def _parse(name: str, field: str, text: str) -> ast.Expression:
             raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {_short(text)}")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
             raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {_short(text)}")
+        problem = _literal_pattern_problem(node)
+        if problem:
+            raise SettingsError(f"{where}: {problem}: {_short(text)}")
     return tree
+
+
+def _literal_pattern_problem(node: ast.AST) -> str | None:
+    """A pattern written into the rule (`matches(x, "...")`) is checked now, not at every run."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "matches"):
+        return None
+    pattern = node.args[1] if len(node.args) == 2 else None
+    if isinstance(pattern, ast.Constant):
+        problem = pattern_problem(pattern.value)
+        return f"matches() pattern {pattern.value!r} is {problem}" if problem else None
+    return None
 
 
 def _depth(tree: ast.AST) -> int:
@@ -142,7 +156,7 @@ _FAILED = object()
 def _evaluate(node: ast.AST, names: dict[str, Any]) -> Any:
     try:
         return _eval(node, names)
-    except (_Failed, TypeError, ValueError, re.error, RecursionError):
+    except (_Failed, TypeError, ValueError, RecursionError):  # PatternError is a ValueError
         return _FAILED
 
 
