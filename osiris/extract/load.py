@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import yaml
-from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from osiris.extract.scalars import BadValue, ScalarReader, check_collection_tag
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -71,9 +72,6 @@ class Loaded:
     positions: Mapping[str, Position] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     empty: bool = False
-
-
-_STR = "tag:yaml.org,2002:str"
 
 
 class _LimitExceeded(Exception):
@@ -166,6 +164,10 @@ def _build(root: Node, line_offset: int) -> Loaded:
         value = builder.build(root, "", 0)
     except _LimitExceeded as error:
         return _fail("OML105", str(error), "remove YAML anchors and aliases (&name, *name) and deep nesting")
+    except BadValue as error:
+        hint = ("write a smaller number, or quote it if it is meant as text" if error.code == "OML105"
+                else "leave out YAML tags (!!name); quote values that are meant as text")
+        return _fail(error.code, str(error), hint, _position(error.mark, line_offset))
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as error:
         mark = getattr(error, "problem_mark", None)
         return _fail("OML101", f"a value cannot be read: {_one_line(str(error))}",
@@ -184,7 +186,7 @@ class _Builder:
         self.marks = self.positions.marks
         self.problems: list[Problem] = []
         self.count = 0
-        self.scalars = SafeConstructor()
+        self.scalars = ScalarReader()
 
     def build(self, node: Node, pointer: str, depth: int) -> Any:
         self.count += 1
@@ -193,12 +195,13 @@ class _Builder:
         if depth > MAX_DEPTH:
             raise _LimitExceeded(f"the YAML nests deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(pointer, node.start_mark)
+        check_collection_tag(node)
         if isinstance(node, MappingNode):
             return self._mapping(node, pointer, depth)
         if isinstance(node, SequenceNode):
             return [self.build(item, f"{pointer}/{index}", depth + 1) for index, item in enumerate(node.value)]
         if isinstance(node, ScalarNode):
-            return self._scalar(node)
+            return self.scalars.read(node)
         raise ValueError(f"unsupported YAML node {node.tag}")
 
     def _mapping(self, node: MappingNode, pointer: str, depth: int) -> dict[Any, Any]:
@@ -209,6 +212,7 @@ class _Builder:
             # Keys are taken as written: OML keys are names, so `on:` stays "on" (not true), `1:` stays "1".
             # Merge keys (<<) are not expanded: they are not OML, and merges of merges grow exponentially.
             key = key_node.value
+            self.scalars.read(key_node)  # a tag safe_load would refuse is refused on a key too
             child = f"{pointer}/{escape(str(key))}"
             if key in result:
                 self.count += 1
@@ -222,14 +226,6 @@ class _Builder:
             self.marks[child] = key_node.start_mark
             result[key] = self.build(value_node, child, depth + 1)
         return result
-
-    def _scalar(self, node: ScalarNode) -> Any:
-        if node.tag == _STR:
-            return node.value
-        value = self.scalars.construct_object(node)
-        if not isinstance(value, (str, int, float, bool, type(None))):
-            return node.value  # dates, binary, sets: keep the text as written
-        return value
 
 
 def escape(key: str) -> str:

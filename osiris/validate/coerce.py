@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from osiris.extract.scalars import fits
 from osiris.registry import ComponentSpec
 
-_INT = re.compile(r"^[+-]?\d+$")
+_INT = re.compile(r"^[+-]?\d{1,20}$")  # longer ones cannot fit in 64 bits (nor in Python's int() limit)
 _FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 _NO_VALUE = object()
 
@@ -54,13 +55,14 @@ def _to_type(value: Any, expected: Any, schema: dict[str, Any]) -> Any:
     types = expected if isinstance(expected, list) else [expected]
     for kind in types:
         if kind == "integer":
-            if isinstance(value, str) and _INT.match(value.strip()):
+            if isinstance(value, str) and _INT.match(value.strip()) and fits(int(value.strip())):
                 return int(value.strip())
             if isinstance(value, float) and value.is_integer():
                 return int(value)
         elif kind == "number" and isinstance(value, str) and _FLOAT.match(value.strip()):
-            number = float(value.strip())
-            return int(number) if _INT.match(value.strip()) else number
+            number: int | float = int(value.strip()) if _INT.match(value.strip()) else float(value.strip())
+            if fits(number):
+                return number
         elif kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"
         elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.extract import Position
+from osiris.extract.scalars import fits
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.validate.codes import CODES
 from osiris.validate.issue import Issue, Severity
@@ -70,8 +71,7 @@ class Findings:
                 return self.positions[path]
             if not path:
                 return None
-            path = path.rsplit("/", 1)[0]
-
+            path = path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def _safe_value(path: str, value: Any, secret: bool) -> Any:
@@ -85,4 +85,6 @@ def _safe_value(path: str, value: Any, secret: bool) -> Any:
         return f"<mapping of {len(value)} keys>"
     if isinstance(value, list):
         return f"<list of {len(value)} items>"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not fits(value):
+        return str(value) if isinstance(value, float) else f"<a number of {value.bit_length()} bits>"
     return value

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import ast
 import operator
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from osiris.errors import SettingsError
+from osiris.registry.patterns import pattern_problem, search
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -33,7 +33,7 @@ _FUNCTIONS = {
     "upper": lambda value: value.upper() if isinstance(value, str) else value,
     "startswith": lambda value, prefix: isinstance(value, str) and value.startswith(prefix),
     "endswith": lambda value, suffix: isinstance(value, str) and value.endswith(suffix),
-    "matches": lambda value, pattern: isinstance(value, str) and re.search(pattern, value) is not None,
+    "matches": lambda value, pattern: isinstance(value, str) and isinstance(pattern, str) and search(pattern, value),
 }
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: lambda a, b: a is b,
@@ -43,6 +43,7 @@ _ALLOWED_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.
                   ast.Name, ast.Load, ast.Attribute, ast.Subscript, ast.Constant, ast.List, ast.Tuple,
                   ast.Call, ast.BinOp, ast.Add, ast.Sub, *_COMPARE)
 NAMES = ("pipeline", "steps", "step")
+MAX_RULE_DEPTH = 50  # levels of nesting in one expression; real rules need a handful
 
 
 @dataclass(frozen=True)
@@ -72,20 +73,54 @@ def compile_rule(rule: Any) -> CompiledRule:
 
 def _parse(name: str, field: str, text: str) -> ast.Expression:
     where = f"validation.rules '{name}' {field}"
+    too_deep = f"{where}: the expression nests deeper than {MAX_RULE_DEPTH} levels; split it into simpler rules"
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
-        raise SettingsError(f"{where}: not a valid expression ({error.msg}): {text}") from None
+        raise SettingsError(f"{where}: not a valid expression ({error.msg}): {_short(text)}") from None
+    except (RecursionError, MemoryError):
+        raise SettingsError(too_deep) from None
+    if _depth(tree) > MAX_RULE_DEPTH:
+        raise SettingsError(too_deep)
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
-            raise SettingsError(f"{where}: '{type(node).__name__}' is not allowed in rules: {text}")
+            raise SettingsError(f"{where}: '{type(node).__name__}' is not allowed in rules: {_short(text)}")
         if isinstance(node, ast.Name) and node.id not in NAMES and node.id not in _FUNCTIONS:
-            raise SettingsError(f"{where}: unknown name '{node.id}'; use pipeline, steps or step: {text}")
+            raise SettingsError(f"{where}: unknown name '{node.id}'; use pipeline, steps or step: {_short(text)}")
         if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-            raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {text}")
+            raise SettingsError(f"{where}: '{node.attr}' is not allowed in rules: {_short(text)}")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
-            raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {text}")
+            raise SettingsError(f"{where}: only {', '.join(_FUNCTIONS)} can be called: {_short(text)}")
+        problem = _literal_pattern_problem(node)
+        if problem:
+            raise SettingsError(f"{where}: {problem}: {_short(text)}")
     return tree
+
+
+def _literal_pattern_problem(node: ast.AST) -> str | None:
+    """A pattern written into the rule (`matches(x, "...")`) is checked now, not at every run."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "matches"):
+        return None
+    pattern = node.args[1] if len(node.args) == 2 else None
+    if isinstance(pattern, ast.Constant):
+        problem = pattern_problem(pattern.value)
+        return f"matches() pattern {pattern.value!r} is {problem}" if problem else None
+    return None
+
+
+def _depth(tree: ast.AST) -> int:
+    """The nesting depth of an expression, counted without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_rules(rules: list[CompiledRule], pipeline: dict[str, Any], findings: Findings) -> None:
@@ -121,7 +156,7 @@ _FAILED = object()
 def _evaluate(node: ast.AST, names: dict[str, Any]) -> Any:
     try:
         return _eval(node, names)
-    except (_Failed, TypeError, ValueError, re.error, RecursionError):
+    except (_Failed, TypeError, ValueError, RecursionError):  # PatternError is a ValueError
         return _FAILED
 
 

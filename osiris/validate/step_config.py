@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
+from osiris.registry.patterns import search
 from osiris.suggest import closest, did_you_mean, listing
 from osiris.validate.canonical import Edit
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
@@ -144,10 +145,11 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
     if spec.config_schema.get("additionalProperties", True) is not False:
         return
     known = list(spec.properties)
+    patterns = spec.config_schema.get("patternProperties") or {}
     for key in list(config):
         if findings.full:
             break
-        if key in spec.properties or is_extension(key):
+        if key in spec.properties or is_extension(key) or any(search(pattern, key) for pattern in patterns):
             continue
         alias_of = spec.aliases.get(key)
         if alias_of:

@@ -1,0 +1,64 @@
+"""`$ref` in a spec resolves inside that spec, and nowhere else: nothing is ever fetched (ADR 0086).
+
+jsonschema's default registry fetches `http://` and `file://` references while it validates, so a
+user's spec could make `osiris validate` send a request or read any file. Every validator Osiris
+builds gets a registry that refuses to retrieve, and every reference in a spec is resolved when the
+spec is loaded, so that a dangling or outside one is a spec problem, not a crash mid-validation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from osiris.registry.walk import schema_nodes
+
+_REF_KEYWORDS = ("$ref", "$dynamicRef")
+
+
+class OutsideReference(LookupError):
+    """A reference to something outside the spec: Osiris does not fetch it."""
+
+
+def _refuse(uri: str) -> Any:
+    raise OutsideReference(uri)
+
+
+@lru_cache(maxsize=1)
+def no_retrieval() -> Any:
+    """A `referencing` registry that retrieves nothing (jsonschema adds the meta-schemas it knows)."""
+    from referencing import Registry
+
+    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+def reference_problems(schema: Any, where: str) -> list[str]:
+    """One line per `$ref`/`$dynamicRef` in `schema` that does not resolve inside it (`where`: its pointer)."""
+    if not isinstance(schema, dict):
+        return []
+    from jsonschema_specifications import REGISTRY as META_SCHEMAS
+    from referencing.jsonschema import DRAFT202012
+
+    root = schema.get("$id") if isinstance(schema.get("$id"), str) else ""
+    registry = META_SCHEMAS.combine(no_retrieval().with_resource(root, DRAFT202012.create_resource(schema))).crawl()
+    problems = []
+    for pointer, base, reference in _references(schema, root, where):
+        try:
+            registry.resolver(base_uri=base).lookup(reference)
+        except Exception:  # referencing raises Unresolvable, PointerToNowhere, NoSuchAnchor, ...
+            problems.append(f"{pointer} = {_short(reference)!r} does not resolve inside the spec; Osiris resolves "
+                            "references only within the spec (#/... or an $anchor) and never fetches one")
+    return problems
+
+
+def _references(schema: Any, root: str, where: str) -> Iterator[tuple[str, str, str]]:
+    """(pointer, base URI, reference) of every reference in the schema."""
+    for pointer, node, base in schema_nodes(schema, where, root):
+        for keyword in _REF_KEYWORDS:
+            if isinstance(node.get(keyword), str):
+                yield f"{pointer}/{keyword}", base, node[keyword]
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."

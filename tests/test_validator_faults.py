@@ -1,0 +1,144 @@
+"""Hostile but tiny answers (issue 9, items 3 and 12): never an exception, never NaN in JSON.
+
+Each case was exit 5 (internal error) or a hang before the fix; each now gets the code and line
+the user sees.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from osiris.validate.coerce import coerce_value
+from osiris.validate.findings import Findings
+from tests.validate_helpers import CONNECTIONS, oml, run_cli, validator
+
+HEAD = 'oml_version: "0.1.0"\nname: customers-to-csv\n'
+STEP = ("steps:\n  - id: extract-customers\n    component: mysql.extractor\n    mode: read\n"
+        "    config:\n      connection: \"@mysql.default\"\n      table: customers\n")
+
+
+def strict_json(value) -> str:
+    """What the session writers do: json.dumps with allow_nan=False (raises on NaN and Infinity)."""
+    return json.dumps(value, allow_nan=False)
+
+
+def report_json(text: str) -> tuple[list[str], str]:
+    report = validator().validate(text)
+    return [issue.code for issue in report.issues], strict_json(
+        {"issues": [issue.to_dict() for issue in report.issues], "pipeline": report.pipeline})
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / ".osiris.yaml").write_text(yaml.safe_dump({"connections": CONNECTIONS}))
+    return tmp_path
+
+
+def validate_file(project, text: str, *args: str):
+    (project / "p.yaml").write_text(text)
+    return run_cli("validate", *args, "p.yaml", cwd=project)
+
+
+@pytest.mark.parametrize("text, line", [
+    (HEAD + "steps: []\necho: !!bool maybe\n", "p.yaml:4:7 OML101 'maybe' is not a valid !!bool"),
+    (HEAD + STEP + "      query: !!timestamp x\n", "p.yaml:10:14 OML101 'x' is not a valid !!timestamp"),
+])
+def test_values_safe_load_refuses_are_oml101_with_their_line(project, text, line):
+    result = validate_file(project, text)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == line
+
+
+def test_a_huge_hex_number_is_oml105_not_a_crash(project):
+    result = validate_file(project, HEAD + STEP + "      port: 0x" + "f" * 4000 + "\n")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        "p.yaml:10:13 OML105 the number 0xfffffffffffffffffffffffffffffffffff... has 4,002 characters; "
+        "numbers must be smaller than 2^64")
+
+
+def test_numbers_beyond_64_bits_are_oml105():
+    codes, _ = report_json(HEAD + STEP + "      port: " + "9" * 30 + "\n")
+    assert codes == ["OML105"]
+
+
+def test_a_5000_digit_string_is_not_coerced_but_a_type_error(project):
+    result = validate_file(project, HEAD + STEP + "      port: \"" + "9" * 5000 + "\"\n", "--json")
+    assert result.returncode == 1, result.stderr
+    issues = json.loads(result.stdout)["files"][0]["issues"]
+    assert [(i["code"], i["path"]) for i in issues] == [("OML305", "/steps/0/config/port")]
+    assert issues[0]["message"] == "port must be a whole number, not '" + "9" * 57 + "...'"
+
+
+@pytest.mark.parametrize("written", [".nan", ".inf", "-.Inf", "1e999"])
+def test_nan_and_infinity_are_type_errors_and_never_reach_json(project, written):
+    result = validate_file(project, HEAD + STEP + f"      port: {written}\n      batch_size: {written}\n", "--json")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(f"{name} in --json output"))
+    issues = data["files"][0]["issues"]
+    assert [(i["code"], i["path"], i["value"]) for i in issues] == [
+        ("OML305", "/steps/0/config/port", written), ("OML305", "/steps/0/config/batch_size", written)]
+    assert issues[0]["message"] == f"port must be a whole number, not '{written}'"
+
+
+def test_nan_in_free_text_keeps_the_report_strict_json():
+    codes, dumped = report_json(HEAD + STEP + "description: .nan\nx-limit: .inf\n")
+    assert "OML101" not in codes and "NaN" not in dumped and "Infinity" not in dumped
+
+
+@pytest.mark.parametrize("text", ["1e999", "9" * 5000, "-" + "9" * 400])
+def test_string_numbers_beyond_limits_are_not_coerced(text):
+    assert coerce_value(text, {"type": "number"}) == text
+    assert coerce_value(text, {"type": "integer"}) == text
+
+
+def test_a_non_finite_value_an_issue_carries_is_rendered_as_text():
+    findings = Findings()
+    findings.add("OML305", "/steps/0/config/port", "bad", value=float("nan"))
+    findings.add("OML305", "/steps/0/config/port", "bad", value=10**5000)
+    assert [issue.value for issue in findings.issues] == ["nan", "<a number of 16610 bits>"]
+    strict_json([issue.to_dict() for issue in findings.issues])
+
+
+@pytest.mark.parametrize("text, line", [
+    (HEAD + "steps: !!python/object/apply:os.system\n  - echo pwned\n",
+     "p.yaml:3:8 OML101 the tag !!python/object/apply:os.system is not allowed here: OML is plain YAML"),
+    ('oml_version: "0.1.0"\n!!python/name:os.system name: x\nsteps: []\n',
+     "p.yaml:2:1 OML101 the tag !!python/name:os.system is not allowed: OML is plain YAML"),
+])
+def test_tags_on_collections_and_keys_are_oml101(project, text, line):
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load(text)  # what Osiris refuses, safe_load refuses too
+    result = validate_file(project, text)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[0] == line
+
+
+def test_collection_tags_safe_load_reads_are_refused_too(project):
+    """OML has no sets or ordered maps: a tagged collection is never what an author meant."""
+    result = validate_file(project, HEAD + "metadata: !!set {a, b}\nsteps: []\n")
+    assert result.stdout.splitlines()[0] == "p.yaml:3:11 OML101 the tag !!set is not allowed here: OML is plain YAML"
+
+
+def test_merge_and_value_keys_stay_text():
+    codes, _ = report_json(HEAD + STEP + "      delimiter: =\n")
+    assert "OML101" not in codes
+
+
+@pytest.mark.parametrize("path", ["steps/0/config/port", "x", "no-slash"])
+def test_position_of_a_path_without_leading_slash_ends(path):
+    findings = Findings({"": (1, 1)})
+    assert findings.position_of(path) == (1, 1)
+
+
+@pytest.mark.parametrize("expr", ["not " * 3000 + "step", "[" * 60 + "]" * 60, "step" + ".a" * 3000])
+def test_a_deeply_nested_rule_is_a_settings_error_exit_2(project, expr):
+    (project / ".osiris.yaml").write_text(yaml.safe_dump({"validation": {"rules": [{"name": "deep", "expr": expr}]}}))
+    result = validate_file(project, oml())
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        f"osiris: error: {project / '.osiris.yaml'}: validation.rules 'deep' expr: the expression nests deeper "
+        "than 50 levels; split it into simpler rules"]
