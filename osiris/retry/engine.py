@@ -236,7 +236,7 @@ class GenerationEngine:
         request = LLMRequest(
             system_stable=self.system_prompt.stable,
             system_dynamic=self.system_prompt.dynamic,
-            messages=[*self.history, Message("user", prompt)],
+            messages=[*self.history, Message("user", self.session.redactor.text(prompt))],  # the last lock
             max_tokens=self.config.max_tokens,
         )
         self.session.emit(
@@ -334,7 +334,8 @@ class GenerationEngine:
             self._remember_turn(result.request, result.oml_text or "")
         elif result.question:
             self.session.emit("assistant_question", cycle=result.cycle, text=result.question)
-            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", result.question)]
+            question = self.session.redactor.text(result.question)
+            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", question)]
         else:
             self.session.emit(
                 "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)

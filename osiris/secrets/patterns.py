@@ -39,12 +39,21 @@ COLON_ASSIGNMENT = re.compile(
     rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;}}\]][^\n,;}}\]]*)"""
 )
 
+# `password: |` or `"password": >-` opening a YAML block scalar, whose lines follow more indented.
+BLOCK_SCALAR_KEY = re.compile(
+    r"""(?P<indent>[ \t]*)(?:-[ \t]+)?(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=quote)[ \t]*:"""
+    r"""[ \t]+(?:[&!][^\s]{0,100}[ \t]+){0,2}[|>][-+0-9]{0,3}[ \t]*(?:#[^\n]*)?\n?"""
+)
+
 # `key=value` in query strings, DSN options, env lines and shell commands: the value stops at
 # `&`, quotes and blanks, so `endpoint: "/customers?token=S"` masks S and keeps the closing quote.
 EQUALS_ASSIGNMENT = re.compile(
     r"""(?P<head>(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})[ \t]*=[ \t]*)"""
     rf"""(?P<value>{_ENV}(?=[\s"'&;,#}}\])]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\s"'&;,#}}\])]*|{_DQ}|{_SQ}|[^\s"'&;,#}}\])][^\s"'&;,#}}\])]*)"""
 )
+
+# `?name=value` and `&name=value` in a URL or path: the parameters a URL carries.
+QUERY_PARAMETER = re.compile(r"[?&;](?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})=(?P<value>[^&#\s]+)")
 
 # Header lines whose whole value is secret, whatever it holds (`Cookie: a=1; b=2`).
 SECRET_HEADER = re.compile(
@@ -72,6 +81,9 @@ PROSE_NOT_SECRET = frozenset({
     "wrong", "invalid", "correct", "needed", "null", "none", "unset", "ignored", "masked", "secret", "given",
     "there", "here", "this", "that", "it", "my", "your", "our", "their", "expired", "changed", "also",
     "still", "now", "read", "supplied", "provided", "handled", "taken", "used", "hidden", "redacted",
+    "valid", "invalid", "ok", "okay", "fine", "good", "bad", "too", "very", "only", "shown", "sent", "written",
+    "known", "unknown", "new", "old", "same", "different", "optional", "mandatory", "long", "short", "weak",
+    "strong", "blank", "incorrect", "unavailable", "available", "saved", "gone", "lost", "right",
 })
 
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")

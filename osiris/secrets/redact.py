@@ -24,6 +24,7 @@ from urllib.parse import quote, quote_plus
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.patterns import (
     AUTH_SCHEME,
+    BLOCK_SCALAR_KEY,
     COLON_ASSIGNMENT,
     DSN_PASSWORD,
     ENV_REFERENCE,
@@ -112,9 +113,29 @@ class Redactor:
             text = pattern.sub(MASK, text)
         text = SQL_PASSWORD.sub(_quoted_mask, text)
         text = SECRET_HEADER.sub(_keep_head, text)
+        if "|" in text or ">" in text:
+            text = self._mask_secret_blocks(text)
         text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
         text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
         return PROSE_SECRET.sub(_mask_prose, text)
+
+    def _mask_secret_blocks(self, text: str) -> str:
+        """`password: |` in text that is not a whole YAML document (an answer that does not parse):
+        every line of the block, up to the next line indented no deeper than the key, reads ***."""
+        lines = text.splitlines(keepends=True)
+        inside: int | None = None  # the key's indentation while inside a secret block
+        for number, line in enumerate(lines):
+            body = line.lstrip(" \t")
+            depth = len(line) - len(body)
+            if inside is not None:
+                if not body.strip() or depth > inside:
+                    lines[number] = line[:depth] + MASK + ("\n" if line.endswith("\n") else "") if body.strip() else line
+                    continue
+                inside = None
+            opening = BLOCK_SCALAR_KEY.fullmatch(line)
+            if opening and self.is_secret_field(opening["key"]):
+                inside = len(opening["indent"])
+        return "".join(lines)
 
     def data(self, value: Any, key: str | None = None) -> Any:
         """A redacted copy of JSON-like data: whatever sits under a secret key is masked (numbers
@@ -208,7 +229,10 @@ def _quoted_mask(match: re.Match[str]) -> str:
 
 def _mask_prose(match: re.Match[str]) -> str:
     secret = match["secret"]
-    if secret.lower() in PROSE_NOT_SECRET or secret == MASK or is_reference(secret):
+    lowered = secret.lower()
+    if lowered in PROSE_NOT_SECRET or secret == MASK or is_reference(secret):
+        return match.group(0)
+    if lowered.isalpha() and lowered.endswith(("ed", "ing", "ly", "able", "ible")):  # "was rejected"
         return match.group(0)
     return match["head"] + MASK
 
