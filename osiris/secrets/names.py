@@ -12,7 +12,7 @@ MASK = "***"
 
 _SECRET_WORDS = frozenset({
     "password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential", "credentials",
-    "authorization", "cookie", "cookies",
+    "authorization", "cookie", "cookies", "pin",
 })
 _SECRET_PHRASES = ("api_key", "client_secret", "service_role_key", "anon_key")
 # `<word>_key` is a secret unless the word says what kind of non-secret key it is.

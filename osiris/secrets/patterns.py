@@ -36,7 +36,7 @@ _ENV = r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}\}"
 # `/steps/0/config/password: message` the key is a path, not an assignment.
 COLON_ASSIGNMENT = re.compile(
     r"""(?P<head>(?<![\w/.\-])(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=quote)[ \t]*:[ \t]+)"""
-    rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;}}\]][^\n,;}}\]]*)"""
+    rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;{{}}\[\]][^\n,;}}\]]*?(?=[ \t]#|[\n,;}}\]]|$))"""
 )
 
 # `password: |` or `"password": >-` opening a YAML block scalar, whose lines follow more indented.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from osiris.secrets.names import MASK
@@ -37,12 +37,38 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         events = list(yaml.parse(text, Loader=loader))
-    except (yaml.YAMLError, ValueError, RecursionError):
+    except Exception:  # noqa: BLE001 - whatever the parser makes of hostile text, it is then free text
         return None
     if not any(isinstance(e, (yaml.MappingStartEvent, yaml.SequenceStartEvent)) for e in events[:4]):
         return None
+    # An alias under a secret key makes its anchor secret wherever the anchor is written.
+    secret_anchors = {event.anchor for event, _key, secret in _walk(events, is_secret_key)
+                      if secret and isinstance(event, yaml.AliasEvent)}
     pieces: list[str] = []
     position = 0
+    for event, _is_key, secret in _walk(events, is_secret_key):
+        if not isinstance(event, yaml.ScalarEvent):
+            continue
+        start, end = event.start_mark.index, event.end_mark.index
+        secret = (secret or event.anchor in secret_anchors) and not _is_empty(event) and not is_reference(event.value)
+        source = text[start:end]
+        replaced = _secret_scalar(source, event) if secret else _masked_scalar(source, event, mask)
+        pieces += [_between(text[position:start], mask), source if replaced is None else replaced]
+        position = end
+    pieces.append(_between(text[position:], mask))
+    redacted = "".join(pieces)
+    try:
+        for _event in yaml.parse(redacted, Loader=loader):
+            pass
+    except Exception:  # noqa: BLE001 - a shape the masks could not keep: the caller falls back to free text
+        return None
+    return redacted
+
+
+def _walk(events: list, is_secret_key: Callable[[str], bool]) -> Iterator[tuple[object, bool, bool]]:
+    """(event, is it a mapping key?, is it in a secret place?) for each node event."""
+    import yaml
+
     stack: list[_Frame] = []
     for event in events:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
@@ -50,24 +76,11 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             stack.pop()
             _node_done(stack, key_secret=False)
-        elif isinstance(event, yaml.AliasEvent):
-            _node_done(stack, key_secret=False)
-        elif isinstance(event, yaml.ScalarEvent):
-            start, end = event.start_mark.index, event.end_mark.index
+        elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
             is_key = bool(stack) and stack[-1].is_mapping and stack[-1].at_key
-            secret = not is_key and _value_is_secret(stack) and not _is_empty(event) and not is_reference(event.value)
-            source = text[start:end]
-            replaced = _masked_scalar(source, event, mask) if not secret else _secret_scalar(source, event)
-            pieces += [_between(text[position:start], mask), source if replaced is None else replaced]
-            position = end
-            _node_done(stack, key_secret=is_key and is_secret_key(event.value))
-    pieces.append(_between(text[position:], mask))
-    redacted = "".join(pieces)
-    try:
-        yaml.load(redacted, Loader=loader)
-    except (yaml.YAMLError, ValueError, RecursionError):
-        return None  # a shape the masks could not keep: the caller falls back to free text
-    return redacted
+            yield event, is_key, not is_key and _value_is_secret(stack)
+            names_secret = is_key and isinstance(event, yaml.ScalarEvent) and is_secret_key(event.value)
+            _node_done(stack, key_secret=names_secret)
 
 
 def _between(gap: str, mask: Callable[[str], str]) -> str:
