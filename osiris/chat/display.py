@@ -30,6 +30,7 @@ class Display(Protocol):
     def yaml(self, text: str) -> None: ...
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None: ...
     def status(self, text: str) -> contextlib.AbstractContextManager[Status]: ...
+    def redact(self, text: str) -> str: ...
 
 
 def make_display(stream: TextIO, env: Mapping[str, str] | None = None) -> Display:
@@ -92,6 +93,9 @@ class PlainDisplay:
     def status(self, text: str) -> Iterator[Status]:
         yield _PlainStatus(self, text)
 
+    def redact(self, text: str) -> str:
+        return text  # RedactedDisplay masks; a bare display shows text as it is
+
 
 class _RedactedStatus:
     def __init__(self, status: Status, redact: Callable[[str], str]) -> None:
@@ -108,6 +112,10 @@ class RedactedDisplay:
     def __init__(self, display: Display, redact: Callable[[str], str]) -> None:
         self._display, self._redact = display, redact
         self.fancy = display.fancy
+
+    def redact(self, text: str) -> str:
+        """Mask a whole text at once (a pipeline whose lines are then shown a few at a time)."""
+        return self._redact(text)
 
     def say(self, text: str = "") -> None:
         self._display.say(self._redact(text))

@@ -276,7 +276,9 @@ class GenerationEngine:
         report = self.validator.validate(text, truncated=truncated)
         elapsed = (time.perf_counter() - started) * 1000
         if report.pipeline is not None:  # an inline secret in the answer: mask it everywhere from now on
-            self.session.redactor.learn_from(report.pipeline)
+            registry = getattr(self.validator, "registry", None)
+            spec_marked = registry.secret_paths(report.pipeline) if registry is not None else ()
+            self.session.redactor.learn_from(report.pipeline, spec_marked)
         return report, elapsed
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:

@@ -58,7 +58,7 @@ class ProgressPrinter:
         from osiris.validate.excerpt import excerpt
 
         for issue in issues[:MAX_ISSUES_SHOWN]:
-            shown = excerpt(text, issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
+            shown = excerpt(self.redact(text), issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
             for n, line in enumerate(friendly(issue).splitlines() + shown.splitlines()):
                 self._print(("  - " if n == 0 else "    ") + line)
         if len(issues) > MAX_ISSUES_SHOWN:

@@ -25,6 +25,7 @@ VENDOR_KEYS = [
     re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
     re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),
     re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}"),
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT (Supabase keys)
 ]
 
 # A quoted value, escapes and doubled quotes included: "a\"b", 'it''s'.

@@ -68,10 +68,14 @@ class Redactor:
         self._forms |= forms
         self._known_pattern = re.compile("|".join(re.escape(f) for f in sorted(self._forms, key=len, reverse=True)))
 
-    def learn_from(self, data: Any) -> None:
+    def learn_from(self, data: Any, secret_paths: Iterable[str] = ()) -> None:
         """Remember the values found under secret keys in `data` (e.g. an LLM's pipeline that wrote
-        a password inline), so that they are masked wherever they turn up later, under any key."""
-        self.add_known(self._secret_values(data))
+        a password inline), and at `secret_paths` (JSON pointers a component spec marks secret), so
+        that they are masked wherever they turn up later, under any key."""
+        from osiris.validate.pointer import split
+
+        at_paths = [_at(data, split(path)) for path in secret_paths]
+        self.add_known([*self._secret_values(data), *(v for found in at_paths for v in self._secret_values(found, True))])
 
     def _secret_values(self, data: Any, secret: bool = False) -> list[Any]:
         if isinstance(data, Mapping):
@@ -216,6 +220,18 @@ def split_fences(text: str) -> list[tuple[bool, str]]:
             current.append(line)
     pieces.append((bool(fence), "".join(current)))
     return pieces
+
+
+def _at(data: Any, parts: list[str]) -> Any:
+    """The value at a JSON pointer's parts, or None."""
+    for part in parts:
+        if isinstance(data, Mapping):
+            data = data.get(part)
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return None
+    return data
 
 
 def _keep_head(match: re.Match[str]) -> str:
