@@ -50,7 +50,7 @@ def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Any
         from osiris.request import scrub_request
 
         return TerminalReader(history_file, lambda text: scrub_request(text, redactor).text)
-    return PlainReader(stdin, stdout)
+    return PlainReader(stdin, stdout, scrub=redactor.text)
 
 
 def greet(display: Any, engine: Any) -> None:

@@ -117,7 +117,7 @@ def inline_secrets(config: Mapping[str, Any], spec: ComponentSpec) -> list[Inlin
     for pointer in sorted(spec.secret_pointers):
         located = _locate(config, pointer.strip("/").split("/"))
         if located is not None and located[1] is not None:
-            found[located[0]] = InlineSecret(located[0], ".".join(pointer.strip("/").split("/")), located[1], True)
+            found[located[0]] = InlineSecret(located[0], located[0].strip("/").replace("/", "."), located[1], True)
     for pointer, key, value in _leaves(config, ""):
         if any(pointer == p or pointer.startswith(p + "/") for p in found):
             continue
