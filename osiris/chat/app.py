@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from osiris.chat.display import make_display
+from osiris.chat.display import RedactedDisplay, make_display
 from osiris.chat.loop import ChatLoop
 from osiris.chat.progress import ChatProgress
 from osiris.chat.reader import LineReader, PlainReader, TerminalReader
@@ -31,6 +31,7 @@ def start_chat(
     progress = ChatProgress(display)
     # A bad --resume id fails here, before anything is written.
     engine = open_engine(effective, command="chat", observer=progress, may_ask=True, resume=resume)
+    display = progress.display = RedactedDisplay(display, engine.session.redactor.text)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
     loop = ChatLoop(
         engine, display, reader, progress,
@@ -49,7 +50,7 @@ def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Any
         from osiris.request import scrub_request
 
         return TerminalReader(history_file, lambda text: scrub_request(text, redactor).text)
-    return PlainReader(stdin, stdout)
+    return PlainReader(stdin, stdout, scrub=redactor.text)
 
 
 def greet(display: Any, engine: Any) -> None:

@@ -6,7 +6,7 @@ Both have the same methods, so the rest of the chat never asks which one it has.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol, TextIO
 
 from osiris.chat.terminal import wants_fancy_output
@@ -30,6 +30,7 @@ class Display(Protocol):
     def yaml(self, text: str) -> None: ...
     def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None: ...
     def status(self, text: str) -> contextlib.AbstractContextManager[Status]: ...
+    def redact(self, text: str) -> str: ...
 
 
 def make_display(stream: TextIO, env: Mapping[str, str] | None = None) -> Display:
@@ -91,3 +92,54 @@ class PlainDisplay:
     @contextlib.contextmanager
     def status(self, text: str) -> Iterator[Status]:
         yield _PlainStatus(self, text)
+
+    def redact(self, text: str) -> str:
+        return text  # RedactedDisplay masks; a bare display shows text as it is
+
+
+class _RedactedStatus:
+    def __init__(self, status: Status, redact: Callable[[str], str]) -> None:
+        self._status, self._redact = status, redact
+
+    def update(self, text: str) -> None:
+        self._status.update(self._redact(text))
+
+
+class RedactedDisplay:
+    """Any display, with every text passed through `redact` first (SPEC §8): a secret echoed into
+    an error message or a pipeline is masked on the screen as it is in the session."""
+
+    def __init__(self, display: Display, redact: Callable[[str], str]) -> None:
+        self._display, self._redact = display, redact
+        self.fancy = display.fancy
+
+    def redact(self, text: str) -> str:
+        """Mask a whole text at once (a pipeline whose lines are then shown a few at a time)."""
+        return self._redact(text)
+
+    def say(self, text: str = "") -> None:
+        self._display.say(self._redact(text))
+
+    def note(self, text: str) -> None:
+        self._display.note(self._redact(text))
+
+    def success(self, text: str) -> None:
+        self._display.success(self._redact(text))
+
+    def warn(self, text: str) -> None:
+        self._display.warn(self._redact(text))
+
+    def error(self, text: str) -> None:
+        self._display.error(self._redact(text))
+
+    def yaml(self, text: str) -> None:
+        self._display.yaml(self._redact(text))
+
+    def table(self, headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "") -> None:
+        shown = [[self._redact(str(cell)) for cell in row] for row in rows]
+        self._display.table(headers, shown, title=self._redact(title))
+
+    @contextlib.contextmanager
+    def status(self, text: str) -> Iterator[Status]:
+        with self._display.status(self._redact(text)) as status:
+            yield _RedactedStatus(status, self._redact)

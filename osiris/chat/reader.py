@@ -63,10 +63,12 @@ class PlainReader:
     that was not typed on a terminal is echoed after it, so the output of a piped run reads
     like the terminal session it stands for."""
 
-    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None,
+                 scrub: Callable[[str], str] = str) -> None:
         self._in = stdin or sys.stdin
         self._out = stdout or sys.stdout
         self._echo = not is_interactive(self._in)
+        self._scrub = scrub  # the echo is output: a password in the input is masked there too
 
     def read(self) -> str:
         return self._line(PROMPT)
@@ -82,5 +84,5 @@ class PlainReader:
             self._out.write("\n")
             raise EOFError
         if self._echo:
-            self._out.write(line if line.endswith("\n") else line + "\n")
+            self._out.write(self._scrub(line.rstrip("\n")) + "\n")
         return line.rstrip("\n")

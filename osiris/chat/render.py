@@ -49,7 +49,7 @@ def show_errors(display: Display, issues: Sequence[Any], limit: int | None = Non
 
     shown = list(issues if limit is None else issues[:limit])
     for issue in shown:
-        around = excerpt(text, issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
+        around = excerpt(display.redact(text), issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
         lines = (friendly(issue).splitlines() or [issue.message]) + around.splitlines()
         display.error("  - " + lines[0])
         for line in lines[1:]:

@@ -36,6 +36,9 @@ class RichDisplay:
     def error(self, text: str) -> None:
         self.console.print(Text(text, style="red"))
 
+    def redact(self, text: str) -> str:
+        return text  # RedactedDisplay masks; a bare display shows text as it is
+
     def yaml(self, text: str) -> None:
         self.console.print(Syntax(text.rstrip("\n"), "yaml", theme="ansi_dark", background_color="default"))
 

@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
         output = require_output_path("-o", args.output) if args.output else None
         effective = load_settings(cli=cli_settings(args), config_path=args.config)
         require_sessions_dir(effective)
-        engine = open_engine(effective, command="generate", observer=ProgressPrinter(sys.stderr))
+        printer = ProgressPrinter(sys.stderr)
+        engine = open_engine(effective, command="generate", observer=printer)
+        printer.redact = engine.session.redactor.text
     except OsirisError as error:
         _print_json_error(args, error, session=None)
         raise

@@ -236,7 +236,7 @@ class GenerationEngine:
         request = LLMRequest(
             system_stable=self.system_prompt.stable,
             system_dynamic=self.system_prompt.dynamic,
-            messages=[*self.history, Message("user", prompt)],
+            messages=[*self.history, Message("user", self.session.redactor.text(prompt))],  # the last lock
             max_tokens=self.config.max_tokens,
         )
         self.session.emit(
@@ -276,7 +276,9 @@ class GenerationEngine:
         report = self.validator.validate(text, truncated=truncated)
         elapsed = (time.perf_counter() - started) * 1000
         if report.pipeline is not None:  # an inline secret in the answer: mask it everywhere from now on
-            self.session.redactor.learn_from(report.pipeline)
+            registry = getattr(self.validator, "registry", None)
+            spec_marked = registry.secret_paths(report.pipeline) if registry is not None else ()
+            self.session.redactor.learn_from(report.pipeline, spec_marked)
         return report, elapsed
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
@@ -334,7 +336,8 @@ class GenerationEngine:
             self._remember_turn(result.request, result.oml_text or "")
         elif result.question:
             self.session.emit("assistant_question", cycle=result.cycle, text=result.question)
-            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", result.question)]
+            question = self.session.redactor.text(result.question)
+            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", question)]
         else:
             self.session.emit(
                 "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
 from osiris.retry.progress import (
@@ -19,8 +20,9 @@ MAX_ISSUES_SHOWN = 8
 class ProgressPrinter:
     """An engine observer that prints one line per step, and the friendly errors of each attempt."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, redact: Callable[[str], str] = str) -> None:
         self.stream = stream
+        self.redact = redact  # the session's redactor, once there is a session (SPEC §8)
 
     def __call__(self, event: ProgressEvent) -> None:
         if isinstance(event, RequestScrubbed):
@@ -56,11 +58,14 @@ class ProgressPrinter:
         from osiris.validate.excerpt import excerpt
 
         for issue in issues[:MAX_ISSUES_SHOWN]:
-            shown = excerpt(text, issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
+            shown = excerpt(self.redact(text), issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""
             for n, line in enumerate(friendly(issue).splitlines() + shown.splitlines()):
-                print(("  - " if n == 0 else "    ") + line, file=self.stream)
+                self._print(("  - " if n == 0 else "    ") + line)
         if len(issues) > MAX_ISSUES_SHOWN:
-            print(f"  ... and {len(issues) - MAX_ISSUES_SHOWN} more", file=self.stream)
+            self._print(f"  ... and {len(issues) - MAX_ISSUES_SHOWN} more")
 
     def _say(self, text: str) -> None:
-        print(f"osiris: {text}", file=self.stream, flush=True)
+        self._print(f"osiris: {text}")
+
+    def _print(self, line: str) -> None:
+        print(self.redact(line), file=self.stream, flush=True)

@@ -87,4 +87,4 @@ def all_secret_fields(registry: Any) -> set[str]:
     fields: set[str] = set()
     for name in getattr(registry, "components", {}) or {}:
         fields |= {pointer_parts(pointer)[-1] for pointer in registry.secret_fields(name) if pointer}
-    return fields - {""}
+    return fields - {"", "key"}  # `key` alone is too common a word; supabase keys: learnt, and their JWT shape

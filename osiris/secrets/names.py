@@ -1,4 +1,8 @@
-"""Which key names hold secrets (SPEC §8): password, token, api_key, secret, ... but not auth_type."""
+"""Which key names hold secrets (SPEC §8): password, token, api_key, secret, ... but not auth_type.
+
+The word `key` alone names a setting, a column or a map entry, not a secret; `api_key`,
+`apiKey`, `private_key` and `signing_key` are secrets, `primary_key` and `sort_key` are not.
+"""
 
 from __future__ import annotations
 
@@ -6,37 +10,36 @@ import re
 
 MASK = "***"
 
-_SECRET_WORDS = (
-    "password",
-    "passwd",
-    "pwd",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "access_key",
-    "private_key",
-    "client_secret",
-    "credential",
-    "credentials",
-    "service_role_key",
-    "anon_key",
-    "key",
-)
-# Names that contain a secret word but hold nothing secret.
-_NOT_SECRET = {"max_tokens", "token_usage", "tokens", "key_column", "primary_key", "primary_keys",
-               "sort_key", "partition_key", "keys", "key_columns", "upsert_keys", "merge_key"}
-_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
+_SECRET_WORDS = frozenset({
+    "password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential", "credentials",
+    "authorization", "cookie", "cookies", "pin",
+})
+_SECRET_PHRASES = ("api_key", "client_secret", "service_role_key", "anon_key")
+# `<word>_key` is a secret unless the word says what kind of non-secret key it is.
+_PLAIN_KEY_KINDS = frozenset({
+    "primary", "sort", "partition", "merge", "upsert", "foreign", "unique", "join", "group", "cache",
+    "dedup", "dedupe", "distribution", "cluster", "row", "lookup", "business", "natural", "surrogate",
+    "composite", "shard", "idempotency", "hash", "sequence", "order", "dedupe", "index", "map", "dict",
+})
+# Names that contain a secret word but hold nothing secret (counts, kinds, pagination cursors).
+_NOT_SECRET = {"max_tokens", "token_usage", "tokens", "keys", "key_column", "key_columns", "upsert_keys"}
+_NOT_SECRET_SUFFIXES = ("_tokens", "_count", "_type", "_path", "_file", "_name", "_header_name", "_env")
+_NOT_SECRET_WORDS = frozenset({"page", "cursor", "next", "continuation", "pagination", "sync"})
+_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 
 
 def is_secret_key(name: str) -> bool:
-    """True for keys such as `password`, `db_password`, `apiKey`, `auth_token`; False for `author`."""
+    """True for `password`, `db_password`, `apiKey`, `auth_token`, `Proxy-Authorization`, `signing_key`;
+    False for `author`, `auth_type`, `key`, `primary_key`, `next_page_token`."""
     lowered = name.lower()
-    if lowered in _NOT_SECRET or lowered.endswith(("_tokens", "_count", "_type", "_path", "_file")):
+    if lowered in _NOT_SECRET or lowered.endswith(_NOT_SECRET_SUFFIXES):
         return False
-    words = [w for w in _SPLIT.split(name) if w]
-    words = [w.lower() for w in words]
-    joined = "_".join(words)
-    if any(word in _SECRET_WORDS for word in words):
+    words = [w.lower() for w in _SPLIT.split(name) if w]
+    if not words or _NOT_SECRET_WORDS.intersection(words):
+        return False
+    if _SECRET_WORDS.intersection(words):
         return True
-    return any(phrase in joined for phrase in _SECRET_WORDS if "_" in phrase)
+    joined = "_".join(words)
+    if any(phrase in joined for phrase in _SECRET_PHRASES):
+        return True
+    return len(words) > 1 and words[-1] == "key" and words[-2] not in _PLAIN_KEY_KINDS

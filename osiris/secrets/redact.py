@@ -1,80 +1,90 @@
-"""Redaction (SPEC §8): mask secrets in text and in data before anything is written or sent.
+"""Redaction (SPEC §8): mask secrets in text and in data before anything is written, shown or sent.
 
     redactor = Redactor(known_values=[api_key, mysql_password], secret_fields={"password"})
     redactor.text("mysql://app:hunter2@db/shop")        # 'mysql://app:***@db/shop'
-    redactor.data({"password": "x", "max_tokens": 10})  # {'password': '***', 'max_tokens': 10}
+    redactor.data({"password": 98765432, "max_tokens": 10})  # {'password': '***', 'max_tokens': 10}
 
-What is masked: values of keys that name secrets (`osiris.secrets.names.is_secret_key`) or that
-component specs mark secret, passwords inside DSNs, bearer tokens, Anthropic/OpenAI/AWS/GitHub/
-Slack-style keys, and every occurrence of the process's own known secret values. Numbers and
-booleans (tokens, durations, counts) are never masked; `${ENV}` and `@family.alias` references are
-kept, since they are names of secrets, not secrets.
+What is masked (docs/sessions.md, "What Osiris masks"): values under keys that name secrets
+(`osiris.secrets.names.is_secret_key`) or that component specs mark secret, whatever their type;
+the shapes in `osiris.secrets.patterns` (DSN passwords, auth headers and cookies, `token=` in
+URLs, SQL passwords, "the password is ...", vendor keys); and every occurrence of the process's
+own known secret values, also base64- and URL-encoded. A YAML document stays YAML with the same
+shape and lines (`osiris.secrets.yaml_text`). Operational figures are kept; `${ENV}` and
+`@family.alias` references are kept, since they name secrets without holding them.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from osiris.secrets.names import MASK, is_secret_key
+from osiris.secrets.patterns import (
+    AUTH_SCHEME,
+    BLOCK_SCALAR_KEY,
+    COLON_ASSIGNMENT,
+    DSN_PASSWORD,
+    ENV_REFERENCE,
+    EQUALS_ASSIGNMENT,
+    PROSE_NOT_SECRET,
+    PROSE_SECRET,
+    SECRET_HEADER,
+    SQL_PASSWORD,
+    VENDOR_KEYS,
+    is_reference,
+)
+from osiris.secrets.yaml_text import redact_yaml
+
+__all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_secrets", "is_reference",
+           "resolve_env_reference"]
 
 # Shorter known values would mask ordinary words; such "secrets" are not worth hiding anyway.
 MIN_KNOWN_SECRET_LENGTH = 4
-
-# scheme://user:password@host; the scheme is bounded so that long dotted text stays linear.
-DSN_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@]*:)(?P<secret>[^\s@/]+)(?=@)")
-_BEARER = re.compile(r"(?P<head>\b[Bb]earer\s+)(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)")
-_KEY_PATTERNS = [
-    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),  # Anthropic
-    re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"),  # OpenAI
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),  # AWS access key id
-    re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),  # GitHub
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack
-]
-# `key: value`, `"key": "value"` and `key=value` in free text (YAML, JSON, DSN query strings).
-# The key must stand alone: `/steps/0/config/password: message` is a path, not an assignment.
-_ASSIGNMENT = re.compile(
-    r"""(?P<head>(?<![\w/.\-])(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]*)(?P=quote)[ \t]*(?::[ \t]+|=[ \t]*))"""
-    r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s,;&}\]#][^\n,;&}\]#]*)"""
-)
-
-
-def is_reference(value: str) -> bool:
-    """`${ENV_VAR}` and `@family.alias` name a secret without holding it."""
-    stripped = value.strip().strip("\"'")
-    return bool(re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}|@[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+", stripped))
+MIN_ENCODED_LENGTH = 8  # an encoded fragment shorter than this would match ordinary text
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,})")
 
 
 class Redactor:
     """Masks secrets in strings and nested data. Build one per session; it is cheap to call."""
 
-    def __init__(self, known_values: Iterable[str] = (), secret_fields: Iterable[str] = ()) -> None:
+    def __init__(self, known_values: Iterable[Any] = (), secret_fields: Iterable[str] = ()) -> None:
         self.secret_fields = {name.lower() for name in secret_fields}
         self._verdicts: dict[str, bool] = {}  # key name -> is it secret (the same keys recur a lot)
-        self._known: list[str] = []
+        self._known: set[str] = set()
+        self._forms: set[str] = set()  # the known values and their encodings
         self._known_pattern: re.Pattern[str] | None = None
         self.add_known(known_values)
 
-    def add_known(self, values: Iterable[str]) -> None:
-        """Remember more secret values (e.g. a resolved connection password)."""
-        fresh = {str(v) for v in values if v is not None and len(str(v)) >= MIN_KNOWN_SECRET_LENGTH}
-        self._known = sorted(set(self._known) | fresh, key=len, reverse=True)
-        if self._known:
-            self._known_pattern = re.compile("|".join(re.escape(v) for v in self._known))
+    def add_known(self, values: Iterable[Any]) -> None:
+        """Remember more secret values (a resolved connection password, a number too)."""
+        fresh = {text for text in map(secret_text, values) if text and len(text) >= MIN_KNOWN_SECRET_LENGTH}
+        forms = {form for value in fresh - self._known for form in encoded_forms(value)}
+        if not forms:
+            return
+        self._known |= fresh
+        self._forms |= forms
+        self._known_pattern = re.compile("|".join(re.escape(f) for f in sorted(self._forms, key=len, reverse=True)))
 
-    def learn_from(self, data: Any) -> None:
+    def learn_from(self, data: Any, secret_paths: Iterable[str] = ()) -> None:
         """Remember the values found under secret keys in `data` (e.g. an LLM's pipeline that wrote
-        a password inline), so that they are masked wherever they turn up later, under any key."""
-        self.add_known(self._secret_values(data))
+        a password inline), and at `secret_paths` (JSON pointers a component spec marks secret), so
+        that they are masked wherever they turn up later, under any key."""
+        from osiris.validate.pointer import split
 
-    def _secret_values(self, data: Any, key: str | None = None) -> list[str]:
+        at_paths = [_at(data, split(path)) for path in secret_paths]
+        self.add_known([*self._secret_values(data), *(v for found in at_paths for v in self._secret_values(found, True))])
+
+    def _secret_values(self, data: Any, secret: bool = False) -> list[Any]:
         if isinstance(data, Mapping):
-            return [v for k, item in data.items() for v in self._secret_values(item, str(k))]
+            return [v for k, item in data.items()
+                    for v in self._secret_values(item, secret or self.is_secret_field(str(k)))]
         if isinstance(data, (list, tuple)):
-            return [v for item in data for v in self._secret_values(item, key)]
-        if isinstance(data, str) and key is not None and self.is_secret_field(key) and not is_reference(data):
-            return [data] if data != MASK else []
+            return [v for item in data for v in self._secret_values(item, secret)]
+        if secret and not (isinstance(data, str) and (is_reference(data) or data == MASK)):
+            return [data]
         return []
 
     def is_secret_field(self, name: str) -> bool:
@@ -84,44 +94,169 @@ class Redactor:
         return known
 
     def text(self, text: str) -> str:
-        """Mask every secret found in free text (YAML, prompts, messages, diffs)."""
+        """Mask every secret in `text`. A YAML document, alone or in a ``` fence, stays YAML."""
+        if not text:
+            return text
+        if "\n" in text or text.lstrip()[:1] in ("{", "["):
+            document = redact_yaml(text, self.is_secret_field, self.free_text)
+            if document is not None:
+                return document
+        if "```" in text:
+            return "".join(self.text(body) if fenced else self.free_text(body) for fenced, body in split_fences(text))
+        return self.free_text(text)
+
+    def free_text(self, text: str) -> str:
+        """Mask secrets in prose, logs, headers and single lines, by their shapes."""
         if not text:
             return text
         if self._known_pattern is not None:
             text = self._known_pattern.sub(MASK, text)
-        text = DSN_PASSWORD.sub(lambda m: m["head"] + MASK, text)
-        text = _BEARER.sub(lambda m: m["head"] + MASK, text)
-        for pattern in _KEY_PATTERNS:
+        text = DSN_PASSWORD.sub(_keep_head, text)
+        text = AUTH_SCHEME.sub(_keep_head, text)
+        for pattern in VENDOR_KEYS:
             text = pattern.sub(MASK, text)
-        return _ASSIGNMENT.sub(self._mask_assignment, text)
+        text = SQL_PASSWORD.sub(_quoted_mask, text)
+        text = SECRET_HEADER.sub(_keep_head, text)
+        if "|" in text or ">" in text:
+            text = self._mask_secret_blocks(text)
+        text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
+        text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
+        return PROSE_SECRET.sub(_mask_prose, text)
+
+    def _mask_secret_blocks(self, text: str) -> str:
+        """`password: |` in text that is not a whole YAML document (an answer that does not parse):
+        every line of the block, up to the next line indented no deeper than the key, reads ***."""
+        lines = text.splitlines(keepends=True)
+        inside: int | None = None  # the key's indentation while inside a secret block
+        for number, line in enumerate(lines):
+            body = line.lstrip(" \t")
+            depth = len(line) - len(body)
+            if inside is not None:
+                if not body.strip() or depth > inside:
+                    lines[number] = line[:depth] + MASK + ("\n" if line.endswith("\n") else "") if body.strip() else line
+                    continue
+                inside = None
+            opening = BLOCK_SCALAR_KEY.fullmatch(line)
+            if opening and self.is_secret_field(opening["key"]):
+                inside = len(opening["indent"])
+        return "".join(lines)
 
     def data(self, value: Any, key: str | None = None) -> Any:
-        """A redacted copy of JSON-like data: secret keys masked, every string scanned."""
+        """A redacted copy of JSON-like data: whatever sits under a secret key is masked (numbers
+        too), every other string is scanned. Numbers elsewhere are operational figures: kept."""
+        if key is not None and self.is_secret_field(key):
+            return mask_all(value)
         if isinstance(value, Mapping):
             return {k: self.data(v, str(k)) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.data(item, key) for item in value]
+            return [self.data(item) for item in value]
         if isinstance(value, str):
-            if key is not None and self.is_secret_field(key) and value and not is_reference(value):
-                return MASK
             return self.text(value)
-        return value  # numbers, booleans, None: operational figures are kept
+        return value
 
     def _mask_assignment(self, match: re.Match[str]) -> str:
         value = match["value"].rstrip()
-        if not self.is_secret_field(match["key"]) or is_reference(value) or value in ("", MASK):
+        if not self.is_secret_field(match["key"]) or is_reference(value) or value.strip("\"'") in ("", MASK):
             return match.group(0)
-        if value in ("null", "~", "''", '""') or value.startswith(("|", ">", "{", "[")):
-            return match.group(0)
-        quote = value[0] if value[0] in "\"'" else ""
+        if value in ("null", "~") or value.startswith(("|", ">", "{", "[", "&", "*", "!")):
+            return match.group(0)  # block scalars, collections, anchors: YAML the structural pass handles
         trailing = match["value"][len(value):]
-        return f"{match['head']}{quote}{MASK}{quote}{trailing}"
+        quote_char = value[0] if value[0] in "\"'" else ""
+        if not quote_char and match.group(0).rstrip().endswith(value) and ":" in match["head"]:
+            quote_char = '"'  # `password: x` -> `password: "***"`: a bare *** would be a YAML alias
+        return f"{match['head']}{quote_char}{MASK}{quote_char}{trailing}"
+
+
+def secret_text(value: Any) -> str | None:
+    """A secret value as text: strings and numbers (a numeric password is still a password)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    return None
+
+
+def encoded_forms(value: str) -> set[str]:
+    """`value`, URL-encoded, and base64-encoded (standard and URL-safe alphabets, at each of the
+    three byte alignments, so that it is found inside a longer encoded text such as user:password)."""
+    forms = {value, quote(value, safe=""), quote_plus(value)}
+    raw = value.encode("utf-8", "surrogatepass")
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(raw).decode("ascii")
+        forms |= {whole, whole.rstrip("=")}
+        for shift in (1, 2):
+            encoded = encode(b"\0" * shift + raw).decode("ascii")
+            forms.add(encoded[(shift * 4 + 2) // 3 : ((shift + len(raw)) // 3) * 4])
+        forms.add(whole[: (len(raw) // 3) * 4])
+    return {form for form in forms if form == value or len(form) >= MIN_ENCODED_LENGTH}
+
+
+def mask_all(value: Any) -> Any:
+    """Every leaf masked (structure kept); nothing, empty text and references stay as they are."""
+    if isinstance(value, Mapping):
+        return {k: mask_all(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [mask_all(item) for item in value]
+    if value is None or value == "" or (isinstance(value, str) and is_reference(value)):
+        return value
+    return MASK
+
+
+def split_fences(text: str) -> list[tuple[bool, str]]:
+    """Markdown text cut into (inside a ``` fence?, piece); one pass over the lines."""
+    pieces: list[tuple[bool, str]] = []
+    current: list[str] = []
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        opening = _FENCE.match(line)
+        if not fence and opening:
+            current.append(line)
+            pieces.append((False, "".join(current)))
+            current, fence = [], opening.group(1)
+        elif fence and opening and opening.group(1).startswith(fence) and not line[opening.end():].strip():
+            pieces.append((True, "".join(current)))
+            current, fence = [line], ""
+        else:
+            current.append(line)
+    pieces.append((bool(fence), "".join(current)))
+    return pieces
+
+
+def _at(data: Any, parts: list[str]) -> Any:
+    """The value at a JSON pointer's parts, or None."""
+    for part in parts:
+        if isinstance(data, Mapping):
+            data = data.get(part)
+        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return None
+    return data
+
+
+def _keep_head(match: re.Match[str]) -> str:
+    return match["head"] + MASK
+
+
+def _quoted_mask(match: re.Match[str]) -> str:
+    quote_char = match["secret"][0]
+    return f"{match['head']}{quote_char}{MASK}{quote_char}"
+
+
+def _mask_prose(match: re.Match[str]) -> str:
+    secret = match["secret"]
+    lowered = secret.lower()
+    if lowered in PROSE_NOT_SECRET or secret == MASK or is_reference(secret):
+        return match.group(0)
+    if lowered.isalpha() and lowered.endswith(("ed", "ing", "ly", "able", "ible")):  # "was rejected"
+        return match.group(0)
+    return match["head"] + MASK
 
 
 def resolve_env_reference(value: Any, env: Mapping[str, str]) -> Any:
     """`${NAME}` -> env[NAME] (or None when unset); any other value unchanged."""
     if isinstance(value, str):
-        found = re.fullmatch(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", value.strip())
+        found = ENV_REFERENCE.fullmatch(value.strip())
         if found:
             return env.get(found.group(1))
     return value
@@ -132,14 +267,14 @@ def connection_secrets(
     env: Mapping[str, str],
     secret_fields: Iterable[str] = (),
 ) -> list[str]:
-    """The resolved values of secret fields in `connections` settings (e.g. a MySQL password)."""
+    """The resolved values of secret fields in `connections` settings (a MySQL password, a numeric PIN)."""
     marked = {name.lower() for name in secret_fields}
     found: list[str] = []
     for aliases in connections.values():
         for fields in aliases.values():
             for name, raw in fields.items():
                 if name.lower() in marked or is_secret_key(name):
-                    value = resolve_env_reference(raw, env)
-                    if isinstance(value, str) and value:
+                    value = secret_text(resolve_env_reference(raw, env))
+                    if value:
                         found.append(value)
     return found

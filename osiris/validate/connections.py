@@ -97,3 +97,80 @@ def _define_hint(spec: ComponentSpec, family: str, alias: str) -> str:
 
 def _show(value: Any) -> str:
     return f"'{value}'" if isinstance(value, str) else f"({type(value).__name__})"
+
+
+@dataclass(frozen=True)
+class InlineSecret:
+    """A secret written into a step's config: where (a config pointer), what it is, its value."""
+
+    pointer: str
+    what: str
+    value: Any
+    by_spec: bool  # marked secret by the component spec (its top-level field is then not checked further)
+
+
+def inline_secrets(config: Mapping[str, Any], spec: ComponentSpec) -> list[InlineSecret]:
+    """Secrets in `config`: fields the spec marks secret (header names in any letter case), keys
+    that name secrets inside free-form maps (`params: {token: ...}`), and secret query parameters
+    or DSN passwords inside any text (`endpoint: /x?api_key=...`)."""
+    found: dict[str, InlineSecret] = {}
+    for pointer in sorted(spec.secret_pointers):
+        located = _locate(config, pointer.strip("/").split("/"))
+        if located is not None and located[1] is not None:
+            found[located[0]] = InlineSecret(located[0], located[0].strip("/").replace("/", "."), located[1], True)
+    for pointer, key, value in _leaves(config, ""):
+        if any(pointer == p or pointer.startswith(p + "/") for p in found):
+            continue
+        nested = pointer.count("/") > 1
+        if nested and key is not None and _is_literal_secret(key, value):
+            found[pointer] = InlineSecret(pointer, pointer.strip("/").replace("/", "."), value, False)
+        elif isinstance(value, str) and (name := _secret_in_text(value)):
+            found[pointer] = InlineSecret(pointer, name, value, False)
+    return list(found.values())
+
+
+def _locate(config: Mapping[str, Any], parts: list[str]) -> tuple[str, Any] | None:
+    """The value at `parts`, matching each key without regard to letter case (header names)."""
+    value: Any = config
+    written: list[str] = []
+    for part in parts:
+        if not isinstance(value, Mapping):
+            return None
+        key = part if part in value else next((k for k in value if str(k).lower() == part.lower()), None)
+        if key is None:
+            return None
+        written.append(str(key))
+        value = value[key]
+    return "/" + "/".join(written), value
+
+
+def _leaves(value: Any, pointer: str, key: str | None = None) -> list[tuple[str, str | None, Any]]:
+    """(pointer, key, value) for every scalar under `value`, with the key it sits under."""
+    if isinstance(value, Mapping):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, join(pointer, str(k)), str(k))]
+    if isinstance(value, list):
+        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, join(pointer, i), key)]
+    return [(pointer, key, value)]
+
+
+def _is_literal_secret(key: str, value: Any) -> bool:
+    """A secret-named key holding a value (not nothing, a mapping, or a ${ENV}/@ reference)."""
+    from osiris.secrets.names import is_secret_key
+    from osiris.secrets.patterns import is_reference
+
+    if value is None or value == "" or isinstance(value, bool) or not is_secret_key(key):
+        return False
+    return not (isinstance(value, str) and is_reference(value))
+
+
+def _secret_in_text(text: str) -> str | None:
+    """'token' for '/customers?token=abc', 'password' for 'mysql://u:pw@h/db'; None otherwise."""
+    from osiris.secrets.names import is_secret_key
+    from osiris.secrets.patterns import DSN_PASSWORD, QUERY_PARAMETER, is_reference
+
+    if DSN_PASSWORD.search(text):
+        return "password"
+    for match in QUERY_PARAMETER.finditer(text):
+        if is_secret_key(match["key"]) and not is_reference(match["value"]):
+            return match["key"]
+    return None

@@ -17,6 +17,7 @@ from osiris.validate.connections import (
     check_overrides,
     check_reference,
     connection_hint,
+    inline_secrets,
 )
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
@@ -164,17 +165,11 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
                           fix: str) -> set[str]:
     """Report secret fields written into the step; return the top-level fields that hold them."""
     found: set[str] = set()
-    for pointer in sorted(spec.secret_pointers):
-        parts = pointer.strip("/").split("/")
-        value: Any = config
-        for part in parts:
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is None:
-            continue
-        found.add(parts[0])
-        findings.add("OML310", path + pointer, f"secret field '{'.'.join(parts)}' is written inline in the pipeline",
-                     f"remove it from the step; {fix}",
-                     value=value, secret=True)
+    for secret in inline_secrets(config, spec):
+        if secret.by_spec:
+            found.add(secret.pointer.split("/")[1])
+        findings.add("OML310", path + secret.pointer, f"secret field '{secret.what}' is written inline in the pipeline",
+                     f"remove it from the step; {fix}", value=secret.value, secret=True)
     return found
 
 

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from osiris.suggest import did_you_mean
+from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
 from osiris.validate.graph import input_step
 from osiris.validate.pointer import join
@@ -70,6 +71,11 @@ def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
             findings.add("OML203", join("", key), f"'{key}' is a legacy key, not part of OML 0.1.0", fix)
             continue
         known = REQUIRED_KEYS + OPTIONAL_KEYS
+        if isinstance(key, str) and is_secret_key(key):
+            findings.add("OML310", join("", key), f"secret '{key}' is written inline in the pipeline",
+                         "remove it; secrets come from a connection: connection: \"@family.alias\" in a step",
+                         value=document[key], secret=True)
+            continue
         findings.add("OML204", join("", key), f"unknown top-level key '{key}' is ignored",
                      f"remove it; top-level keys are: {', '.join(known)}{did_you_mean(key, known)}")
     for key in REQUIRED_KEYS:

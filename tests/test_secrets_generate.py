@@ -1,0 +1,147 @@
+"""Planted secrets through `osiris generate` (issue 9, items 4 and 11): the real program, the real
+SDK against the fake Messages API. Nothing planted may reach a session file, stdout, stderr, or a
+request body; the pipeline quoted in the retry prompt must still be YAML."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import yaml
+
+from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs, write_settings
+from tests.engine_samples import VALID, fenced
+from tests.fake_anthropic import Reply
+
+ENV_PW = "MyEnv-Pw-5521"  # a connection password from the environment
+NUMERIC_PW = 98765432  # a connection password that YAML reads as a number
+TYPED = "Typed-Pw-7788"  # typed into the request in prose
+BASIC = base64.b64encode(b"proxyuser:proxy-pw-31").decode()
+
+UNPARSABLE = f"""\
+oml_version: "0.1.0"
+name: broken
+steps:
+  - id: get
+    component: mysql.extractor
+    mode: read
+    config:
+      connection: "@mysql.default"
+      password: |
+        block-pw-1
+      query: "CREATE USER u IDENTIFIED BY 'sql-pw-1'"
+      note: Proxy-Authorization: Basic {BASIC}
+      also: Cookie: sid=ck-1; csrftoken=ck-2
+      blob: {base64.b64encode(ENV_PW.encode()).decode()}
+      bad: [unclosed
+"""
+
+PARSES = f"""\
+oml_version: "0.1.0"
+name: echoes
+steps:
+  - id: get
+    component: rest.extractor
+    mode: read
+    config:
+      base_url: https://api.example.com
+      endpoint: "/customers?token=url-tok-1"
+      auth_token: >
+        folded-pw-1
+        folded-pw-2
+  - id: load
+    component: postgres.writer
+    mode: write
+    needs: [get]
+    config:
+      connection: "@postgres.default"
+      table: customers
+      port: {ENV_PW}
+"""
+
+PLANTED = [ENV_PW, str(NUMERIC_PW), TYPED, base64.b64encode(ENV_PW.encode()).decode(), "block-pw-1",
+           "sql-pw-1", BASIC, "ck-1", "ck-2", "url-tok-1", "folded-pw-1", "folded-pw-2", TEST_API_KEY]
+
+
+def _settings(project, fake_api) -> None:
+    write_settings(project, {
+        "llm": {"base_url": fake_api.url, "timeout_seconds": 5},
+        "connections": {
+            "mysql": {"default": {"host": "db", "database": "shop", "user": "r", "password": "${MYSQL_PASSWORD}"}},
+            "postgres": {"default": {"host": "pg", "database": "dw", "user": "w", "password": NUMERIC_PW}},
+        },
+    })
+
+
+def _leaks(text: str) -> list[str]:
+    return [secret for secret in PLANTED if secret in text]
+
+
+def test_planted_secrets_reach_no_file_no_terminal_and_no_request(project, fake_api):
+    _settings(project, fake_api)
+    fake_api.add(Reply(fenced(UNPARSABLE)), Reply(fenced(PARSES)), Reply(fenced(VALID)))
+    request = f"copy the customers to a CSV; the password is {TYPED}"
+
+    done = run_osiris("generate", request, "--retry-attempts", "2", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 3
+    assert "port must be" in done.stderr and "not '***'" in done.stderr  # the echo is shown, masked
+    assert _leaks(done.stderr) == [] and _leaks(done.stdout) == []
+    [session] = session_dirs(project)
+    for path in (p for p in session.rglob("*") if p.is_file()):
+        assert _leaks(path.read_text()) == [], path.relative_to(session)
+    for body in fake_api.bodies:
+        assert _leaks(body) == []
+
+
+def test_the_pipeline_quoted_in_the_retry_prompt_is_yaml_of_the_same_shape(project, fake_api):
+    _settings(project, fake_api)
+    fake_api.add(Reply(fenced(PARSES)), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy customers", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    retry = fake_api.requests[1].body["messages"][-1]["content"]
+    quoted = retry.split("<previous_pipeline>", 1)[1].split("```yaml\n", 1)[1].split("\n```", 1)[0]
+    assert _leaks(quoted) == []
+    shown, sent = yaml.safe_load(quoted), yaml.safe_load(PARSES)
+    assert [sorted(step["config"]) for step in shown["steps"]] == [sorted(step["config"]) for step in sent["steps"]]
+    assert shown["steps"][0]["config"]["endpoint"] == "/customers?token=***"
+    [session] = session_dirs(project)
+    saved = (session / "artifacts" / "cycle-1" / "attempt-1" / "pipeline.yaml").read_text()
+    assert len(saved.splitlines()) == len(PARSES.splitlines())  # masks keep the lines: positions stay right
+    assert "auth_token: >\n        ***\n        ***\n" in saved
+
+
+def test_a_numeric_password_is_masked_by_config_show_and_in_session_json(project, fake_api):
+    _settings(project, fake_api)
+    shown = run_osiris("config", "show", cwd=project)
+    as_json = run_osiris("config", "show", "--json", cwd=project)
+    fake_api.add(Reply(fenced(VALID)))
+    generated = run_osiris("generate", "copy customers", cwd=project,
+                           env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert shown.returncode == as_json.returncode == generated.returncode == 0, generated.stderr
+    assert str(NUMERIC_PW) not in shown.stdout and str(NUMERIC_PW) not in as_json.stdout
+    assert json.loads(as_json.stdout)["connections.postgres.default.password"]["value"] == "***"
+    [session] = session_dirs(project)
+    meta = json.loads((session / "session.json").read_text())
+    assert str(NUMERIC_PW) not in json.dumps(meta)
+
+
+def test_changing_a_setting_in_chat_records_its_name(project, fake_api):
+    """`settings_changed` named the setting `key="***"`: the word key is not a secret."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, input="/retry-attempts 4\n",
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), capture_output=True, text=True, timeout=60)
+
+    assert done.returncode == 0, done.stderr
+    [session] = session_dirs(project)
+    events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
+    [changed] = [e for e in events if e["event_type"] == "settings_changed"]
+    assert changed["key"] == "validation.retry.max_attempts" and changed["value"] == 4
