@@ -142,3 +142,22 @@ def test_a_deeply_nested_rule_is_a_settings_error_exit_2(project, expr):
     assert result.stderr.splitlines() == [
         f"osiris: error: {project / '.osiris.yaml'}: validation.rules 'deep' expr: the expression nests deeper "
         "than 50 levels; split it into simpler rules"]
+
+
+def test_a_lone_surrogate_is_oml101_at_its_position():
+    report = validator().validate(HEAD + STEP + "      query: \"SELECT \ud800 FROM t\"\n")
+    assert [(i.code, i.line, i.column, i.message) for i in report.issues] == [
+        ("OML101", 10, 22, "the text holds a lone surrogate (U+D800), which is not valid Unicode")]
+
+
+# Found by tests/test_fuzz.py: steps the SQL checks met half-built.
+@pytest.mark.parametrize("step_text, expected", [
+    ("  - component: mysql.extractor\n    mode: read\n    config: {connection: \"@mysql.default\", query: \"SELEC x\"}\n",
+     [("OML208", "step 0 has no 'id'"),
+      ("OML405", "SQL syntax error in step 'steps[0]' (MySQL): 'SELEC' does not start a query")]),
+    ("  - id: a\n    component: duckdb.processor\n    mode: transform\n    needs: 5\n    config: {query: \"SELECT 1\"}\n",
+     [("OML205", "needs must be a list of step ids, not a number")]),
+])
+def test_sql_checks_of_half_built_steps_are_issues_not_crashes(step_text, expected):
+    report = validator().validate(HEAD + "steps:\n" + step_text)
+    assert [(issue.code, issue.message) for issue in report.issues] == expected

@@ -104,6 +104,10 @@ def load_document(text: str, line_offset: int = 0) -> Loaded:
     if len(text) > MAX_CHARS:
         return _fail("OML105", f"the YAML is {len(text):,} characters; the limit is {MAX_CHARS:,}",
                      "send a pipeline of a reasonable size; OML files are normally a few kilobytes")
+    surrogate = _lone_surrogate(text)
+    if surrogate is not None:
+        return _fail("OML101", f"the text holds a lone surrogate (U+{ord(text[surrogate]):04X}), which is not valid Unicode",
+                     "send plain UTF-8 text", _offset_position(text, surrogate, line_offset))
     if len(text) > _SAFE_FOR_LIBYAML and estimated_depth(text) > MAX_DEPTH * 4:
         return _fail("OML105", f"the YAML nests deeper than {MAX_DEPTH} levels",
                      "flatten the document; an OML pipeline needs only a few levels")
@@ -129,6 +133,20 @@ def load_document(text: str, line_offset: int = 0) -> Loaded:
     if not documents or _is_null(documents[0]):
         return Loaded(empty=True)
     return _build(documents[0], line_offset)
+
+
+def _lone_surrogate(text: str) -> int | None:
+    """The index of the first lone surrogate (libyaml cannot encode one), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return error.start
+    return None
+
+
+def _offset_position(text: str, index: int, line_offset: int) -> Position:
+    line_start = text.rfind("\n", 0, index) + 1
+    return Position(text.count("\n", 0, index) + 1 + line_offset, index - line_start + 1)
 
 
 def _too_many_events(text: str) -> bool:

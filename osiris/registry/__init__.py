@@ -7,7 +7,8 @@
 """
 
 from osiris.registry.loader import SpecProblem, builtin_components_dir
-from osiris.registry.registry import Registry, compile_schema, load_registry
+from osiris.registry.registry import Registry, load_registry
+from osiris.registry.schemas import compile_schema
 from osiris.registry.spec import OML_TO_COMPONENT_MODES, ComponentSpec, LLMHints
 
 __all__ = ["OML_TO_COMPONENT_MODES", "ComponentSpec", "LLMHints", "Registry", "SpecProblem",

@@ -16,6 +16,7 @@ from typing import Any
 from osiris.extract import load_document
 from osiris.registry.patterns import pattern_problem, schema_patterns
 from osiris.registry.refs import reference_problems
+from osiris.registry.schemas import validator_class
 from osiris.registry.walk import schema_nodes
 from osiris.registry.spec import ComponentSpec, spec_from_dict
 
@@ -94,9 +95,7 @@ def _read(path: Path) -> tuple[Any, str | None]:
 
 
 def _meta_validator() -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(load_meta_schema())
+    return validator_class()(load_meta_schema())
 
 
 def _meta_schema_problem(meta: Any, data: dict[str, Any]) -> str | None:

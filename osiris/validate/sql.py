@@ -71,6 +71,15 @@ class SqlField:
     def path(self) -> str:
         return join("/steps", self.index, "config", self.name)
 
+    @property
+    def step_id(self) -> str:
+        return step_label(self.step, self.index)
+
+
+def step_label(step: dict[str, Any], index: int) -> str:
+    """The step's id; a step without one (OML208) is named by its position."""
+    return step["id"] if isinstance(step.get("id"), str) else f"steps[{index}]"
+
 
 @dataclass
 class Known:
@@ -202,7 +211,7 @@ class _SqlChecks:
         return known[0] if len(known) == 1 else (stale[0] if stale else Known("", None))
 
     def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
-        step_id = item.step["id"]
+        step_id = item.step_id
         if names:
             match = closest(table.name, names)
             shown = f"{names[0]} (or input_df)" if "input_df" in names else listing(names)
@@ -219,7 +228,8 @@ class _SqlChecks:
         either takes the previous step's rows (the runtime's rule)."""
         step = self.steps[index]
         earlier = {s["id"]: i for i, s in enumerate(self.steps[:index]) if isinstance(s, dict) and isinstance(s.get("id"), str)}
-        wanted = [n for n in step.get("needs") or [] if isinstance(n, str)]
+        needs = step.get("needs")
+        wanted = [n for n in needs if isinstance(n, str)] if isinstance(needs, list) else []
         if isinstance(step.get("inputs"), dict):
             wanted += [m.group(1) for v in step["inputs"].values() if (m := _INPUT_REFERENCE.match(str(v)))]
         if not wanted and step.get("mode") in ("write", "transform") and index > 0:
@@ -236,10 +246,10 @@ class _SqlChecks:
 
     def _derive_columns(self, index: int) -> Known | None:
         step = self.steps[index]
-        name = table_name(step["id"])
+        name = table_name(step_label(step, index))
         item = self.by_index.get(index)
         if item is None or item.tree is None:
-            return self._columns_from_config(step, name)
+            return self._columns_from_config(step, name, index)
         if _is_processor(item.spec):
             lookup = self._input_lookup(self._allowed(index))
             resolve: Callable[[Any], Known | None] = lambda select: lookup(single_source(select) or "")
@@ -259,9 +269,9 @@ class _SqlChecks:
             return base.columns
         columns = output_names(item.tree, star)
         stale = next((b for b in bases if b.stale), Known(name, None))
-        return Known(name, columns, stale.stale, stale.refresh, f"step '{step['id']}'")
+        return Known(name, columns, stale.stale, stale.refresh, f"step '{step_label(step, index)}'")
 
-    def _columns_from_config(self, step: dict[str, Any], name: str) -> Known | None:
+    def _columns_from_config(self, step: dict[str, Any], name: str, index: int) -> Known | None:
         config = step.get("config") or {}
         catalog, table = None, None
         if isinstance(config.get("table"), str):
@@ -275,7 +285,7 @@ class _SqlChecks:
         chosen = config.get("columns")
         if isinstance(chosen, list) and all(isinstance(c, str) for c in chosen):
             known.columns = list(chosen)
-        known.spelling, known.origin = name, f"step '{step['id']}'"
+        known.spelling, known.origin = name, f"step '{step_label(step, index)}'"
         return known
 
     # --- reporting ----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ def parse_sql(item: SqlField, report: Report) -> Any:
 
     dialect = DIALECT_NAMES.get(item.dialect, item.dialect)
     hint = f"correct the SQL at this position; it must be one {dialect} query (SELECT ... or WITH ... SELECT ...)"
-    where = f"SQL syntax error in step '{item.step['id']}' ({dialect})"
+    where = f"SQL syntax error in step '{item.step_id}' ({dialect})"
     try:
         trees = [tree for tree in sqlglot.parse(item.sql, read=item.dialect) if tree is not None]
     except ParseError as error:
