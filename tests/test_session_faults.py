@@ -17,7 +17,7 @@ import pytest
 from osiris.errors import ExitCode, FileWriteError, UsageError
 from osiris.secrets.redact import Redactor
 from osiris.session import Session
-from osiris.session.reader import find_session, list_sessions
+from osiris.session.reader import find_session, list_sessions, read_events
 
 LINK_REFUSED = "is a symbolic link; Osiris does not write through links (remove it, or choose another path)"
 
@@ -254,3 +254,15 @@ def test_a_lone_surrogate_is_written_escaped_and_the_session_stays_valid(tmp_pat
     errors = (session.path / "artifacts" / "cycle-1" / "attempt-1" / "errors.json").read_text()
     assert json.loads(errors) == {"name: a\\ud800b": "name: a\\ud800b"}
     assert list_sessions(session.path.parent)[0].status == "valid"
+
+
+def test_unicode_line_separators_never_cut_an_event_in_two(tmp_path):
+    session = new_session(tmp_path)
+    session.emit("user_message", text="one\u2028two\u2029three\x85four")
+    session.finish("valid")
+
+    read = read_events(find_session(session.path.parent, session.id))
+
+    assert [e["event_type"] for e in read] == ["session_start", "user_message", "session_end"]
+    assert read[1]["text"] == "one\u2028two\u2029three\x85four"
+    assert b"\\u2028" in (session.path / "events.jsonl").read_bytes()

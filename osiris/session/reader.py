@@ -118,9 +118,10 @@ def _read_json(path: Path) -> Any:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every complete JSON line; a torn last line (a crash mid-write) is skipped."""
+    """Every complete JSON line; a torn line (a crash or a full disk mid-write) is skipped.
+    Lines end at "\n" only: U+2028 and friends are text, not line ends."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     except OSError:
         return []
     entries = []

@@ -225,7 +225,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
 def _last_seq(events: Path) -> int:
     """The `seq` of the last complete event line (0 for none)."""
     try:
-        lines = events.read_text(encoding="utf-8").splitlines()
+        lines = events.read_bytes().decode("utf-8", "replace").split("\n")
     except OSError:
         return 0
     for line in reversed(lines):
