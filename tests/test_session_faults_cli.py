@@ -10,29 +10,17 @@ import signal
 
 import pytest
 
-from tests.chat_harness import Chat, events, only_session
+from tests.chat_harness import events, only_session
 from tests.conftest import cli_env, run_osiris, write_settings
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply, Status
 from tests.test_chat_pipe import chat
+from tests.test_new_user_chat import chats  # noqa: F401  (the fixture: chat processes closed after the test)
 
 pexpect = pytest.importorskip("pexpect")
 
 REQUEST = "copy data/customers.csv to output/active_customers.csv"
 LINK_REFUSED = "is a symbolic link; Osiris does not write through links (remove it, or choose another path)"
-
-
-@pytest.fixture
-def chats():
-    started: list[Chat] = []
-
-    def start(*args, **kwargs) -> Chat:
-        started.append(Chat(*args, **kwargs))
-        return started[-1]
-
-    yield start
-    for one in started:
-        one.close()
 
 
 def sessions(project, *args):
