@@ -18,8 +18,8 @@ from osiris.session.files import (
     write_atomic,
     write_json_atomic,
 )
-from osiris.session.meta import meta_problem
 from osiris.session.lock import LOCK_FILE, SessionLock
+from osiris.session.meta import meta_problem
 from osiris.session.safe_io import refuse_links_below, write_error
 
 SESSION_FILE = "session.json"
