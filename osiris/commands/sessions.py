@@ -6,12 +6,12 @@ ID may be a unique prefix of a session id, or `last` for the newest session.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode
+from osiris.session import strict_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +84,8 @@ def _summary(record: Any) -> dict[str, Any]:
         "started_at": meta.get("started_at"),
         "ended_at": meta.get("ended_at"),
         "command": meta.get("command"),
-        "status": meta.get("status"),
+        "status": record.status,
+        "problem": record.problem,
         "provider": meta.get("provider"),
         "model": meta.get("model"),
         "cycles": totals.get("cycles", 0),
@@ -100,14 +101,18 @@ def _summary(record: Any) -> dict[str, Any]:
 def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
     meta = record.meta
     if as_json:
-        _print_json({"session": meta, "path": str(record.path), "cycles": trails})
+        _print_json({"session": meta, "status": record.status, "problem": record.problem,
+                     "path": str(record.path), "cycles": trails})
         return ExitCode.OK
     totals = meta.get("totals") or {}
     tokens = totals.get("tokens") or {}
     print(f"session   {record.id}")
     print(f"path      {record.path}")
+    if record.problem:
+        print(f"status    {record.status} ({record.problem})")
+        return ExitCode.OK
     print(f"command   {meta.get('command')}")
-    print(f"status    {meta.get('status')}")
+    print(f"status    {record.status}")
     print(f"provider  {meta.get('provider')} ({meta.get('model')})")
     print(f"started   {meta.get('started_at')}")
     print(f"ended     {meta.get('ended_at') or '-'}")
@@ -156,7 +161,7 @@ def _events(events: list[dict[str, Any]], as_json: bool) -> int:
         return ExitCode.OK
     for event in events:
         extra = {k: v for k, v in event.items() if k not in ("ts", "seq", "session_id", "event_type")}
-        details = " ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in extra.items())
+        details = " ".join(f"{k}={strict_json.dumps(v)}" for k, v in extra.items())
         if len(details) > 160:
             details = details[:157] + "..."
         print(f"{event.get('seq'):>4} {event.get('ts')} {event.get('event_type'):<28} {details}")
@@ -170,4 +175,4 @@ def _print_table(headers: list[str], rows: list[list[str]]) -> None:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(strict_json.dumps(data, indent=2))

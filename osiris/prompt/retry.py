@@ -104,10 +104,13 @@ def summarise_attempt(index: int, error_codes: Sequence[str], error_count: int) 
 
 
 def without_previous_pipeline(prompt: str) -> str:
-    """The prompt with the quoted previous pipeline left out (for `sessions.save_failed_oml: false`)."""
-    return re.sub(
-        rf"<{PREVIOUS}>.*?</{PREVIOUS}>",
-        f"<{PREVIOUS}> (not saved: sessions.save_failed_oml is false) </{PREVIOUS}>",
-        prompt,
-        flags=re.DOTALL,
-    )
+    """The prompt with the quoted previous pipeline left out (for `sessions.save_failed_oml: false`).
+
+    The quoted pipeline cannot hold its own fence (see `fenced_data`), so its block ends at the
+    first closing fence, whatever the pipeline says (`</previous_pipeline>` included). A block
+    that does not look like that is cut to the end of the prompt: nothing of it is kept."""
+    placeholder = f"<{PREVIOUS}> (not saved: sessions.save_failed_oml is false) </{PREVIOUS}>"
+    block = re.compile(rf"<{PREVIOUS}>[^\n]*\n(`{{3,}})(?!`)[^\n]*\n.*?\n\1\n</{PREVIOUS}>", re.DOTALL)
+    kept = block.sub(lambda _: placeholder, prompt)
+    leftover = re.search(rf"<{PREVIOUS}>(?! \(not saved)", kept)
+    return kept[: leftover.start()] + placeholder if leftover else kept

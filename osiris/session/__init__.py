@@ -6,7 +6,8 @@
     session.finish("valid")
 
 Every write goes through the session's `Redactor`; directories are 0700, files 0600, and JSON
-files are replaced atomically.
+files are replaced atomically. The writing process holds the session's lock (`lock.py`), nothing
+is written through a symbolic link (`safe_io.py`), and every JSON file is strict (`strict_json.py`).
 """
 
 from osiris.session.store import Session, new_session_id

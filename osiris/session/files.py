@@ -1,17 +1,18 @@
-"""Private files: directories 0700, files 0600, JSON written atomically (temp file + rename)."""
+"""Private files: directories 0700, files 0600, JSON written atomically (temp file + rename),
+logs appended line by line. All of it strict JSON and valid UTF-8, never through a link."""
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from osiris.errors import FileWriteError
+from osiris.session import strict_json
+from osiris.session.safe_io import FILE_MODE, encode, open_for_append, write_all, write_error
 
 DIR_MODE = 0o700
-FILE_MODE = 0o600
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -22,22 +23,26 @@ def ensure_private_dir(path: Path) -> Path:
         missing.append(cursor)
         cursor = cursor.parent
     for directory in reversed(missing):
-        directory.mkdir(mode=DIR_MODE, exist_ok=True)
-        os.chmod(directory, DIR_MODE)
+        try:
+            directory.mkdir(mode=DIR_MODE, exist_ok=True)
+            os.chmod(directory, DIR_MODE)
+        except OSError as error:  # e.g. a dangling link where the folder should be
+            raise FileWriteError(directory, error) from None
     return path
 
 
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` in one step: readers see the old file or the new one, never half.
-    The parent directory must exist (see `ensure_private_dir`)."""
+    A link at `path` is replaced, never written through. The parent directory must exist
+    (see `ensure_private_dir`)."""
     try:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
         raise FileWriteError(path, error) from None
     try:
         os.fchmod(fd, FILE_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(encode(text))
         os.replace(temp, path)  # atomic for readers; no fsync: a session is a log, not a database
     except OSError as error:
         Path(temp).unlink(missing_ok=True)
@@ -48,27 +53,30 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    write_atomic(path, strict_json.dumps(data, indent=2) + "\n")
 
 
 class AppendLog:
-    """A 0600 file that lines are appended to and flushed one at a time, kept open between lines."""
+    """A 0600 file that lines are appended to, one write each, kept open between lines.
+
+    Opened with `open_for_append`: a link is refused and a torn last line is ended first. After a
+    failed write (a full disk) the file is reopened for the next line, so that line starts afresh.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._handle: Any = None
+        self._fd: int | None = None
 
     def append(self, line: str) -> None:
         try:
-            if self._handle is None:
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-                self._handle = os.fdopen(fd, "a", encoding="utf-8")
-            self._handle.write(line.rstrip("\n") + "\n")
-            self._handle.flush()
+            if self._fd is None:
+                self._fd = open_for_append(self.path)
+            write_all(self._fd, encode(line.rstrip("\n") + "\n"))
         except OSError as error:
-            raise FileWriteError(self.path, error) from None
+            self.close()
+            raise write_error(self.path, error) from None
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

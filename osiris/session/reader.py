@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from osiris.errors import UsageError
+from osiris.session.lock import is_held
+from osiris.session.meta import meta_problem
 from osiris.session.store import (
     ARTIFACTS_DIR,
     CONVERSATION_FILE,
@@ -16,32 +18,65 @@ from osiris.session.store import (
 )
 
 
+UNREADABLE = "unreadable"
+INTERRUPTED = "interrupted"
+
+
 @dataclass(frozen=True)
 class SessionRecord:
-    """One session directory and its session.json."""
+    """One session directory and its session.json (`meta` is empty and `problem` says why when
+    session.json cannot be read)."""
 
     path: Path
     meta: dict[str, Any]
+    problem: str | None = None
 
     @property
     def id(self) -> str:
         return self.meta.get("id") or self.path.name
 
+    @property
+    def status(self) -> str | None:
+        """The recorded status; `interrupted` for a `running` session no process holds (killed),
+        `unreadable` for a damaged session.json."""
+        if self.problem:
+            return UNREADABLE
+        status = self.meta.get("status")
+        if status == "running" and not is_held(self.path):
+            return INTERRUPTED
+        return status
+
 
 def list_sessions(root: Path) -> list[SessionRecord]:
-    """All sessions under `root`, newest first; directories without session.json are skipped."""
+    """All sessions under `root`, newest first; directories without session.json are skipped,
+    a damaged session.json is listed as unreadable."""
     if not root.is_dir():
         return []
-    records = []
-    for child in root.iterdir():
-        meta = _read_json(child / SESSION_FILE)
-        if isinstance(meta, dict):
-            records.append(SessionRecord(child, meta))
+    records = [_record(child) for child in root.iterdir() if (child / SESSION_FILE).exists()]
     return sorted(records, key=lambda r: (r.meta.get("started_at") or "", r.id), reverse=True)
+
+
+def _record(path: Path) -> SessionRecord:
+    try:
+        meta = json.loads((path / SESSION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        return SessionRecord(path, {}, f"{SESSION_FILE}: {_reason(error)}")
+    problem = meta_problem(meta)
+    return SessionRecord(path, {}, f"{SESSION_FILE}: {problem}") if problem else SessionRecord(path, meta)
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return (error.strerror or str(error)).lower()
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return f"not valid JSON ({error})"
 
 
 def find_session(root: Path, session_id: str) -> SessionRecord:
     """The session `session_id` (a unique prefix is enough, `last` means the newest)."""
+    if not session_id.strip():
+        raise UsageError("a session ID must not be empty (see 'osiris sessions list')")
     sessions = list_sessions(root)
     if session_id == "last" and sessions:
         return sessions[0]
@@ -83,9 +118,10 @@ def _read_json(path: Path) -> Any:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every complete JSON line; a torn last line (a crash mid-write) is skipped."""
+    """Every complete JSON line; a torn line (a crash or a full disk mid-write) is skipped.
+    Lines end at "\n" only: U+2028 and friends are text, not line ends."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_bytes().decode("utf-8", "replace").split("\n")
     except OSError:
         return []
     entries = []

@@ -9,13 +9,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from osiris.errors import UsageError
 from osiris.secrets.redact import Redactor
+from osiris.session import strict_json
 from osiris.session.files import (
     AppendLog,
     ensure_private_dir,
     write_atomic,
     write_json_atomic,
 )
+from osiris.session.lock import LOCK_FILE, SessionLock
+from osiris.session.meta import meta_problem
+from osiris.session.safe_io import refuse_links_below, write_error
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
@@ -67,6 +72,7 @@ class Session:
         self._dirs: set[Path] = {path}
         self._events = AppendLog(path / EVENTS_FILE)
         self._conversation = AppendLog(path / CONVERSATION_FILE)
+        self._lock: SessionLock | None = None
 
     @classmethod
     def create(
@@ -94,6 +100,7 @@ class Session:
             "settings": settings or {},
         }
         session = cls(path, session_id, redactor, meta)
+        session._lock = _acquire(path, session_id)
         session._save_meta()
         session.emit("session_start", provider=provider, model=model, command=command)
         return session
@@ -101,9 +108,16 @@ class Session:
     @classmethod
     def resume(cls, path: Path, *, provider: str, model: str, redactor: Redactor) -> Session:
         """Reopen an existing session directory (`osiris chat --resume`): totals, cycle numbers and
-        event `seq` carry on from where it stopped."""
-        meta = json.loads((path / SESSION_FILE).read_text(encoding="utf-8"))
+        event `seq` carry on from where it stopped. Raises SessionInUseError when another process
+        has it open, UsageError when its session.json cannot be read."""
+        lock = _acquire(path, path.name)
+        try:
+            meta = _read_meta(path)
+        except BaseException:
+            lock.release()
+            raise
         session = cls(path, meta.get("id") or path.name, redactor, meta)
+        session._lock = lock
         totals = meta.get("totals") or {}
         session.totals = Totals(
             cycles=int(totals.get("cycles", 0)),
@@ -125,14 +139,14 @@ class Session:
         self._seq += 1
         event = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
         event.update(self.redactor.data(fields))
-        self._events.append(json.dumps(event, ensure_ascii=False, default=str))
+        self._events.append(strict_json.dumps(event))
         return event
 
     def append_conversation(self, role: str, content: str, **extra: Any) -> None:
         """One redacted turn of the conversation, enough to resume the session."""
         entry = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
         entry.update(self.redactor.data(extra))
-        self._conversation.append(json.dumps(entry, ensure_ascii=False, default=str))
+        self._conversation.append(strict_json.dumps(entry))
 
     def write_text(self, relative: str, text: str) -> Path:
         """A redacted text artifact, e.g. artifacts/cycle-1/attempt-2/pipeline.yaml."""
@@ -146,7 +160,12 @@ class Session:
         return target
 
     def _target(self, relative: str) -> Path:
+        """`relative` under the session directory; no link on the way is followed."""
         target = self.path / relative
+        try:
+            refuse_links_below(self.path, target)
+        except OSError as error:
+            raise write_error(target, error) from None
         if target.parent not in self._dirs:
             ensure_private_dir(target.parent)
             self._dirs.add(target.parent)
@@ -176,16 +195,37 @@ class Session:
         self.emit("session_end", status=status, totals=self.totals.to_dict())
         self._events.close()
         self._conversation.close()
+        if self._lock is not None:
+            self._lock.release()
 
     def _save_meta(self) -> None:
         self.meta["totals"] = self.totals.to_dict()
-        write_json_atomic(self.path / SESSION_FILE, self.redactor.data(self.meta))
+        write_json_atomic(self._target(SESSION_FILE), self.redactor.data(self.meta))
+
+
+def _acquire(path: Path, session_id: str) -> SessionLock:
+    try:
+        return SessionLock.acquire(path, session_id)
+    except OSError as error:  # a link or a non-file where the lock file belongs
+        raise write_error(path / LOCK_FILE, error) from None
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """session.json of a session to resume, or UsageError saying why it cannot be."""
+    try:
+        meta = json.loads((path / SESSION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot resume {path.name}: {SESSION_FILE} is unreadable ({error})") from None
+    problem = meta_problem(meta)
+    if problem:
+        raise UsageError(f"cannot resume {path.name}: {SESSION_FILE} is unreadable ({problem})")
+    return meta
 
 
 def _last_seq(events: Path) -> int:
     """The `seq` of the last complete event line (0 for none)."""
     try:
-        lines = events.read_text(encoding="utf-8").splitlines()
+        lines = events.read_bytes().decode("utf-8", "replace").split("\n")
     except OSError:
         return 0
     for line in reversed(lines):
