@@ -99,3 +99,130 @@ def test_save_samples_keeps_the_rows(tmp_path, fake_api, postgres_server, pg_cus
 
     read = proj.attempt_file(1, 1, "dry_run.json")["steps"][0]
     assert read["sample_rows"][0] == {"id": 2, "email": "c2@x.org"}
+
+
+@pytest.fixture(scope="module")
+def api():
+    from tests.servers.http_apis import start_api
+
+    server = start_api()
+    yield server
+    server.stop()
+
+
+def rest_step(api_url: str, data_path: str) -> dict:
+    return {"id": "fetch-items", "component": "rest.extractor", "mode": "read",
+            "config": {"base_url": api_url, "endpoint": "/cursor", "data_path": data_path}}
+
+
+def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_path, fake_api, api):
+    proj = SampleProject(tmp_path / "p", fake_api)
+    write = csv_step("write-csv", "write", "output/items.csv")
+    fake_api.add(Reply(pipeline(rest_step(api.url, "data"), write)), Reply(pipeline(rest_step(api.url, "results"), write)))
+
+    done = proj.osiris("generate", "copy the items API into output/items.csv", "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    retry = last_user_message(fake_api.requests[1])
+    assert "OML509 /steps/0/config: step 'fetch-items' failed on sample rows: no records at data_path 'data'" in retry
+    assert "- the response body's top level is an object with keys: results (array), meta (object)" in retry
+    assert ("- records at data_path 'results': 5 objects; keys of the first record (values withheld): "
+            "id (number), name (string), meta (object)") in retry
+    assert "item-1" not in retry  # a value of the records
+    assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path in step 'fetch-items'…" in done.stderr
+    assert proj.attempt_file(1, 2, "dry_run.json")["steps"][0]["rows_out"] == 5
+
+
+def test_dry_run_failures_stop_at_their_own_budget_before_the_total(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    wrong, _ = wrong_then_right("active")
+    fake_api.add(Reply(wrong), Reply(wrong.replace("active = 1", "is_active")), Reply(wrong))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run")  # max_attempts 2 (3 generations), dry_run_attempts 1
+
+    assert done.returncode == 1
+    assert len(fake_api.requests) == 2
+    assert done.stdout == ""
+    assert ("osiris: the pipeline is still invalid after 2 attempts (it still fails on sample rows and "
+            f"validation.retry.dry_run_attempts is used up); see {proj.last_session()}") in done.stderr
+    trail = proj.trail()
+    assert trail["stop_reason"] == "dry_run_exhausted" and trail["status"] == "invalid"
+    assert trail["tiers"]["dry_run"]["failed"] == 2
+    assert [e["stop_reason"] for e in proj.events() if e["event_type"] == "retry_stopped"] == ["dry_run_exhausted"]
+
+
+def test_dry_run_attempts_zero_hands_off_at_the_first_sample_failure(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    fake_api.add(*(Reply(answer) for answer in wrong_then_right("active")))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run",
+                       env={"OSIRIS_VALIDATION__RETRY__DRY_RUN_ATTEMPTS": "0"})
+
+    assert done.returncode == 1 and len(fake_api.requests) == 1
+
+
+def test_a_missing_secret_skips_the_tier_with_its_reason_and_the_pipeline_is_accepted(tmp_path, fake_api, postgres_server,
+                                                                                   pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    proj.env.pop("PG_PASSWORD")
+    fake_api.add(Reply(wrong_then_right("active")[0]))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1
+    assert ("osiris: not tested on samples: step 'extract-customers': connections.postgres.default.password refers "
+            "to ${PG_PASSWORD}, which is not set; the pipeline is valid but untested") in done.stderr
+    assert "not tested on samples; tokens:" in done.stderr
+    assert yaml.safe_load(done.stdout)["name"] == "sample-test"
+    record = proj.attempt_file(1, 1, "dry_run.json")
+    assert record["status"] == "skipped" and record["steps"] == []
+    kinds = [e["event_type"] for e in proj.events()]
+    assert "run_start" not in kinds  # nothing was touched
+    assert [e["dry_run"] for e in proj.events() if e["event_type"] == "pipeline_accepted"] == ["skipped"]
+
+
+def test_a_server_that_is_down_skips_the_tier(tmp_path, fake_api, postgres_server, pg_customers):
+    from tests.servers.process import free_port
+
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    config = yaml.safe_load((proj.root / ".osiris.yaml").read_text())
+    config["connections"]["postgres"]["default"]["port"] = free_port()
+    (proj.root / ".osiris.yaml").write_text(yaml.safe_dump(config))
+    fake_api.add(Reply(wrong_then_right("active")[0]))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    assert "osiris: not tested on samples: step 'extract-customers': cannot connect to postgres at 127.0.0.1:" in done.stderr
+    assert "connection refused; the pipeline is valid but untested" in done.stderr
+
+
+def test_generate_does_not_test_unless_asked_to(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    fake_api.add(Reply(wrong_then_right("active")[0]))
+
+    done = proj.osiris("generate", REQUEST)  # validation.dry_run defaults to ask: generate asks nothing
+
+    assert done.returncode == 0 and len(fake_api.requests) == 1
+    assert "sample" not in done.stderr
+    assert not (proj.last_session() / "artifacts" / "cycle-1" / "attempt-1" / "dry_run.json").exists()
+
+
+def test_mariadb_unknown_column_goes_back_with_the_table_columns(tmp_path, fake_api, mariadb_server):
+    with pymysql.connect(**mariadb_server.connection(), autocommit=True) as conn, conn.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS sample_orders")
+        cursor.execute("CREATE TABLE sample_orders (id INT PRIMARY KEY, total DECIMAL(8,2), state VARCHAR(20))")
+        cursor.execute("INSERT INTO sample_orders VALUES (1, 9.50, 'paid'), (2, 3.00, 'open'), (3, 7.25, 'paid')")
+    proj = SampleProject(tmp_path / "p", fake_api, mariadb=mariadb_server)
+    steps = lambda where: (mysql_step("extract-orders", "read", query=f"SELECT id, total FROM sample_orders WHERE {where}"),
+                           csv_step("write-csv", "write", "output/paid.csv"))
+    fake_api.add(Reply(pipeline(*steps("paid = 1"))), Reply(pipeline(*steps("state = 'paid'"))))
+
+    done = proj.osiris("generate", "paid orders from mysql to output/paid.csv", "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    retry = last_user_message(fake_api.requests[1])
+    assert "step 'extract-orders' failed on sample rows: column \"paid\" does not exist" in retry
+    assert "- table sample_orders has columns: id int(11), total decimal(8,2), state varchar(20)" in retry
+    assert "  extract-orders: 2 rows" in done.stderr

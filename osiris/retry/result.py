@@ -40,9 +40,11 @@ class Attempt:
         return self.report.oml_text
 
     @property
-    def error_key(self) -> frozenset[tuple[str, str]]:
-        """What 'the same errors' means for the early stop: the set of (code, path)."""
-        return frozenset((issue.code, issue.path) for issue in self.report.errors)
+    def error_key(self) -> frozenset[tuple[str, str, str]]:
+        """What 'the same errors' means for the early stop: the set of (code, path), and for a
+        sample-run error also what it names (another unknown column in the same step is progress)."""
+        return frozenset((issue.code, issue.path, str(issue.value) if issue.tier == 5 else "")
+                         for issue in self.report.errors)
 
 
 @dataclass
