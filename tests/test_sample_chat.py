@@ -12,11 +12,12 @@ import psycopg
 import pytest
 import yaml
 
-from tests.chat_harness import Chat, events, only_session
+from tests.chat_harness import events, only_session
 from tests.conftest import TEST_API_KEY, cli_env
 from tests.fake_anthropic import Reply
 from tests.run_helpers import csv_step, pg_step
 from tests.sample_project import SampleProject, last_user_message, pipeline
+from tests.test_chat_terminal import chats  # noqa: F401  (the fixture that closes every Chat it starts)
 
 pytest.importorskip("pexpect")
 
@@ -38,20 +39,6 @@ def proj(tmp_path, fake_api, postgres_server):
 def answer(where: str) -> str:
     return pipeline(pg_step("extract-customers", "read", query=f"SELECT id, email FROM chat_customers WHERE {where}"),
                     csv_step("write-csv", "write", "output/active.csv"))
-
-
-@pytest.fixture
-def chats():
-    started: list[Chat] = []
-
-    def start(*args, **kwargs) -> Chat:
-        chat = Chat(*args, **kwargs)
-        started.append(chat)
-        return chat
-
-    yield start
-    for chat in started:
-        chat.close()
 
 
 def test_the_chat_asks_once_tests_shows_the_preview_and_saves(proj, fake_api, chats):

@@ -1,9 +1,10 @@
 """When the sample tier runs: `validation.dry_run: off | ask | sample` (docs/dry-run.md).
 
 - `sample`: after every attempt that validates;
-- `ask`: the chat asks once per session, the first time a pipeline validates, naming the sources it
-  would read ("Test on 10 sample rows from @mysql.default? [Y/n]"); the answer holds for the
-  session. `osiris generate` asks nothing, so there `ask` means off;
+- `ask`: the chat asks once per session, the first time a valid pipeline reads a database or an API,
+  naming what it would read ("Test on 10 sample rows from @mysql.default? [Y/n]"); the answer holds
+  for the session. A pipeline that reads only local files is not tested under `ask` (there is no
+  system to ask about; `sample` tests it). `osiris generate` asks nothing, so there `ask` means off;
 - `off`: never.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 Ask = Callable[[str], bool]
+LOCAL_FAMILIES = ("@filesystem.", "@duckdb.")  # connections to local files, not to a system
 
 
 class DryRunPolicy:
@@ -27,7 +29,7 @@ class DryRunPolicy:
         """Whether to run this pipeline on samples; may ask the person (once per session)."""
         if self.mode == "sample":
             return True
-        if self.mode == "off" or self.ask is None:
+        if self.mode == "off" or self.ask is None or not systems(pipeline):
             return False
         if self.answer is None:
             self.answer = self.ask(question(self.rows, sources(pipeline)))
@@ -53,6 +55,18 @@ def sources(pipeline: Mapping[str, Any]) -> list[str]:
                 urlsplit(url).netloc if isinstance(url, str) and url else str(step.get("id")))
         if name not in found:
             found.append(name)
+    return found
+
+
+def systems(pipeline: Mapping[str, Any]) -> list[str]:
+    """The databases and APIs a pipeline reads or writes: its connection references and API hosts."""
+    found = []
+    for step in pipeline.get("steps") or []:
+        config = step.get("config") or {}
+        for value in (config.get("connection"), config.get("base_url")):
+            local = isinstance(value, str) and value.startswith(LOCAL_FAMILIES)
+            if isinstance(value, str) and value and not local and value not in found:
+                found.append(value)
     return found
 
 

@@ -9,6 +9,7 @@ like any other issue: they go back to the LLM as a delta, with what the sample s
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +35,7 @@ class SampleTier:
             return None
         from osiris.retry.trail import attempt_dir
 
+        started = time.perf_counter()
         where = attempt_dir(cycle, attempt.index)
         observer(TestingSamples(cycle, attempt.index, total, self.options.rows, last_time(previous)))
         trail = SampleTrail(self.session, where=where, cycle=cycle, attempt=attempt.index,
@@ -48,6 +50,7 @@ class SampleTier:
             dry_run = sample_run(pipeline, options, trail)
             if dry_run.failed:
                 dry_run.facts = sample_facts(pipeline, dry_run.steps, self.options)
+        dry_run.duration_ms = round((time.perf_counter() - started) * 1000, 1)  # the tier's whole cost
         trail.complete(dry_run, ran=blocked is None)
         attempt.dry_run = dry_run
         attempt.wall_ms += dry_run.duration_ms
