@@ -4,7 +4,7 @@ data shows, and the retry prompt (the request body the LLM gets) carries what th
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import psycopg
 import pymysql
@@ -226,3 +226,19 @@ def test_mariadb_unknown_column_goes_back_with_the_table_columns(tmp_path, fake_
     assert "step 'extract-orders' failed on sample rows: column \"paid\" does not exist" in retry
     assert "- table sample_orders has columns: id int(11), total decimal(8,2), state varchar(20)" in retry
     assert "  extract-orders: 2 rows" in done.stderr
+
+
+def test_json_output_carries_the_dry_run_verdict_without_values(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    fake_api.add(Reply(wrong_then_right("active")[1]))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run", "--json")
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["dry_run"]["status"] == "passed" and result["dry_run"]["sample_rows"] == 10
+    assert result["dry_run"]["steps"] == [{"id": "extract-customers", "status": "ok", "rows_out": 10},
+                                          {"id": "write-csv", "status": "ok", "rows_out": 10}]
+    assert result["attempts"][0]["dry_run"] == "passed"
+    assert "c2@x.org" not in done.stdout  # the preview is on stderr only
+    assert "c2@x.org" in done.stderr
