@@ -99,3 +99,19 @@ def test_the_flags_are_mutually_exclusive(project):
     done = run_osiris("generate", "x", "--dry-run", "--no-dry-run", cwd=project)
     assert done.returncode == 2
     assert "argument --no-dry-run: not allowed with argument --dry-run" in done.stderr
+
+
+def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
+    from osiris.prompt.retry import build_retry_prompt
+    from osiris.validate.issue import Issue
+
+    issue = Issue("OML502", 5, "error", "/steps/0/config", "step 'x' failed on sample rows: column \"a\" does not exist")
+    prompt = build_retry_prompt([issue], "steps: []", [], lambda i: i.code, sample_facts=["table t has columns: b integer"],
+                                sample_rows=10)
+    assert prompt.startswith("Your previous pipeline is valid OML, but it failed when Osiris ran it on sample data "
+                             "(10 rows a source; writes rolled back).")
+    assert "What the sample run showed (names and types only; values withheld):\n- table t has columns: b integer" in prompt
+    assert prompt.endswith("Change only what these runtime errors point at (a column, a table, a data_path, a key), "
+                           "using the real names the sample run showed; keep everything else unchanged. Answer with "
+                           "the complete corrected pipeline in one ```yaml block and no other text.")
+    assert "Keep the valid content (queries" not in prompt

@@ -45,6 +45,13 @@ FIX_WORDING = (
 )
 
 
+SAMPLE_FIX_WORDING = (
+    "Change only what these runtime errors point at (a column, a table, a data_path, a key), using the real "
+    "names the sample run showed; keep everything else unchanged. Answer with the complete corrected "
+    "pipeline in one ```yaml block and no other text."
+)
+
+
 def build_retry_prompt(
     errors: Sequence[Any],
     previous_oml: str | None,
@@ -87,7 +94,7 @@ def build_retry_prompt(
                         + "\n".join(f"- {line}" for line in normalised))
         if previous_oml:
             body.append(fenced_data(PREVIOUS, previous_oml))
-        body.append(FIX_WORDING)
+        body.append(SAMPLE_FIX_WORDING if kind is RetryKind.FIX_SAMPLE else FIX_WORDING)
     if earlier:
         body.append("Earlier attempts (do not repeat these mistakes): " + "; ".join(earlier))
     return "\n\n".join(body)

@@ -47,23 +47,23 @@ def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: Sam
     component = str(step.get("component", ""))
     family = component.split(".", 1)[0]
     try:
-        config = _resolved(step, options)
+        config, secrets = _resolved(step, options)
         if family in SQL_FAMILIES and problem.code in SQL_CODES:
             return table_facts(family, component, config)
         if component == "rest.extractor" and problem.code in ("OML509", "OML515"):
-            return api_facts(config, options)
+            return api_facts(config, secrets)
     except Exception:  # a fact is a bonus: when the source cannot be read again, the problem still goes back
         return []
     return []
 
 
-def _resolved(step: Mapping[str, Any], options: SampleOptions) -> dict[str, Any]:
+def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The step's config with its connection and `${ENV}` values, and its secret values."""
     from osiris.run.connections import resolve_step_config
 
     component = str(step.get("component", ""))
-    config, _secrets = resolve_step_config(step.get("config") or {}, options.connections, options.env,
-                                           options.secret_fields(component))
-    return config
+    return resolve_step_config(step.get("config") or {}, options.connections, options.env,
+                               options.secret_fields(component))
 
 
 def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[str]:
@@ -84,13 +84,13 @@ def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[
     return lines
 
 
-def api_facts(config: Mapping[str, Any], options: SampleOptions) -> list[str]:
+def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
     """The shape of the endpoint's first response: where lists of records are and their keys."""
     from osiris.run.drivers.rest import client_for
 
     url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
     method = str(config.get("method") or "GET").upper()
-    with client_for(config, ()) as client:
+    with client_for(config, secrets) as client:
         response = client.send(method, url, params=dict(config.get("params") or {}) or None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
