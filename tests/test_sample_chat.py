@@ -77,6 +77,8 @@ def test_the_chat_asks_once_tests_shows_the_preview_and_saves(proj, fake_api, ch
     trail = events(only_session(proj.root))
     assert [e["status"] for e in trail if e["event_type"] == "dry_run_complete"] == ["failed", "passed", "passed"]
     assert [e["dry_run"] for e in trail if e["event_type"] == "pipeline_accepted"] == ["passed", "passed"]
+    assert [(e["sources"], e["answer"]) for e in trail if e["event_type"] == "dry_run_answer"] == [
+        (["@postgres.default"], "yes")]
     proj.assert_no_secrets(chat.screen)
 
 
@@ -108,7 +110,9 @@ def test_no_means_not_tested_for_the_whole_session(proj, fake_api):
     assert "Not testing on sample rows in this session" in done.stdout
     assert done.stdout.count("Valid pipeline.") == 2 and "Sample run" not in done.stdout
     assert len(fake_api.requests) == 2
-    assert not [e for e in events(only_session(proj.root)) if e["event_type"] == "dry_run_start"]
+    trail = events(only_session(proj.root))
+    assert not [e for e in trail if e["event_type"] == "dry_run_start"]
+    assert [e["answer"] for e in trail if e["event_type"] == "dry_run_answer"] == ["no"]
 
 
 def test_a_missing_secret_is_said_and_the_pipeline_is_still_offered_for_saving(proj, fake_api):

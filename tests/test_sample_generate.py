@@ -242,3 +242,16 @@ def test_json_output_carries_the_dry_run_verdict_without_values(tmp_path, fake_a
     assert result["attempts"][0]["dry_run"] == "passed"
     assert "c2@x.org" not in done.stdout  # the preview is on stderr only
     assert "c2@x.org" in done.stderr
+
+
+def test_the_same_sample_error_twice_stops_early_as_no_progress(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server,
+                         validation={"retry": {"dry_run_attempts": 2}})
+    wrong, right = wrong_then_right("active")
+    fake_api.add(Reply(wrong), Reply(wrong), Reply(right))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run")
+
+    assert done.returncode == 1 and len(fake_api.requests) == 2
+    assert "(no progress between attempts)" in done.stderr
+    assert proj.trail()["stop_reason"] == "no_progress"

@@ -31,7 +31,7 @@ class SampleTier:
     def check(self, cycle: int, attempt: Any, total: int, previous: Any, observer: Observer) -> DryRun | None:
         """Run a valid attempt on samples when the policy says so; None when it did not run."""
         pipeline = attempt.report.pipeline
-        if pipeline is None or not self.policy.wants_run(pipeline):
+        if pipeline is None or not self._wanted(pipeline):
             return None
         from osiris.retry.trail import attempt_dir
 
@@ -58,6 +58,16 @@ class SampleTier:
             attempt.report = replace(attempt.report, issues=[*attempt.report.issues, *dry_run.issues])
         observer(SamplesTested(cycle, attempt.index, total, dry_run))
         return dry_run
+
+
+    def _wanted(self, pipeline: Any) -> bool:
+        """The policy's decision; the person's answer, when it asked, is recorded (consent to read real systems)."""
+        unasked = self.policy.answer is None
+        wanted = self.policy.wants_run(pipeline)
+        if unasked and self.policy.answer is not None:
+            self.session.emit("dry_run_answer", sources=sources(pipeline), sample_rows=self.options.rows,
+                              answer="yes" if self.policy.answer else "no")
+        return wanted
 
 
 def last_time(previous: Any) -> str | None:
