@@ -125,3 +125,23 @@ def test_a_missing_secret_is_said_and_the_pipeline_is_still_offered_for_saving(p
     assert ("Not tested on samples: step 'extract-customers': connections.postgres.default.password refers to "
             "${PG_PASSWORD}, which is not set. The pipeline is valid but untested.") in done.stdout
     assert f"Saved {SAVED}" in done.stdout
+
+
+def test_a_pipeline_edited_at_the_hand_off_is_tested_again_without_the_llm(proj, fake_api, tmp_path):
+    from tests.chat_harness import editor_command, editor_script
+
+    fake_api.add(Reply(answer("active = 1")))
+    script = editor_script(tmp_path, "active = 1", "status = 'active'")
+    env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, EDITOR=editor_command(script),
+                  OSIRIS_VALIDATION__RETRY__DRY_RUN_ATTEMPTS="0", **proj.env)
+
+    done = chat_on_pipes(proj, REQUEST, "y", "edit", "", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1
+    assert ("The pipeline validates but still fails on sample rows after 1 attempt "
+            "(validation.retry.dry_run_attempts is used up).") in done.stdout
+    assert "✓ Valid pipeline." in done.stdout and "extract-customers: 10 rows (first 5)" in done.stdout
+    assert f"Saved {SAVED}" in done.stdout
+    trail = events(only_session(proj.root))
+    assert [e["status"] for e in trail if e["event_type"] == "dry_run_complete"] == ["failed", "passed"]
