@@ -18,7 +18,6 @@ attempt the dry run took.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -106,7 +105,7 @@ def run_once(root: Path, pg, maria, answers: tuple[str, str], delay: float) -> l
         events = proj.events()
     llm = [e["duration_ms"] for e in events if e["event_type"] == "llm_response"]
     dry = [e["duration_ms"] for e in events if e["event_type"] == "dry_run_complete"]
-    return list(zip(llm, dry))
+    return list(zip(llm, dry, strict=True))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ Real program, real SDK, the fake Messages API; a pseudo-terminal (pexpect) and a
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -41,7 +40,7 @@ def answer(where: str) -> str:
                     csv_step("write-csv", "write", "output/active.csv"))
 
 
-def test_the_chat_asks_once_tests_shows_the_preview_and_saves(proj, fake_api, chats):
+def test_the_chat_asks_once_tests_shows_the_preview_and_saves(proj, fake_api, chats):  # noqa: F811 (the imported fixture)
     fake_api.add(Reply(answer("active = 1")), Reply(answer("status = 'active'")), Reply(answer("status = 'gone'")))
     env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, **proj.env)
     env.pop("NO_COLOR")  # the terminal display: rich tables

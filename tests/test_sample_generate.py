@@ -28,10 +28,13 @@ def pg_customers(postgres_server):
         yield conn
 
 
+def customers_pipeline(where: str) -> str:
+    return pipeline(pg_step("extract-customers", "read", query=f"SELECT id, email FROM sample_customers {where}"),
+                    csv_step("write-csv", "write", "output/active.csv"))
+
+
 def wrong_then_right(column: str) -> tuple[str, str]:
-    steps = lambda where: (pg_step("extract-customers", "read", query=f"SELECT id, email FROM sample_customers {where}"),
-                           csv_step("write-csv", "write", "output/active.csv"))
-    return pipeline(*steps(f"WHERE {column} = 1")), pipeline(*steps("WHERE status = 'active'"))
+    return customers_pipeline(f"WHERE {column} = 1"), customers_pipeline("WHERE status = 'active'")
 
 
 def test_dry_run_catches_an_unknown_column_and_the_retry_prompt_names_the_real_ones(tmp_path, fake_api, postgres_server,
@@ -215,9 +218,11 @@ def test_mariadb_unknown_column_goes_back_with_the_table_columns(tmp_path, fake_
         cursor.execute("CREATE TABLE sample_orders (id INT PRIMARY KEY, total DECIMAL(8,2), state VARCHAR(20))")
         cursor.execute("INSERT INTO sample_orders VALUES (1, 9.50, 'paid'), (2, 3.00, 'open'), (3, 7.25, 'paid')")
     proj = SampleProject(tmp_path / "p", fake_api, mariadb=mariadb_server)
-    steps = lambda where: (mysql_step("extract-orders", "read", query=f"SELECT id, total FROM sample_orders WHERE {where}"),
-                           csv_step("write-csv", "write", "output/paid.csv"))
-    fake_api.add(Reply(pipeline(*steps("paid = 1"))), Reply(pipeline(*steps("state = 'paid'"))))
+    def orders(where: str) -> str:
+        return pipeline(mysql_step("extract-orders", "read", query=f"SELECT id, total FROM sample_orders WHERE {where}"),
+                        csv_step("write-csv", "write", "output/paid.csv"))
+
+    fake_api.add(Reply(orders("paid = 1")), Reply(orders("state = 'paid'")))
 
     done = proj.osiris("generate", "paid orders from mysql to output/paid.csv", "--dry-run")
 

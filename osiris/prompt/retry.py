@@ -87,7 +87,7 @@ def build_retry_prompt(
             lines.append(f"- ... and {more} more error(s) of the same kinds")
         body = [_errors_heading(kind, sample_rows), "\n".join(lines)]
         if sample_facts:
-            body.append(f"What the sample run showed (names and types only; values withheld):\n"
+            body.append("What the sample run showed (names and types only; values withheld):\n"
                         + "\n".join(f"- {fact}" for fact in sample_facts))
         if normalised:
             body.append("Osiris already normalised these in the pipeline below; keep them as they are now:\n"
