@@ -115,3 +115,30 @@ def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
                            "using the real names the sample run showed; keep everything else unchanged. Answer with "
                            "the complete corrected pipeline in one ```yaml block and no other text.")
     assert "Keep the valid content (queries" not in prompt
+
+
+def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_untested(tmp_path, monkeypatch):
+    """Plants the fault by replacing the runtime entry point (a broken install cannot be made here)."""
+    from osiris.retry.result import Attempt
+    from osiris.sample import tier as tier_module
+    from osiris.sample.dry_run import SampleOptions
+    from osiris.sample.tier import SampleTier
+    from osiris.secrets.redact import Redactor
+    from osiris.session import Session
+    from osiris.validate.issue import ValidationReport
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tier_module, "sample_run", broken)
+    session = Session.create(tmp_path, provider="fake", model="fake", redactor=Redactor(), settings={}, command="test")
+    pipeline = {"steps": [CSV_READ, CSV_WRITE]}
+    attempt = Attempt(1, "generate", "p", "a", ValidationReport(pipeline=pipeline, oml_text="x"))
+    seen: list = []
+    tier = SampleTier(DryRunPolicy("sample", 10), SampleOptions(10, {}, {}, tmp_path), session, save_samples=False)
+
+    tier.check(1, attempt, 3, None, seen.append)
+
+    assert attempt.valid and attempt.dry_run.status == "skipped"
+    assert attempt.dry_run.reason == "the sample run stopped: OSError: disk full"
+    assert type(seen[-1]).__name__ == "SamplesTested"

@@ -47,7 +47,7 @@ class SampleTier:
         else:
             trail.start(len(pipeline.get("steps") or []))
             options = replace(self.options, keep_dir=self.session.path / where) if self.save_samples else self.options
-            dry_run = sample_run(pipeline, options, trail)
+            dry_run = self._run(pipeline, options, trail)
             if dry_run.failed:
                 dry_run.facts = sample_facts(pipeline, dry_run.steps, self.options)
         dry_run.duration_ms = round((time.perf_counter() - started) * 1000, 1)  # the tier's whole cost
@@ -59,6 +59,14 @@ class SampleTier:
         observer(SamplesTested(cycle, attempt.index, total, dry_run))
         return dry_run
 
+    def _run(self, pipeline: Any, options: SampleOptions, trail: SampleTrail) -> DryRun:
+        """The sample run; a failure outside every step (a bug, a broken install) leaves the pipeline
+        untested with its reason, never a crash. Ctrl-C goes through."""
+        try:
+            return sample_run(pipeline, options, trail)
+        except Exception as error:
+            reason = self.session.redactor.text(f"the sample run stopped: {type(error).__name__}: {error}")
+            return DryRun("skipped", options.rows, reason=reason)
 
     def _wanted(self, pipeline: Any) -> bool:
         """The policy's decision; the person's answer, when it asked, is recorded (consent to read real systems)."""
