@@ -52,7 +52,7 @@ def test_an_api_shape_names_keys_and_types_never_values():
     assert lines == [
         "the response body's top level is an object with keys: meta (object), data (object)",
         "records at data_path 'data.items': 1 objects; keys of the first record (values withheld): "
-        "id (number), email (string), vip (boolean), tags (array), address (object)",
+        "id (number), email (string), vip (boolean), tags (array), address (object: city)",
     ]
     assert "ada@x.org" not in "".join(lines) and "Oslo" not in "".join(lines)
     assert describe_shape([1, 2]) == ["the response body is a list of 2 number (values withheld)"]

@@ -121,7 +121,13 @@ def _record_lists(value: Any, path: str, depth: int = 0) -> Any:
 
 
 def _keys(record: Mapping[str, Any]) -> str:
-    return ", ".join(f"{key} ({_json_type(value)})" for key, value in list(record.items())[:MAX_COLUMNS])
+    """`id (number), meta (object: rank, tags)`: a nested object also names its keys (a dotted
+    `data_path` or a transform can reach them)."""
+    def one(key: str, value: Any) -> str:
+        inner = f": {', '.join(map(str, value))}" if isinstance(value, Mapping) and value else ""
+        return f"{key} ({_json_type(value)}{inner})"
+
+    return ", ".join(one(key, value) for key, value in list(record.items())[:MAX_COLUMNS])
 
 
 def _shape(value: Any) -> str:
