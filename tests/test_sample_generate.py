@@ -260,3 +260,26 @@ def test_the_same_sample_error_twice_stops_early_as_no_progress(tmp_path, fake_a
     assert done.returncode == 1 and len(fake_api.requests) == 2
     assert "(no progress between attempts)" in done.stderr
     assert proj.trail()["stop_reason"] == "no_progress"
+
+
+def test_a_writer_is_proven_and_rolled_back_and_a_missing_upsert_key_goes_back(tmp_path, fake_api, postgres_server,
+                                                                              pg_customers):
+    pg_customers.execute("DROP TABLE IF EXISTS sample_targets")
+    pg_customers.execute("CREATE TABLE sample_targets (id integer PRIMARY KEY, email text)")
+    pg_customers.execute("INSERT INTO sample_targets VALUES (1, 'kept@x.org')")
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+
+    def copy(key: str) -> str:
+        return pipeline(pg_step("extract-customers", "read", query="SELECT id, email FROM sample_customers"),
+                        pg_step("upsert-targets", "write", table="sample_targets", write_mode="upsert", primary_key=[key]))
+
+    fake_api.add(Reply(copy("customer_id")), Reply(copy("id")))
+
+    done = proj.osiris("generate", "upsert the customers into sample_targets", "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    retry = last_user_message(fake_api.requests[1])
+    assert "OML512 /steps/1/config: step 'upsert-targets' failed on sample rows: the upsert key 'customer_id'" in retry
+    assert "- table sample_targets has columns: id integer, email text" in retry
+    assert "  upsert-targets: wrote 10 rows, rolled back" in done.stderr
+    assert pg_customers.execute("SELECT * FROM sample_targets").fetchall() == [(1, "kept@x.org")]  # nothing kept
