@@ -54,7 +54,7 @@ def test_dry_run_catches_an_unknown_column_and_the_retry_prompt_names_the_real_o
     assert "- table sample_customers has columns: id integer, email text, status text" in retry
     assert "- step 'extract-customers' (postgres.extractor): failed with OML502" in retry
     assert "osiris: attempt 1/3 on sample rows: 1 error; asking the LLM to fix them" in done.stderr
-    assert "osiris: testing on samples (attempt 2/3), last time: unknown column 'active' in sample_customers…" in done.stderr
+    assert "osiris: testing on samples (attempt 2/3), last time: unknown column 'active' in sample_customers..." in done.stderr
     assert "osiris: attempt 2: ran on 10 sample rows a source (2 steps ok" in done.stderr
     assert "tested on 10 sample rows; tokens:" in done.stderr
     # the preview: each step's first rows, on stderr
@@ -132,7 +132,7 @@ def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_p
     assert ("- records at data_path 'results': 5 objects; keys of the first record (values withheld): "
             "id (number), name (string), meta (object: rank, tags)") in retry
     assert "item-1" not in retry  # a value of the records
-    assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path in step 'fetch-items'…" in done.stderr
+    assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path in step 'fetch-items'..." in done.stderr
     assert proj.attempt_file(1, 2, "dry_run.json")["steps"][0]["rows_out"] == 5
 
 

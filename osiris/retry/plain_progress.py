@@ -51,7 +51,8 @@ class ProgressPrinter:
             else:
                 self._say(f"LLM service: {event.error}")
         elif isinstance(event, TestingSamples):
-            self._say(testing_text(event).lower())
+            text = testing_text(event).removesuffix("…")
+            self._say(text[:1].lower() + text[1:] + "...")  # the style of "generating (attempt 2/3)..."
         elif isinstance(event, SamplesTested):
             self._tested(event)
         elif isinstance(event, PipelineValid):
