@@ -132,7 +132,7 @@ def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_p
     assert ("- records at data_path 'results': 5 objects; keys of the first record (values withheld): "
             "id (number), name (string), meta (object: rank, tags)") in retry
     assert "item-1" not in retry  # a value of the records
-    assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path in step 'fetch-items'..." in done.stderr
+    assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path 'data' in step 'fetch-items'..." in done.stderr
     assert proj.attempt_file(1, 2, "dry_run.json")["steps"][0]["rows_out"] == 5
 
 

@@ -16,6 +16,7 @@ SQL_FAMILIES = ("postgres", "mysql", "supabase")
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
 MAX_DEPTH = 4
+NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
 
 
 def sample_facts(pipeline: Mapping[str, Any], steps: list[StepResult], options: SampleOptions) -> list[str]:
@@ -158,10 +159,11 @@ def problem_headline(issue: Any, pipeline: Mapping[str, Any]) -> str:
     from osiris.validate.pointer import split
 
     title = CODES[issue.code].title if issue.code in CODES else issue.code
-    value = f" '{issue.value}'" if isinstance(issue.value, str) and issue.value else ""
     parts = split(issue.path)
     steps = pipeline.get("steps") or []
     step = steps[int(parts[1])] if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) < len(steps) else {}
+    named = issue.value if isinstance(issue.value, str) else (step.get("config") or {}).get("data_path")
+    value = f" '{named}'" if named and issue.code in NAMING_CODES else ""
     return f"{title}{value} in {_where(step)}"
 
 
