@@ -15,6 +15,7 @@ from osiris.text_table import format_table
 
 class Status(Protocol):
     def update(self, text: str) -> None: ...
+    def pause(self) -> contextlib.AbstractContextManager[None]: ...
 
 
 class Display(Protocol):
@@ -54,6 +55,10 @@ class _PlainStatus:
         if text != self._last:
             self._display.say(text)
             self._last = text
+
+    @contextlib.contextmanager
+    def pause(self) -> Iterator[None]:
+        yield  # a plain line needs no clearing before a question
 
 
 class PlainDisplay:

@@ -30,6 +30,9 @@ def headline(result: Any) -> str:
         return "Your edited pipeline is still invalid (validated without the LLM)."
     if result.stop_reason == "strict":
         return "The pipeline is invalid, and strict mode allows no retries (/retry-attempts N allows some)."
+    if result.stop_reason == "dry_run_exhausted":
+        return (f"The pipeline validates but still fails on sample rows after {tried} "
+                "(validation.retry.dry_run_attempts is used up).")
     if result.stop_reason == "no_progress":
         return f"The pipeline is still invalid after {tried} (the last attempt repeated the errors of the one before)."
     return f"The pipeline is still invalid after {tried} (the retries are used up)."

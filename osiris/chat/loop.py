@@ -19,6 +19,7 @@ from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
 from osiris.chat.questions import OpenQuestion
 from osiris.chat.reader import LineReader
+from osiris.chat.sample import SampleQuestion, show_sample_result
 from osiris.chat.render import (
     count,
     preamble,
@@ -66,6 +67,8 @@ class ChatLoop:
         self.turn_usage = TokenUsage()
         self.open_question: OpenQuestion | None = None
         self.discovery = DiscoveryOffer(engine, project_root, env, display, reader)  # offers `osiris discover`
+        if getattr(engine, "sample_tier", None) is not None:  # validation.dry_run: ask asks the person once
+            engine.sample_tier.policy.ask = SampleQuestion(display, reader, progress)
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,
             "show": self._show,
@@ -175,6 +178,7 @@ class ChatLoop:
         if remark:
             self.display.say(remark)
         show_pipeline(self.display, result.report)
+        show_sample_result(self.display, result, self.engine.session.redactor.text)
         if self.turn_usage == TokenUsage():
             self.display.note("No tokens this turn (validated without the LLM).")
         else:

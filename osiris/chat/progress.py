@@ -15,8 +15,10 @@ from osiris.retry.progress import (
     Generating,
     ProgressEvent,
     RequestScrubbed,
+    TestingSamples,
     Validating,
 )
+from osiris.retry.plain_progress import testing_text
 
 ERRORS_SHOWN_PER_ATTEMPT = 3
 
@@ -60,6 +62,17 @@ class ChatProgress:
             self._attempt_failed(event)
         elif isinstance(event, ApiErrorRetrying):
             self._service_problem(event)
+        elif isinstance(event, TestingSamples):
+            self._update(testing_text(event))
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Hold the status line while the person is asked something mid-call."""
+        if self._status is None:
+            yield
+            return
+        with self._status.pause():
+            yield
 
     def _update(self, text: str) -> None:
         if self._status is not None:
@@ -68,7 +81,8 @@ class ChatProgress:
     def _attempt_failed(self, event: AttemptFailed) -> None:
         errors = event.report.errors
         then = " — asking the LLM to fix them" if event.will_retry else ""
-        self.display.error(f"✗ Attempt {event.attempt}/{event.total}: {count(len(errors), 'error')}{then}")
+        where = " failed on sample rows" if errors and all(issue.tier == 5 for issue in errors) else ""
+        self.display.error(f"✗ Attempt {event.attempt}/{event.total}{where}: {count(len(errors), 'error')}{then}")
         show_errors(self.display, errors, limit=ERRORS_SHOWN_PER_ATTEMPT, text=event.report.oml_text)
 
     def _service_problem(self, event: ApiErrorRetrying) -> None:

@@ -60,3 +60,12 @@ class _RichStatus:
 
     def update(self, text: str) -> None:
         self._status.update(escape(text))
+
+    @contextlib.contextmanager
+    def pause(self) -> Iterator[None]:
+        """Stop the spinner while the person answers a question, then start it again."""
+        self._status.stop()
+        try:
+            yield
+        finally:
+            self._status.start()

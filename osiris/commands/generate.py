@@ -23,7 +23,8 @@ from osiris.commands.options import (
 from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
 
 STDIN = "-"
-_WHY_INVALID = {"no_progress": "no progress between attempts", "strict": "strict mode: no retries"}
+_WHY_INVALID = {"no_progress": "no progress between attempts", "strict": "strict mode: no retries",
+                "dry_run_exhausted": "it still fails on sample rows and validation.retry.dry_run_attempts is used up"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +84,7 @@ def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path 
         )
         return ExitCode.INVALID
     oml = (result.oml_text or "").rstrip("\n") + "\n"
+    _print_preview(result, session)
     if output is not None:
         _write_output(engine, result, output, oml)
     engine.accept(result, saved_to=str(args.output) if args.output else None)
@@ -93,6 +95,16 @@ def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path 
     elif not args.output:
         sys.stdout.write(oml)
     return ExitCode.OK
+
+
+def _print_preview(result: Any, session: Any) -> None:
+    """A tested pipeline's sample rows, on stderr (stdout carries only the pipeline)."""
+    if result.dry_run is None or result.dry_run.status != "passed":
+        return
+    from osiris.sample.preview import preview_lines
+
+    for line in preview_lines(result.dry_run, session.redactor.text):
+        print(line, file=sys.stderr)
 
 
 def read_request(argument: str) -> str:
@@ -130,7 +142,9 @@ class OutputWriteError(OsirisError):
 def _spending(result: Any) -> str:
     """E.g. 'valid after 2 attempts; tokens: 2,270 in, 400 out, 1,600 cache read, 1,600 cache write'."""
     tried = len(result.attempts)
-    return f"valid after {tried} attempt{'s' if tried != 1 else ''}; tokens: {result.usage.describe()}"
+    tested = {"passed": f"; tested on {result.dry_run.rows} sample rows",
+              "skipped": "; not tested on samples"}.get(result.dry_run.status, "") if result.dry_run else ""
+    return f"valid after {tried} attempt{'s' if tried != 1 else ''}{tested}; tokens: {result.usage.describe()}"
 
 
 def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | None) -> None:
@@ -148,8 +162,18 @@ def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | 
         "attempts": [attempt_summary(a) for a in result.attempts],
         "token_usage": result.usage.to_dict(),
         "issues": [issue.to_dict() for issue in result.report.issues],
+        "dry_run": _dry_run_json(result.dry_run),
     }
     print(json.dumps(session.redactor.data(payload), indent=2))
+
+
+def _dry_run_json(dry_run: Any) -> dict[str, Any] | None:
+    """The last attempt's sample run: verdict, why it was skipped, and each step's rows (no values)."""
+    if dry_run is None:
+        return None
+    return {"status": dry_run.status, "sample_rows": dry_run.rows, "reason": dry_run.reason,
+            "duration_ms": dry_run.duration_ms,
+            "steps": [{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps]}
 
 
 def _print_json_error(args: argparse.Namespace, error: OsirisError, session: Any | None) -> None:

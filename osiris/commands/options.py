@@ -32,7 +32,8 @@ def add_action(actions: argparse._SubParsersAction, name: str, summary: str) -> 
 
 
 def add_llm_options(parser: argparse.ArgumentParser) -> None:
-    """`--retry-attempts N`, `--model`, `--provider`: the command-line settings layer."""
+    """`--retry-attempts N`, `--model`, `--provider`, `--dry-run`/`--no-dry-run`: the command-line
+    settings layer."""
     parser.add_argument(
         "--retry-attempts",
         metavar="N",
@@ -40,6 +41,11 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", help="LLM model name")
     parser.add_argument("--provider", help="LLM provider: anthropic or demo")
+    dry_run = parser.add_mutually_exclusive_group()
+    dry_run.add_argument("--dry-run", dest="dry_run", action="store_const", const="sample",
+                         help="test a valid pipeline on sample rows before accepting it (validation.dry_run: sample)")
+    dry_run.add_argument("--no-dry-run", dest="dry_run", action="store_const", const="off",
+                         help="do not test on sample rows (validation.dry_run: off)")
 
 
 def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -50,6 +56,8 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
     layer: dict[str, Any] = {}
     if getattr(args, "retry_attempts", None) is not None:
         layer["validation"] = {"retry": {"max_attempts": args.retry_attempts}}
+    if getattr(args, "dry_run", None) is not None:
+        layer.setdefault("validation", {})["dry_run"] = args.dry_run
     llm = {
         key: value
         for key, value in (("model", getattr(args, "model", None)),

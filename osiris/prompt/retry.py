@@ -17,11 +17,13 @@ from osiris.validate.excerpt import excerpt
 PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"
 CUT_OFF = "OML106"
+RUNTIME_BLOCK = "OML5"  # problems found by running the pipeline on samples
 MAX_ISSUES = 25
 
 
 class RetryKind(str, Enum):
     FIX_ERRORS = "fix_errors"
+    FIX_SAMPLE = "fix_sample"  # valid OML that failed on sample rows (OML5xx only)
     NO_PIPELINE = "no_pipeline"  # prose only (OML102): ask for the pipeline only
     CUT_OFF = "cut_off"  # stopped at the token limit (OML106): ask for a complete, shorter one
 
@@ -31,6 +33,8 @@ def retry_kind(error_codes: Sequence[str]) -> RetryKind:
         return RetryKind.CUT_OFF
     if NO_PIPELINE in error_codes:
         return RetryKind.NO_PIPELINE
+    if error_codes and all(code.startswith(RUNTIME_BLOCK) for code in error_codes):
+        return RetryKind.FIX_SAMPLE
     return RetryKind.FIX_ERRORS
 
 
@@ -41,16 +45,26 @@ FIX_WORDING = (
 )
 
 
+SAMPLE_FIX_WORDING = (
+    "Change only what these runtime errors point at (a column, a table, a data_path, a key), using the real "
+    "names the sample run showed; keep everything else unchanged. Answer with the complete corrected "
+    "pipeline in one ```yaml block and no other text."
+)
+
+
 def build_retry_prompt(
     errors: Sequence[Any],
     previous_oml: str | None,
     earlier: Sequence[str],
     render: Callable[[Any], str],
     normalised: Sequence[str] = (),
+    sample_facts: Sequence[str] = (),
+    sample_rows: int | None = None,
 ) -> str:
     """`errors`: the issues of the last attempt; `previous_oml`: its canonical YAML, already redacted;
     `earlier`: one summary line per earlier attempt; `render`: issue -> compact line;
-    `normalised`: one line per safe coercion already written into `previous_oml`."""
+    `normalised`: one line per safe coercion already written into `previous_oml`;
+    `sample_facts`: what a sample run of `previous_oml` showed (redacted), with `sample_rows` rows a source."""
     kind = retry_kind([getattr(issue, "code", "") for issue in errors])
     if kind is RetryKind.NO_PIPELINE:
         body = [
@@ -71,20 +85,28 @@ def build_retry_prompt(
         lines = [f"- {_located(issue, render, previous_oml)}" for issue in shown]
         if more > 0:
             lines.append(f"- ... and {more} more error(s) of the same kinds")
-        body = [
-            "Your previous pipeline did not validate. These are the errors (JSON-pointer path, code, "
-            "message, hint):",
-            "\n".join(lines),
-        ]
+        body = [_errors_heading(kind, sample_rows), "\n".join(lines)]
+        if sample_facts:
+            body.append("What the sample run showed (names and types only; values withheld):\n"
+                        + "\n".join(f"- {fact}" for fact in sample_facts))
         if normalised:
             body.append("Osiris already normalised these in the pipeline below; keep them as they are now:\n"
                         + "\n".join(f"- {line}" for line in normalised))
         if previous_oml:
             body.append(fenced_data(PREVIOUS, previous_oml))
-        body.append(FIX_WORDING)
+        body.append(SAMPLE_FIX_WORDING if kind is RetryKind.FIX_SAMPLE else FIX_WORDING)
     if earlier:
         body.append("Earlier attempts (do not repeat these mistakes): " + "; ".join(earlier))
     return "\n\n".join(body)
+
+
+def _errors_heading(kind: RetryKind, sample_rows: int | None) -> str:
+    if kind is RetryKind.FIX_SAMPLE:
+        rows = f"{sample_rows} rows" if sample_rows else "a few rows"
+        return ("Your previous pipeline is valid OML, but it failed when Osiris ran it on sample data "
+                f"({rows} a source; writes rolled back). These are the runtime errors (JSON-pointer path, "
+                "code, message, hint):")
+    return "Your previous pipeline did not validate. These are the errors (JSON-pointer path, code, message, hint):"
 
 
 def _located(issue: Any, render: Callable[[Any], str], text: str | None) -> str:

@@ -15,6 +15,8 @@
     engine.session.finish("valid")
 
 Progress events (for the observer) are in `osiris.retry.progress`; results in `osiris.retry.result`.
+With `validation.dry_run` on, `open_engine` sets `engine.sample_tier` (osiris.sample): a valid
+attempt is then run on samples, and a failure there is retried like any other (docs/dry-run.md).
 """
 
 from osiris.retry.engine import EngineConfig, GenerationEngine

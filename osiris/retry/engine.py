@@ -57,6 +57,7 @@ class EngineConfig:
     save_failed_oml: bool = True
     backoff: BackoffPolicy = BackoffPolicy()
     may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
+    dry_run_attempts: int = 1  # how many of the retries sample-run failures may use
 
     @classmethod
     def from_settings(cls, settings: Any, *, may_ask: bool = False) -> EngineConfig:
@@ -64,6 +65,7 @@ class EngineConfig:
             may_ask=may_ask,
             max_attempts=settings.validation.retry.max_attempts,
             history_limit=settings.validation.retry.history_limit,
+            dry_run_attempts=settings.validation.retry.dry_run_attempts,
             max_tokens=settings.llm.max_tokens,
             save_failed_oml=settings.sessions.save_failed_oml,
             backoff=BackoffPolicy(retries=settings.llm.api_retries),
@@ -94,6 +96,7 @@ class GenerationEngine:
         self.observer = observer
         self.sleep = sleep
         self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
+        self.sample_tier: Any = None  # osiris.sample.tier.SampleTier: tests valid attempts on samples
         self.history: list[Message] = []  # earlier accepted turns, sent with every call
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
@@ -131,6 +134,7 @@ class GenerationEngine:
         self.observer(Validating(cycle, 1, 1))
         report, validate_ms = self._validate(oml_text, truncated=False)
         attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
+        self._test_on_samples(cycle, attempt, 1, None)
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
         result = CycleResult(
@@ -168,7 +172,8 @@ class GenerationEngine:
         oml = result.oml_text or ""
         digest = trail.sha256(oml)
         self.session.write_text(f"{trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
-        self.session.emit("pipeline_accepted", cycle=result.cycle, path=saved_to, sha256=digest)
+        tested = result.dry_run.status if result.dry_run is not None else "off"
+        self.session.emit("pipeline_accepted", cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested)
         return digest
 
     def restore(self, conversation: list[dict[str, Any]]) -> None:
@@ -200,6 +205,7 @@ class GenerationEngine:
             for index in range(1, total + 1):
                 attempt = self._attempt(cycle, index, total, prompt, kind)
                 previous = attempts[-1] if attempts else None
+                self._test_on_samples(cycle, attempt, total, previous)
                 attempts.append(attempt)
                 self._record_attempt(cycle, attempt, previous)
                 if attempt.valid:
@@ -213,6 +219,8 @@ class GenerationEngine:
                     result.stop_reason = "no_progress"
                 elif index == total:
                     result.stop_reason = "strict" if total == 1 else "exhausted"
+                elif attempt.failed_on_samples and _sample_failures(attempts) > self.config.dry_run_attempts:
+                    result.stop_reason = "dry_run_exhausted"
                 else:
                     self._announce_retry(cycle, attempt, total)
                     prompt = retry_head + "\n\n" + self._delta(attempts)
@@ -271,6 +279,11 @@ class GenerationEngine:
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         return attempt
 
+    def _test_on_samples(self, cycle: int, attempt: Attempt, total: int, previous: Attempt | None) -> None:
+        """Tier 5: a valid attempt runs on samples when the policy says so; a failure makes it invalid."""
+        if attempt.valid and self.sample_tier is not None:
+            self.sample_tier.check(cycle, attempt, total, previous, self.observer)
+
     def _validate(self, text: str, *, truncated: bool) -> tuple[Any, float]:
         started = time.perf_counter()
         report = self.validator.validate(text, truncated=truncated)
@@ -321,7 +334,10 @@ class GenerationEngine:
         redact = self.session.redactor.text
         previous = redact(last.oml_text) if last.oml_text else None
         normalised = [redact(self.render(issue)) for issue in getattr(last.report, "coerced", [])]
-        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)), normalised)
+        sample = last.dry_run
+        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)), normalised,
+                                  sample_facts=[redact(fact) for fact in sample.facts] if sample else (),
+                                  sample_rows=sample.rows if sample else None)
 
     def _api_error(self, cycle: int, index: int, error: LLMServiceError, delay: float | None, n: int) -> None:
         self.session.emit(
@@ -374,6 +390,11 @@ class GenerationEngine:
         if self._request is None:
             raise RuntimeError("no request yet: call run() first")
         return self._request
+
+
+def _sample_failures(attempts: Sequence[Attempt]) -> int:
+    """How many attempts of the cycle failed on samples (each asks for one retry)."""
+    return sum(1 for attempt in attempts if attempt.failed_on_samples)
 
 
 def _is_question(attempt: Attempt) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from osiris.retry.progress import (
     ApiErrorRetrying,
@@ -12,9 +12,22 @@ from osiris.retry.progress import (
     PipelineValid,
     ProgressEvent,
     RequestScrubbed,
+    SamplesTested,
+    TestingSamples,
 )
 
 MAX_ISSUES_SHOWN = 8
+
+
+def testing_text(event: TestingSamples) -> str:
+    """`Testing on samples (attempt 2/3), last time: unknown column 'active' in customers…`."""
+    last = f", last time: {event.last_time}" if event.last_time else f": {event.rows} rows a source"
+    return f"Testing on samples (attempt {event.attempt}/{event.total}){last}…"
+
+
+def skipped_text(dry_run: Any) -> str:
+    """Why the sample tier did not run, and what that means for the pipeline."""
+    return f"not tested on samples: {dry_run.reason}; the pipeline is valid but untested"
 
 
 class ProgressPrinter:
@@ -39,6 +52,11 @@ class ProgressPrinter:
                 )
             else:
                 self._say(f"LLM service: {event.error}")
+        elif isinstance(event, TestingSamples):
+            text = testing_text(event).removesuffix("…")
+            self._say(text[:1].lower() + text[1:] + "...")  # the style of "generating (attempt 2/3)..."
+        elif isinstance(event, SamplesTested):
+            self._tested(event)
         elif isinstance(event, PipelineValid):
             warnings = event.report.warnings
             extra = f" with {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
@@ -48,8 +66,17 @@ class ProgressPrinter:
     def _attempt_failed(self, event: AttemptFailed) -> None:
         errors = event.report.errors
         then = "; asking the LLM to fix them" if event.will_retry else ""
-        self._say(f"attempt {event.attempt}/{event.total}: {len(errors)} error{'s' if len(errors) != 1 else ''}{then}")
+        where = " on sample rows" if errors and all(issue.tier == 5 for issue in errors) else ""
+        self._say(f"attempt {event.attempt}/{event.total}{where}: {len(errors)} error{'s' if len(errors) != 1 else ''}{then}")
         self._list(errors, event.report.oml_text)
+
+    def _tested(self, event: SamplesTested) -> None:
+        dry_run = event.dry_run
+        if dry_run.status == "passed":
+            self._say(f"attempt {event.attempt}: ran on {dry_run.rows} sample rows a source "
+                      f"({len(dry_run.steps)} steps ok, {dry_run.duration_ms / 1000:.1f} s)")
+        elif dry_run.status == "skipped":
+            self._say(skipped_text(dry_run))
 
     def _list(self, issues: list, text: str | None = None) -> None:
         """The friendly rendering of the first few issues, indented under the status line; a

@@ -66,12 +66,35 @@ class PipelineValid:
 
 
 @dataclass(frozen=True)
+class TestingSamples:
+    """The sample tier starts on a valid attempt. `last_time`: what broke the previous attempt's
+    sample run, in a few words (e.g. "unknown column 'active' in customers"), or None."""
+
+    cycle: int
+    attempt: int
+    total: int
+    rows: int
+    last_time: str | None = None
+
+
+@dataclass(frozen=True)
+class SamplesTested:
+    """The sample tier's verdict: `dry_run.status` is passed, failed or skipped (with `reason`)."""
+
+    cycle: int
+    attempt: int
+    total: int
+    dry_run: Any
+
+
+@dataclass(frozen=True)
 class CycleFinished:
     result: CycleResult
 
 
 ProgressEvent = Union[
-    RequestScrubbed, Generating, Validating, AttemptFailed, ApiErrorRetrying, PipelineValid, CycleFinished
+    RequestScrubbed, Generating, Validating, AttemptFailed, ApiErrorRetrying, PipelineValid, TestingSamples,
+    SamplesTested, CycleFinished,
 ]
 Observer = Callable[[ProgressEvent], None]
 

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from osiris.llm.types import TokenUsage
 
-AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid"]
+AttemptKind = Literal["generate", "fix_errors", "fix_sample", "no_pipeline", "cut_off", "edit"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "dry_run_exhausted"]
 
 
 @dataclass
@@ -25,6 +25,11 @@ class Attempt:
     validate_ms: float = 0.0
     wall_ms: float = 0.0  # the whole attempt, LLM wait included
     llm_stop_reason: str | None = None
+    dry_run: Any = None  # osiris.sample.dry_run.DryRun when the attempt was tested on samples
+
+    @property
+    def failed_on_samples(self) -> bool:
+        return self.dry_run is not None and self.dry_run.failed
 
     @property
     def valid(self) -> bool:
@@ -35,15 +40,18 @@ class Attempt:
         return self.report.oml_text
 
     @property
-    def error_key(self) -> frozenset[tuple[str, str]]:
-        """What 'the same errors' means for the early stop: the set of (code, path)."""
-        return frozenset((issue.code, issue.path) for issue in self.report.errors)
+    def error_key(self) -> frozenset[tuple[str, str, str]]:
+        """What 'the same errors' means for the early stop: the set of (code, path), and for a
+        sample-run error also what it names (another unknown column in the same step is progress)."""
+        return frozenset((issue.code, issue.path, str(issue.value) if issue.tier == 5 else "")
+                         for issue in self.report.errors)
 
 
 @dataclass
 class CycleResult:
     """A cycle ends `valid`; or invalid with `stop_reason` exhausted (budget spent), no_progress
-    (the same errors twice in a row), strict (max_attempts 0: no retry was allowed) or
+    (the same errors twice in a row), strict (max_attempts 0: no retry was allowed),
+    dry_run_exhausted (sample-run failures used up validation.retry.dry_run_attempts) or
     edited_invalid (the person's edit, validated without the LLM); or, when the engine may ask,
     `question` (the LLM asked the person something instead of a pipeline; see `question`)."""
 
@@ -71,6 +79,11 @@ class CycleResult:
     @property
     def report(self) -> Any:
         return self.last.report
+
+    @property
+    def dry_run(self) -> Any:
+        """The last attempt's sample run (None when it was not tested on samples)."""
+        return self.last.dry_run if self.attempts else None
 
     @property
     def oml_text(self) -> str | None:

@@ -18,6 +18,7 @@ from osiris.prompt import build_system_prompt
 from osiris.prompt.schema import schema_for_project
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
+from osiris.sample.tier import build_tier
 from osiris.secrets.redact import Redactor, connection_secrets
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
@@ -66,6 +67,7 @@ def open_engine(
         sleep=sleep,
     )
     engine.schema_for = schema_for_project(effective)
+    engine.sample_tier = build_tier(effective, session, validator.registry, interactive=may_ask)
     if record is not None:
         engine.restore(read_conversation(record))
     return engine

@@ -68,6 +68,20 @@ def attempt_summary(attempt: Attempt) -> dict[str, Any]:
         "llm_ms": round(attempt.llm_ms, 1),
         "validation_ms": round(attempt.validate_ms, 2),
         "llm_stop_reason": attempt.llm_stop_reason,
+        "dry_run": attempt.dry_run.status if attempt.dry_run is not None else None,
+        "dry_run_ms": attempt.dry_run.duration_ms if attempt.dry_run is not None else None,
+    }
+
+
+def tier_counts(result: CycleResult) -> dict[str, Any]:
+    """How the cycle's attempts fared tier by tier: validation (tiers 1-4), then the sample run (tier 5)."""
+    ran = [a.dry_run for a in result.attempts if a.dry_run is not None]
+    return {
+        "validation": {"attempts": len(result.attempts),
+                       "failed": sum(1 for a in result.attempts if not a.valid and not a.failed_on_samples)},
+        "dry_run": {"runs": len(ran), **{status: sum(1 for d in ran if d.status == status)
+                                         for status in ("passed", "failed", "skipped")},
+                    "duration_ms": round(sum(d.duration_ms for d in ran), 1)},
     }
 
 
@@ -82,6 +96,7 @@ def write_trail(session: Session, result: CycleResult, status: str | None = None
         "status": status or ("valid" if result.valid else "invalid"),
         "stop_reason": result.stop_reason,
         "attempts": [attempt_summary(a) for a in result.attempts],
+        "tiers": tier_counts(result),
         "totals": {
             "attempts": len(result.attempts),
             "token_usage": result.usage.to_dict(),

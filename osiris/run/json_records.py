@@ -114,7 +114,7 @@ class RecordSpool:
         else:
             con.execute(
                 f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                " sample_size = -1, maximum_object_size = 134217728)",
+                " sample_size = -1, maximum_object_size = 16777216)",
                 [str(self.path)],
             )
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]

@@ -19,6 +19,8 @@ from osiris.settings.model import Settings
 
 PREFIX = "OSIRIS_"
 RETRY_ATTEMPTS_ENV = "OSIRIS_VALIDATE_RETRY_ATTEMPTS"
+# Flat aliases that users type more easily than the nested `__` names.
+ALIASES = {RETRY_ATTEMPTS_ENV: "validation.retry.max_attempts", "OSIRIS_VALIDATION_DRY_RUN": "validation.dry_run"}
 _EXAMPLES = {
     "validation.rules": '[{"name": "csv-output", "expr": "...", "level": "warning"}]',
     "components.paths": '["components", "more/components"]',
@@ -33,14 +35,13 @@ def env_values(env: Mapping[str, str]) -> list[tuple[str, str, Any]]:
         if key is None:
             continue
         found.append((name, key, _parse(name, key, raw)))
-    if RETRY_ATTEMPTS_ENV in env:
-        found.append((RETRY_ATTEMPTS_ENV, "validation.retry.max_attempts", env[RETRY_ATTEMPTS_ENV]))
+    found.extend((name, key, env[name]) for name, key in ALIASES.items() if name in env)
     return found
 
 
 def _key_of(name: str) -> str | None:
     """OSIRIS_LLM__MODEL -> 'llm.model'; None for variables that are not settings (OSIRIS_DEBUG)."""
-    if not name.upper().startswith(PREFIX) or name.upper() == RETRY_ATTEMPTS_ENV:
+    if not name.upper().startswith(PREFIX) or name.upper() in ALIASES:
         return None
     parts = name[len(PREFIX):].lower().split("__")
     if parts[0] not in Settings.model_fields or not all(parts):

@@ -36,6 +36,7 @@ class LLMSettings(_Section):
 class RetrySettings(_Section):
     max_attempts: Count = Field(2, ge=0, le=5)
     history_limit: Count = Field(3, ge=1, le=20)
+    dry_run_attempts: Count = Field(1, ge=0, le=5)  # how many of max_attempts sample-run failures may use
 
 
 class Rule(_Section):
@@ -48,8 +49,22 @@ class Rule(_Section):
     message: str | None = None
 
 
+def _off_is_off(value: Any) -> Any:
+    """YAML 1.1 reads a bare `off` as false (and `on` as true): take them as the words written."""
+    if isinstance(value, bool):
+        return "sample" if value else "off"
+    return value
+
+
+DryRunMode = Annotated[Literal["off", "ask", "sample"], BeforeValidator(_off_is_off)]
+
+
 class ValidationSettings(_Section):
     retry: RetrySettings = RetrySettings()
+    # off | ask | sample: test a valid pipeline on sample rows (docs/dry-run.md). `ask` asks once
+    # per chat session; `generate` asks nothing, so there `ask` means off.
+    dry_run: DryRunMode = "ask"
+    sample_rows: Count = Field(10, ge=1, le=100_000)
     rules: list[Rule] = []
 
 

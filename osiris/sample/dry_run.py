@@ -1,0 +1,129 @@
+"""Run a validated pipeline on samples (`osiris run --sample N` semantics) and judge the result.
+
+Extractors read at most N rows, writers prove their writes and roll them back, CSV writers write
+into a private folder: nothing is kept in any target. The verdict is one of:
+
+- `passed`: every step ran;
+- `failed`: a step failed in a way the pipeline can fix (an unknown column, a wrong data_path, ...):
+  its OML5xx problem becomes an error Issue (tier 5) for the retry loop;
+- `skipped`: the sample could not run for a reason outside the pipeline (a secret not set, a server
+  down, credentials rejected, a component without a runtime): the pipeline stays valid, untested.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from osiris.run.driver import RuntimeProblem
+from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
+from osiris.validate.issue import Issue
+
+DryRunStatus = Literal["passed", "failed", "skipped"]
+SAMPLE_TIER = 5
+# Problems no change to the pipeline can fix: the tier is skipped, not failed.
+ENVIRONMENT_CODES = frozenset({"OML505", "OML506", "OML511"})  # cannot connect, rejected credentials, secret not set
+
+
+@dataclass
+class SampleOptions:
+    """Where a sample run gets its connections, secrets and files."""
+
+    rows: int
+    connections: Mapping[str, Any]
+    env: Mapping[str, str]
+    base_dir: Path
+    secret_fields: Callable[[str], set[str]] = lambda component: set()
+    keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else a temp dir
+
+
+@dataclass
+class DryRun:
+    """The verdict of one sample run."""
+
+    status: DryRunStatus
+    rows: int  # the sample size: rows a source
+    steps: list[StepResult] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)  # errors when failed; OML513 warnings any time
+    reason: str | None = None  # why it was skipped
+    facts: list[str] = field(default_factory=list)  # what the sample showed, for the retry prompt
+    duration_ms: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+    @property
+    def errors(self) -> list[Issue]:
+        return [issue for issue in self.issues if issue.is_error]
+
+
+def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: RunListener) -> DryRun:
+    """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first). Ctrl-C is
+    re-raised after the running writer rolled back."""
+    from osiris.run.engine import run_pipeline
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="osiris-sample-") as scratch:
+        work_dir = options.keep_dir or Path(scratch)
+        run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
+                                 sample=options.rows, work_dir=work_dir, secret_fields=options.secret_fields)
+        result = run_pipeline(pipeline, run_options, listener)
+    if result.interrupted:
+        raise KeyboardInterrupt
+    verdict = judge(pipeline, result, options.rows)
+    verdict.duration_ms = round((time.perf_counter() - started) * 1000, 1)
+    return verdict
+
+
+def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | None:
+    """Why the sample cannot start (a connection secret not set, no runtime for a component), or None.
+
+    Checked before any step runs, so that nothing is touched when the run could not finish anyway."""
+    from osiris.run.connections import resolve_step_config
+    from osiris.run.drivers import FAMILIES
+
+    for step in pipeline.get("steps") or []:
+        component = str(step.get("component", ""))
+        if component.split(".", 1)[0] not in FAMILIES:
+            return f"step '{step.get('id')}': no runtime for the component {component}"
+        try:
+            resolve_step_config(step.get("config") or {}, options.connections, options.env,
+                                options.secret_fields(component))
+        except RuntimeProblem as problem:
+            return f"step '{step.get('id')}': {problem.message}"
+    return None
+
+
+def judge(pipeline: Mapping[str, Any], result: RunResult, rows: int) -> DryRun:
+    """passed, failed (issues for the LLM) or skipped (a problem of the environment)."""
+    index = {str(step["id"]): n for n, step in enumerate(pipeline.get("steps") or [])}
+    warnings = [_issue(index[s.step_id], s, w, "warning") for s in result.steps for w in s.warnings]
+    failed = [s for s in result.steps if s.status == "failed" and s.problem is not None]
+    fixable = [s for s in failed if not is_environment(s.problem)]
+    if fixable:
+        errors = [_issue(index[s.step_id], s, s.problem, "error") for s in fixable]
+        return DryRun("failed", rows, result.steps, errors + warnings)
+    if failed:
+        step = failed[0]
+        return DryRun("skipped", rows, result.steps, warnings, reason=f"step '{step.step_id}': {step.problem.message}")
+    return DryRun("passed", rows, result.steps, warnings)
+
+
+def is_environment(problem: RuntimeProblem | None) -> bool:
+    """A server down (also an API answering 5xx), credentials rejected or a secret not set."""
+    if problem is None:
+        return False
+    server_error = problem.code == "OML508" and isinstance(problem.value, int) and problem.value >= 500
+    return problem.code in ENVIRONMENT_CODES or server_error
+
+
+def _issue(position: int, step: StepResult, problem: RuntimeProblem, severity: str) -> Issue:
+    return Issue(problem.code, SAMPLE_TIER, severity, f"/steps/{position}/config",  # type: ignore[arg-type]
+                 f"step '{step.step_id}' failed on sample rows: {problem.message}" if severity == "error"
+                 else f"step '{step.step_id}' on sample rows: {problem.message}",
+                 problem.hint, value=problem.value if isinstance(problem.value, (str, int, float)) else None)

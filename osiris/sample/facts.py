@@ -1,0 +1,180 @@
+"""What a sample run showed, as short lines for the retry prompt: each step's row count and
+columns, the real columns of the tables a failed SQL step names, and the shape of an API response
+whose records were not where the pipeline looked. Names and types only: never a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem
+from osiris.run.engine import StepResult
+from osiris.sample.dry_run import SampleOptions
+
+SQL_FAMILIES = ("postgres", "mysql", "supabase")
+SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
+MAX_COLUMNS = 60
+MAX_DEPTH = 4
+NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
+
+
+def sample_facts(pipeline: Mapping[str, Any], steps: list[StepResult], options: SampleOptions) -> list[str]:
+    """One line per step, then what the sources really hold where a step failed."""
+    by_id = {str(step["id"]): step for step in pipeline.get("steps") or []}
+    lines = [step_fact(step) for step in steps]
+    for result in steps:
+        if result.status == "failed" and result.problem is not None:
+            lines += _source_facts(by_id.get(result.step_id) or {}, result.problem, options)
+    return lines
+
+
+def step_fact(step: StepResult) -> str:
+    """`extract-customers (postgres.extractor): 10 rows; columns: id INTEGER, email VARCHAR`."""
+    head = f"step '{step.step_id}' ({step.component})"
+    if step.status == "failed" and step.problem is not None:
+        return f"{head}: failed with {step.problem.code}"
+    if step.status == "skipped":
+        return f"{head}: not run, its input '{step.skipped_because}' failed"
+    if step.status != "ok":
+        return f"{head}: {step.status}"
+    if step.mode == "write":
+        return f"{head}: wrote {step.rows_in} rows, then rolled them back"
+    columns = ", ".join(f"{name} {kind}" for name, kind in step.columns[:MAX_COLUMNS])
+    return f"{head}: {step.rows_out} rows" + (f"; columns: {columns}" if columns else "")
+
+
+def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: SampleOptions) -> list[str]:
+    component = str(step.get("component", ""))
+    family = component.split(".", 1)[0]
+    try:
+        config, secrets = _resolved(step, options)
+        if family in SQL_FAMILIES and problem.code in SQL_CODES:
+            return table_facts(family, component, config)
+        if component == "rest.extractor" and problem.code in ("OML509", "OML515"):
+            return api_facts(config, secrets)
+    except Exception:  # a fact is a bonus: when the source cannot be read again, the problem still goes back
+        return []
+    return []
+
+
+def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The step's config with its connection and `${ENV}` values, and its secret values."""
+    from osiris.run.connections import resolve_step_config
+
+    component = str(step.get("component", ""))
+    return resolve_step_config(step.get("config") or {}, options.connections, options.env,
+                               options.secret_fields(component))
+
+
+def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[str]:
+    """`table customers has columns: id integer, email text, status text` for each table the step names."""
+    from osiris.run.drivers import driver_for
+    from osiris.run.drivers.sql_common import tables_in
+
+    named = [str(config["table"])] if config.get("table") else tables_in(str(config.get("query") or ""), family)
+    if not named:
+        return []
+    found = driver_for(component).discover(config, [name.split(".")[-1] for name in named])
+    lines = []
+    for table in found:
+        columns = ", ".join(f"{c.name} {c.type}" for c in table.columns[:MAX_COLUMNS])
+        lines.append(f"table {table.name} has columns: {columns}")
+    known = {table.name for table in found}
+    lines += [f"table {name} does not exist" for name in named if name.split(".")[-1] not in known]
+    return lines
+
+
+def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
+    """The shape of the endpoint's first response: where lists of records are and their keys."""
+    from osiris.run.drivers.rest import client_for
+
+    url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
+    method = str(config.get("method") or "GET").upper()
+    with client_for(config, secrets) as client:
+        response = client.send(method, url, params=dict(config.get("params") or {}) or None,
+                               json=config.get("body") if method == "POST" else None)
+        body = client.json(response)
+    return describe_shape(body)
+
+
+def describe_shape(body: Any) -> list[str]:
+    """Where a JSON body keeps its records, and their keys with JSON types (values withheld)."""
+    lists = list(_record_lists(body, ""))
+    if not lists:
+        return [f"the response body is {_shape(body)} (values withheld)"]
+    lines = [f"the response body's top level is {_shape(body)}"]
+    for path, items in lists[:3]:
+        shown = f"'{path}'" if path else "'' (the whole body)"
+        lines.append(f"records at data_path {shown}: {len(items)} objects; keys of the first record "
+                     f"(values withheld): {_keys(items[0])}")
+    return lines
+
+
+def _record_lists(value: Any, path: str, depth: int = 0) -> Any:
+    """(dotted path, list) for every list of objects in the body, shallowest first."""
+    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
+        yield path, value
+        return
+    if isinstance(value, Mapping) and depth < MAX_DEPTH:
+        for key, inner in value.items():
+            yield from _record_lists(inner, f"{path}.{key}" if path else str(key), depth + 1)
+
+
+def _keys(record: Mapping[str, Any]) -> str:
+    """`id (number), meta (object: rank, tags)`: a nested object also names its keys (a dotted
+    `data_path` or a transform can reach them)."""
+    def one(key: str, value: Any) -> str:
+        inner = f": {', '.join(map(str, value))}" if isinstance(value, Mapping) and value else ""
+        return f"{key} ({_json_type(value)}{inner})"
+
+    return ", ".join(one(key, value) for key, value in list(record.items())[:MAX_COLUMNS])
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "an object with keys: " + (", ".join(f"{k} ({_json_type(v)})" for k, v in value.items()) or "none")
+    if isinstance(value, list):
+        return f"a list of {len(value)} {', '.join(sorted({_json_type(v) for v in value})) or 'items'}"
+    return f"a single {_json_type(value)}"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "null"
+
+
+def problem_headline(issue: Any, pipeline: Mapping[str, Any]) -> str:
+    """A few words for a progress line: `unknown column 'active' in customers`."""
+    from osiris.validate.codes import CODES
+    from osiris.validate.pointer import split
+
+    title = CODES[issue.code].title if issue.code in CODES else issue.code
+    parts = split(issue.path)
+    steps = pipeline.get("steps") or []
+    step = steps[int(parts[1])] if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) < len(steps) else {}
+    named = issue.value if isinstance(issue.value, str) else (step.get("config") or {}).get("data_path")
+    value = f" '{named}'" if named and issue.code in NAMING_CODES else ""
+    return f"{title}{value} in {_where(step)}"
+
+
+def _where(step: Mapping[str, Any]) -> str:
+    from osiris.run.drivers.sql_common import tables_in
+
+    config = step.get("config") or {}
+    if config.get("table"):
+        return str(config["table"])
+    if config.get("query") and str(step.get("component", "")).split(".")[0] in SQL_FAMILIES:
+        named = tables_in(str(config["query"]), "postgres")
+        if named:
+            return ", ".join(named)
+    return f"step '{step.get('id', '?')}'"

@@ -1,0 +1,61 @@
+"""Each step's first sample rows, shown to the person before a tested pipeline is accepted:
+a table per step (rich on a terminal, plain text on a pipe). The values are shown, never stored
+(unless `sessions.save_samples: true`), and the session's known secrets are masked in them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.text_table import format_table
+
+CELL_WIDTH = 24
+
+
+@dataclass
+class StepPreview:
+    title: str  # `extract-customers: 10 rows (first 5)`
+    headers: list[str]
+    rows: list[list[str]]
+
+
+def step_previews(dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> Iterator[StepPreview]:
+    """One preview per step that ran: its first rows, or for a writer what it proved."""
+    for step in dry_run.steps:
+        if step.status != "ok":
+            continue
+        if step.preview is None:
+            what = f"wrote {step.rows_in} rows, rolled back" if step.mode == "write" else f"{step.rows_out} rows"
+            yield StepPreview(f"{step.step_id}: {what}", [], [])
+            continue
+        headers, rows = step.preview
+        shown = f" (first {len(rows)})" if len(rows) < step.rows_out else ""
+        cells = [[redact(cell(value)) for value in row] for row in rows]
+        yield StepPreview(f"{step.step_id}: {step.rows_out} rows{shown}", [redact(h) for h in headers], cells)
+
+
+def preview_lines(dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> list[str]:
+    """The previews as plain text, for `osiris generate`'s stderr."""
+    lines = [f"sample run: {dry_run.rows} rows a source, nothing kept"]
+    for preview in step_previews(dry_run, redact):
+        lines.append(f"  {preview.title}")
+        if preview.headers:
+            lines += [f"    {line}" for line in format_table(preview.headers, preview.rows or [["(no rows)"]])]
+    return lines
+
+
+def show_previews(display: Any, dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> None:
+    """The previews on the chat's display: `display.table` is rich on a terminal, plain on a pipe."""
+    display.note(f"Sample run: {dry_run.rows} rows a source, writes rolled back, nothing kept.")
+    for preview in step_previews(dry_run, redact):
+        if preview.headers and preview.rows:
+            display.table(preview.headers, preview.rows, title=preview.title)
+        else:
+            display.say(preview.title)
+
+
+def cell(value: Any) -> str:
+    """One value on one line, at most CELL_WIDTH characters."""
+    text = "NULL" if value is None else " ".join(str(value).split())
+    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"

@@ -1,0 +1,50 @@
+"""The sample tier's audit trail: per attempt `dry_run.json`, and the events `dry_run_start`,
+`dry_run_complete` around the runtime's own `run_start`, `step_*` and `run_end`.
+
+`dry_run.json` keeps each step's status, row counts, columns with their types, and duration. Row
+values are kept only with `sessions.save_samples: true`: sample rows are real data and may be
+personal data, which an audit trail should not collect by default (docs/dry-run.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.run.engine import StepResult
+from osiris.run.trail import RunTrail
+from osiris.sample.dry_run import DryRun
+from osiris.session import Session
+
+
+class SampleTrail(RunTrail):
+    """The runtime's step events, recorded in the generation session for one attempt."""
+
+    def __init__(self, session: Session, *, where: str, cycle: int, attempt: int, rows: int,
+                 save_samples: bool) -> None:
+        super().__init__(session, pipeline_path=f"cycle {cycle}, attempt {attempt}", sample=rows,
+                         save_samples=save_samples)
+        self.where, self.cycle, self.attempt = where, cycle, attempt
+
+    def begin(self, steps: int, sources: list[str]) -> None:
+        self.session.emit("dry_run_start", cycle=self.cycle, attempt_index=self.attempt,
+                          sample_rows=self.sample, steps=steps, sources=sources)
+
+    def complete(self, dry_run: DryRun, ran: bool) -> None:
+        """dry_run.json, then `run_end` (when steps ran) and `dry_run_complete`."""
+        self.session.write_json(f"{self.where}/dry_run.json", {
+            "status": dry_run.status, "sample_rows": dry_run.rows, "reason": dry_run.reason,
+            "duration_ms": dry_run.duration_ms, "values_saved": self.save_samples,
+            "issues": [issue.to_dict() for issue in dry_run.issues],
+            "steps": [self.step_record(step) for step in dry_run.steps]})
+        if ran:
+            self.session.emit("run_end", status="succeeded" if dry_run.status == "passed" else dry_run.status,
+                              steps_ok=sum(s.status == "ok" for s in dry_run.steps),
+                              steps_failed=sum(s.status == "failed" for s in dry_run.steps),
+                              steps_skipped=sum(s.status == "skipped" for s in dry_run.steps))
+        self.session.emit("dry_run_complete", cycle=self.cycle, attempt_index=self.attempt, status=dry_run.status,
+                          reason=dry_run.reason, error_codes=sorted({i.code for i in dry_run.errors}),
+                          steps=[{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps],
+                          duration_ms=dry_run.duration_ms)
+
+    def step_record(self, step: StepResult) -> dict[str, Any]:
+        return self._step_record(step)
