@@ -4,8 +4,9 @@
                           listener)
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
-view `input_df`. The DuckDB database is a file in a private temporary directory, so tables larger
-than memory spill to disk; it is deleted when the run ends.
+view `input_df`. The DuckDB database lives in memory, capped at ENGINE_MEMORY_LIMIT: beyond it,
+DuckDB spills table blocks to a private temporary directory, so memory stays flat however many rows
+a run moves (ADR 0095). The directory is deleted when the run ends.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 
 SAMPLE_PREVIEW_ROWS = 5
-ENGINE_MEMORY_LIMIT = "256MB"
+ENGINE_MEMORY_LIMIT = "64MB"  # DuckDB's buffer pool; tables beyond it spill to the scratch directory
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -84,9 +85,9 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     results = {step_id: _pending(step) for step_id, step in steps.items()}
     stop = _CtrlC()
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
-    con = duckdb.connect(str(scratch / "engine.duckdb"))
+    con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")  # beyond it, DuckDB spills to disk
+    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")
     try:
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]

@@ -4,14 +4,12 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext
 from osiris.run.spool import quote_ident
-
-EXPORT_CHUNK_BYTES = 1 << 20
 
 
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
@@ -51,25 +49,32 @@ def spool_path(ctx: StepContext) -> Path:
     return folder / f"{ctx.output_table}.spool.csv"
 
 
-def stream_csv_export(ctx: StepContext, source: str, columns: list[tuple[str, str]],
-                      write: Callable[[bytes], Any]) -> int:
-    """Export the input as headerless CSV (NULL as an empty field, '' quoted) and hand it to
-    `write` 1 MiB at a time; progress is reported in rows, estimated from the bytes sent."""
-    total = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(source)}").fetchone()[0]
+def csv_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
+                batch_size: int) -> Iterator[tuple[bytes, int]]:
+    """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
+    (the batch's bytes, its row count). DuckDB exports the table once to a spool file; the file is
+    cut at record ends, where a line closes with an even number of quote characters (a quoted
+    field may hold a newline)."""
     path = spool_path(ctx)
     names = ", ".join(quote_ident(n) for n, _ in columns)
     ctx.con.execute(f"COPY (SELECT {names} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
     try:
-        size = max(path.stat().st_size, 1)
-        sent = 0
         with open(path, "rb") as handle:
-            while chunk := handle.read(EXPORT_CHUNK_BYTES):
-                write(chunk)
-                sent += len(chunk)
-                ctx.progress(int(total * sent / size))
+            batch: list[bytes] = []
+            rows, open_quote = 0, False
+            for line in handle:
+                batch.append(line)
+                if b'"' in line and line.count(b'"') % 2:
+                    open_quote = not open_quote
+                if not open_quote:
+                    rows += 1
+                    if rows == batch_size:
+                        yield b"".join(batch), rows
+                        batch, rows = [], 0
+            if batch:
+                yield b"".join(batch), rows
     finally:
         path.unlink(missing_ok=True)
-    return int(total)
 
 
 def input_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
