@@ -139,8 +139,8 @@ def test_unset_password_variable_is_oml511(tmp_path, postgres_server):
     assert result.returncode == 6
     assert result.stderr.splitlines()[:2] == [
         f"{path} OML511 step 'read': connections.postgres.default.password refers to ${{{PG_ENV}}}, which is not set",
-        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris "
-        "(its value is never written anywhere)"]
+        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris, or store it in the "
+        f"system keyring: keyring set osiris {PG_ENV} (its value is never written anywhere)"]
 
 
 def test_wrong_password_refused_port_and_constraint_violation(tmp_path, postgres_server):
