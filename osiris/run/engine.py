@@ -4,7 +4,7 @@
                           listener)
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
-view `input_df`. The DuckDB database lives in memory, capped at ENGINE_MEMORY_LIMIT: beyond it,
+view `input_df`. The DuckDB database lives in memory, capped by `memory_limit_mb`: beyond it,
 DuckDB spills table blocks to a private temporary directory, so memory stays flat however many rows
 a run moves (ADR 0095). The directory is deleted when the run ends.
 """
@@ -28,7 +28,7 @@ from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 
 SAMPLE_PREVIEW_ROWS = 5
-ENGINE_MEMORY_LIMIT = "64MB"  # DuckDB's buffer pool; tables beyond it spill to the scratch directory
+MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -87,7 +87,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
     con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")
+    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
     try:
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]
@@ -104,6 +105,12 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
+
+
+def memory_limit_mb(threads: int) -> int:
+    """DuckDB's memory cap for a run: fixed whatever the row count, so memory stays flat; it grows
+    with the threads only because each reading thread holds its own buffer (8 MiB for CSV)."""
+    return MEMORY_BASE_MB + MEMORY_PER_THREAD_MB * max(threads, 1)
 
 
 class _CtrlC:
