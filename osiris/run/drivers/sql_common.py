@@ -4,12 +4,14 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext
 from osiris.run.spool import quote_ident
+
+READ_CHUNK_BYTES = 1 << 20
 
 
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
@@ -52,29 +54,55 @@ def spool_path(ctx: StepContext) -> Path:
 def csv_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
                 batch_size: int) -> Iterator[tuple[bytes, int]]:
     """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
-    (the batch's bytes, its row count). DuckDB exports the table once to a spool file; the file is
-    cut at record ends, where a line closes with an even number of quote characters (a quoted
-    field may hold a newline)."""
+    (the batch's bytes, its row count). DuckDB exports the table once to a spool file, which is read
+    1 MiB at a time and cut at record ends (`cut_records`)."""
     path = spool_path(ctx)
     names = ", ".join(quote_ident(n) for n, _ in columns)
     ctx.con.execute(f"COPY (SELECT {names} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
     try:
         with open(path, "rb") as handle:
-            batch: list[bytes] = []
-            rows, open_quote = 0, False
-            for line in handle:
-                batch.append(line)
-                if b'"' in line and line.count(b'"') % 2:
-                    open_quote = not open_quote
-                if not open_quote:
-                    rows += 1
-                    if rows == batch_size:
-                        yield b"".join(batch), rows
-                        batch, rows = [], 0
-            if batch:
-                yield b"".join(batch), rows
+            yield from cut_records(iter(lambda: handle.read(READ_CHUNK_BYTES), b""), batch_size)
     finally:
         path.unlink(missing_ok=True)
+
+
+def cut_records(chunks: Iterable[bytes], batch_size: int) -> Iterator[tuple[bytes, int]]:
+    """Newline-terminated CSV in arbitrary chunks -> (bytes of `batch_size` records, count) pieces.
+
+    A record ends at a newline outside quotes: a line that closes with an odd number of `"`
+    characters opens or closes a quoted field that holds newlines. Chunks without any `"` (the
+    common case) are cut by slicing their lines, not by a Python loop over each line.
+    """
+    batch: list[bytes] = []
+    rows, in_quotes, tail = 0, False, b""
+    for chunk in chunks:
+        data = tail + chunk
+        lines = data.split(b"\n")
+        tail = lines.pop()  # the unfinished last line, b"" when the chunk ends a line
+        if not in_quotes and b'"' not in data:
+            start = 0
+            while start < len(lines):
+                take = min(batch_size - rows, len(lines) - start)
+                batch.append(b"\n".join(lines[start:start + take]) + b"\n")
+                rows, start = rows + take, start + take
+                if rows == batch_size:
+                    yield b"".join(batch), rows
+                    batch, rows = [], 0
+            continue
+        for line in lines:
+            batch.append(line + b"\n")
+            if line.count(b'"') % 2:
+                in_quotes = not in_quotes
+            if not in_quotes:
+                rows += 1
+                if rows == batch_size:
+                    yield b"".join(batch), rows
+                    batch, rows = [], 0
+    if tail:
+        batch.append(tail)
+        rows += 1
+    if batch:
+        yield b"".join(batch), rows
 
 
 def input_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
