@@ -7,8 +7,9 @@ and repeated, each copy done by `osiris run` and by a baseline doing the same co
   PostgreSQL -> CSV        vs  psycopg `COPY ... TO STDOUT` into a file
   CSV -> PostgreSQL        vs  psycopg `COPY ... FROM STDIN` from the file
   PostgreSQL -> MariaDB    vs  DuckDB-free PyMySQL executemany of the rows (batches of 1000)
-Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, and the
-import time of `osiris.commands.run` plus the engine.
+Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, the peak
+RSS of PostgreSQL -> CSV at each of --memory-rows (to show that memory does not grow with rows),
+and the import time of `osiris.commands.run` plus the engine.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--memory-rows", default="100000,1000000,3000000",
+                        help="row counts at which to measure the peak RSS of PostgreSQL -> CSV")
     args = parser.parse_args()
     pg, maria = start_postgres(), start_mariadb()
     try:
         bench(pg, maria, args.rows, args.repeat)
+        memory_series(pg, maria, [int(n) for n in args.memory_rows.split(",") if n])
     finally:
         pg.stop()
         maria.stop()
@@ -91,6 +95,25 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
         ours, base = statistics.median(times[name]["osiris"]), statistics.median(times[name]["baseline"])
         print(f"{name:24} {rows / ours:14,.0f} {rows / base:16,.0f} {base / ours:6.2f} {peaks[name] / 1024:7.0f} MB")
     print(f"import osiris.commands.run + engine: {import_time():.0f} ms")
+
+
+def memory_series(pg, maria, counts: list[int]) -> None:
+    """Peak RSS of one PostgreSQL -> CSV run per row count: flat once DuckDB's buffer pool is full."""
+    import psycopg
+
+    proj = RunProject(Path(tempfile.mkdtemp(prefix="osiris-bench-mem-")) / "project", postgres=pg, mariadb=maria)
+    print("peak RSS of PostgreSQL -> CSV by rows:")
+    for count in counts:
+        with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mem_src")
+            conn.execute("CREATE TABLE mem_src AS SELECT g::bigint AS id, 'name-' || g AS name, "
+                         "(g %% 1000 + 0.25)::numeric(10,2) AS amount, "
+                         "timestamp '2024-01-01' + g * interval '1 second' AS at FROM generate_series(1, %s) g",
+                         (count,))
+        path = proj.pipeline([pg_step("read", "read", table="mem_src"), csv_step("write", "write", "mem.csv")],
+                             name=f"mem-{count}")
+        seconds, peak = run_osiris(proj, path)
+        print(f"  {count:>10,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s)")
 
 
 def timed(action) -> float:

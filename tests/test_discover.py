@@ -122,7 +122,8 @@ def test_an_unset_environment_reference_is_a_usage_error(root: Path) -> None:
         "connections:\n  mysql:\n    default: {host: h, database: d, user: u, password: \"${NOT_SET_PW}\"}\n")
     done = discover(root, "@mysql.default")
     assert (done.returncode, done.stderr) == (2, "osiris: error: connection '@mysql.default' field 'password' "
-                                                 "refers to ${NOT_SET_PW}, which is not set in the environment\n")
+                                                 "refers to ${NOT_SET_PW}, which is not set in the environment or the keyring "
+                                                 "(keyring set osiris NOT_SET_PW)\n")
 
 
 def test_a_file_duckdb_cannot_read_exits_6(root: Path) -> None:

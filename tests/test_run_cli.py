@@ -139,8 +139,8 @@ def test_unset_password_variable_is_oml511(tmp_path, postgres_server):
     assert result.returncode == 6
     assert result.stderr.splitlines()[:2] == [
         f"{path} OML511 step 'read': connections.postgres.default.password refers to ${{{PG_ENV}}}, which is not set",
-        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris "
-        "(its value is never written anywhere)"]
+        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris, or store it in the "
+        f"system keyring: keyring set osiris {PG_ENV} (its value is never written anywhere)"]
 
 
 def test_wrong_password_refused_port_and_constraint_violation(tmp_path, postgres_server):
@@ -175,28 +175,34 @@ def test_duplicate_key_append_is_oml514_and_keeps_nothing(tmp_path, postgres_ser
         assert pg.execute("SELECT * FROM uniq").fetchall() == [(3, "kept")]
 
 
+def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
+    """`osiris run` writing a 3M-row CSV into PostgreSQL, returned once COPY is streaming."""
+    pg.execute("DROP TABLE IF EXISTS big")
+    pg.execute("CREATE TABLE big (id bigint PRIMARY KEY, payload text)")
+    pg.execute("INSERT INTO big VALUES (-1, 'before')")
+    with open(proj.root / "big.csv", "w") as out:
+        out.write("id,payload\n")
+        for start in range(0, 3_000_000, 100_000):
+            out.write("".join(f"{i},{'x' * 40}\n" for i in range(start, start + 100_000)))
+    path = proj.pipeline([csv_step("read", "read", "big.csv"), pg_step("write", "write", table="big")])
+    env = clean_env(**proj.env)
+    process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while True:  # wait until the writer has begun sending rows
+        busy = pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris' "
+                          "AND query LIKE 'COPY%'").fetchone()[0]
+        if busy or process.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, "the run ended before the write could be interrupted"
+    return process
+
+
 def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server):
     """A large CSV is written to PostgreSQL; SIGINT arrives while COPY is streaming."""
     proj = RunProject(tmp_path / "project", postgres=postgres_server)
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
-        pg.execute("DROP TABLE IF EXISTS big")
-        pg.execute("CREATE TABLE big (id bigint PRIMARY KEY, payload text)")
-        pg.execute("INSERT INTO big VALUES (-1, 'before')")
-        with open(proj.root / "big.csv", "w") as out:
-            out.write("id,payload\n")
-            for start in range(0, 3_000_000, 100_000):
-                out.write("".join(f"{i},{'x' * 40}\n" for i in range(start, start + 100_000)))
-        path = proj.pipeline([csv_step("read", "read", "big.csv"), pg_step("write", "write", table="big")])
-        env = clean_env(**proj.env)
-        process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        while True:  # wait until the writer has begun sending rows
-            busy = pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris' "
-                              "AND query LIKE 'COPY%'").fetchone()[0]
-            if busy or process.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert process.poll() is None, "the run ended before the write could be interrupted"
+        process = start_a_big_write(proj, pg)
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 130, stderr
@@ -204,6 +210,20 @@ def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, p
         assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
         events = [json.loads(line) for line in (proj.last_session() / "events.jsonl").read_text().splitlines()]
         assert events[-2]["event_type"] == "run_end" and events[-2]["status"] == "interrupted"
+
+
+def test_kill_9_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server):
+    """SIGKILL: no handler runs at all; PostgreSQL rolls the open transaction back when the
+    connection drops."""
+    proj = RunProject(tmp_path / "project", postgres=postgres_server)
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
+        process = start_a_big_write(proj, pg)
+        process.kill()
+        process.communicate(timeout=60)
+        assert process.returncode == -signal.SIGKILL
+        while pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris'").fetchone()[0]:
+            time.sleep(0.05)  # the server notices the dropped connection and rolls back
+        assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
 
 
 def test_run_is_listed_in_help():

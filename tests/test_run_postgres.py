@@ -73,6 +73,26 @@ def test_replace_and_create_if_missing(proj, pg):
     assert key == [("id",)]
 
 
+def test_batch_size_is_the_number_of_rows_each_copy_statement_sends(proj, pg):
+    """A statement-level trigger records how many rows each statement brought: one per batch.
+    Values with quotes and a newline must not cut a batch inside a field."""
+    pg.execute("DROP TABLE IF EXISTS batched, batch_log")
+    pg.execute("CREATE TABLE batched (id integer PRIMARY KEY, note text)")
+    pg.execute("CREATE TABLE batch_log (n bigint, at serial)")
+    pg.execute("CREATE OR REPLACE FUNCTION log_batch() RETURNS trigger LANGUAGE plpgsql AS "
+               "$$ BEGIN INSERT INTO batch_log (n) SELECT count(*) FROM new_rows; RETURN NULL; END $$")
+    pg.execute("CREATE TRIGGER log_batch AFTER INSERT ON batched REFERENCING NEW TABLE AS new_rows "
+               "FOR EACH STATEMENT EXECUTE FUNCTION log_batch()")
+    path = proj.pipeline([
+        sql_step("make", "SELECT i AS id, 'say \"hi\"' || chr(10) || 'line ' || i AS note FROM range(2500) t(i)"),
+        pg_step("write", "write", table="batched", batch_size=1000)])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert pg.execute("SELECT n FROM batch_log ORDER BY at").fetchall() == [(1000,), (1000,), (500,)]
+    assert pg.execute("SELECT note FROM batched WHERE id = 7").fetchone()[0] == 'say "hi"\nline 7'
+    assert "write  ok  2,500 rows" in result.stdout
+
+
 def test_sample_leaves_every_target_unchanged_and_shows_the_rows(proj, pg):
     before = checksum(pg, "customers")
     path = proj.pipeline([

@@ -1,18 +1,16 @@
-"""`@family.alias` -> the connection's fields from settings, `${ENV}` references resolved now.
+"""`@family.alias` -> the connection's fields from settings, `${NAME}` references resolved now
+(from the environment or the keyring, as `osiris run` does: osiris.run.connections).
 
 The resolved fields hold secrets: they go to a driver and nowhere else.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from osiris.errors import UsageError
 from osiris.suggest import did_you_mean, listing
-
-_ENV = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def parse_connection(reference: str) -> tuple[str, str]:
@@ -27,7 +25,9 @@ def parse_connection(reference: str) -> tuple[str, str]:
 
 def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], family: str,
                        alias: str) -> dict[str, Any]:
-    """The fields of `connections.<family>.<alias>` with `${NAME}` taken from `env`."""
+    """The fields of `connections.<family>.<alias>` with `${NAME}` taken from `env` or the keyring."""
+    from osiris.run.connections import KEYRING_SERVICE, lookup, reference_name
+
     aliases = connections.get(family) or {}
     if alias not in aliases:
         known = [f"@{family}.{name}" for name in sorted(aliases)]
@@ -36,11 +36,12 @@ def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], f
         raise UsageError(f"connection '@{family}.{alias}' is not configured ({where})")
     resolved: dict[str, Any] = {}
     for name, value in (aliases[alias] or {}).items():
-        found = _ENV.match(value.strip()) if isinstance(value, str) else None
-        if found:
-            if found.group(1) not in env:
-                raise UsageError(f"connection '@{family}.{alias}' field '{name}' refers to ${{{found.group(1)}}}, "
-                                 "which is not set in the environment")
-            value = env[found.group(1)]
+        variable = reference_name(value)
+        if variable is not None:
+            value = lookup(variable, env)
+            if value is None:
+                raise UsageError(f"connection '@{family}.{alias}' field '{name}' refers to ${{{variable}}}, "
+                                 "which is not set in the environment or the keyring "
+                                 f"(keyring set {KEYRING_SERVICE} {variable})")
         resolved[name] = value
     return resolved

@@ -8,16 +8,14 @@ from typing import Any
 
 from osiris.catalog.connection import parse_connection, resolve_connection
 from osiris.catalog.store import Catalog, now_iso
-from osiris.errors import OsirisError, UsageError
+from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import RuntimeProblem, TableInfo
-
-RUN_FAILED = 6  # SPEC §7 exit code 6; ExitCode.RUN_FAILED on the runtime's branch
 
 
 class DiscoveryFailed(OsirisError):
     """The connection or the file could not be read: exit code 6, one line without secrets."""
 
-    exit_code = RUN_FAILED  # type: ignore[assignment]
+    exit_code = ExitCode.RUN_FAILED
 
 
 def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], reference: str,

@@ -1,7 +1,9 @@
-"""Resolve a step's connection at run time: `@family.alias` fields and `${ENV}` references.
+"""Resolve a step's connection at run time: `@family.alias` fields and `${NAME}` references.
 
-The resolved values (passwords among them) live only in memory, in the step's config; their secret
-values are returned too, so that every text from a driver can be redacted.
+`${NAME}` is taken from the environment, else from the system keyring (service "osiris", user
+NAME), e.g. stored with `keyring set osiris PG_PASSWORD`. The resolved values (passwords among
+them) live only in memory, in the step's config; their secret values are returned too, so that
+every text from a driver can be redacted. `osiris discover` resolves connections the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from osiris.secrets.names import is_secret_key
 from osiris.validate.connections import CONNECTION_KEY, parse_reference
 
 _ENV_REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+KEYRING_SERVICE = "osiris"
 
 Connections = Mapping[str, Mapping[str, Mapping[str, Any]]]
 
@@ -55,17 +58,45 @@ def resolve_step_config(
     return merged, tuple(secrets)
 
 
+def reference_name(value: Any) -> str | None:
+    """"${PG_PASSWORD}" -> "PG_PASSWORD"; None for any other value."""
+    match = _ENV_REFERENCE.match(value.strip()) if isinstance(value, str) else None
+    return match.group(1) if match else None
+
+
+def lookup(name: str, env: Mapping[str, str]) -> str | None:
+    """The value of `${name}`: the environment first, then the system keyring; None when neither has it."""
+    if name in env:
+        return env[name]
+    return _from_keyring(name)
+
+
+def unset_hint(name: str) -> str:
+    return (f"set the environment variable {name} in the shell that runs osiris, or store it in the "
+            f"system keyring: keyring set {KEYRING_SERVICE} {name} (its value is never written anywhere)")
+
+
+def _from_keyring(name: str) -> str | None:
+    """The keyring's value for `name`, or None (also when this machine has no usable keyring)."""
+    from osiris.secrets.keyring_store import keyring_available
+
+    if not keyring_available():
+        return None
+    import keyring
+    import keyring.errors
+
+    try:
+        return keyring.get_password(KEYRING_SERVICE, name)
+    except keyring.errors.KeyringError:
+        return None
+
+
 def _resolve(value: Any, env: Mapping[str, str], where: str) -> Any:
-    if not isinstance(value, str):
+    name = reference_name(value)
+    if name is None:
         return value
-    match = _ENV_REFERENCE.match(value.strip())
-    if not match:
-        return value
-    name = match.group(1)
-    if name not in env:
-        raise RuntimeProblem(
-            "OML511", f"{where} refers to ${{{name}}}, which is not set",
-            f"set the environment variable {name} in the shell that runs osiris "
-            "(its value is never written anywhere)",
-            value=value)
-    return env[name]
+    found = lookup(name, env)
+    if found is None:
+        raise RuntimeProblem("OML511", f"{where} refers to ${{{name}}}, which is not set", unset_hint(name),
+                             value=value)
+    return found

@@ -4,8 +4,9 @@
                           listener)
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
-view `input_df`. The DuckDB database is a file in a private temporary directory, so tables larger
-than memory spill to disk; it is deleted when the run ends.
+view `input_df`. The DuckDB database lives in memory, capped by `memory_limit_mb`: beyond it,
+DuckDB spills table blocks to a private temporary directory, so memory stays flat however many rows
+a run moves (ADR 0095). The directory is deleted when the run ends.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 
 SAMPLE_PREVIEW_ROWS = 5
-ENGINE_MEMORY_LIMIT = "256MB"
+MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -84,9 +85,10 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     results = {step_id: _pending(step) for step_id, step in steps.items()}
     stop = _CtrlC()
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
-    con = duckdb.connect(str(scratch / "engine.duckdb"))
+    con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_LIMIT}'")  # beyond it, DuckDB spills to disk
+    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
     try:
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]
@@ -103,6 +105,12 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
+
+
+def memory_limit_mb(threads: int) -> int:
+    """DuckDB's memory cap for a run: fixed whatever the row count, so memory stays flat; it grows
+    with the threads only because each reading thread holds its own buffer (8 MiB for CSV)."""
+    return MEMORY_BASE_MB + MEMORY_PER_THREAD_MB * max(threads, 1)
 
 
 class _CtrlC:

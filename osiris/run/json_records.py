@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import duckdb
 
 _MISSING = object()
+MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
 
 
 def dig(data: Any, path: str) -> Any:
@@ -112,11 +113,16 @@ class RecordSpool:
         if self.count == 0:
             con.execute(f"CREATE OR REPLACE TABLE {target} (record JSON)")
         else:
-            con.execute(
-                f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                " sample_size = -1, maximum_object_size = 16777216)",
-                [str(self.path)],
-            )
+            threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+            con.execute("SET threads = 1")  # read_json holds a 32 MiB buffer per thread: one fits the engine's cap
+            try:
+                con.execute(
+                    f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
+                    f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
+                    [str(self.path)],
+                )
+            finally:
+                con.execute(f"SET threads = {int(threads)}")
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 NULL_TOKEN = "\\N"  # how add_rows writes None (a text value that is exactly \N would read as NULL)
 SPOOL_BYTES = 32 << 20  # load into DuckDB when a spool file holds this much
+CSV_BUFFER_BYTES = 8 << 20  # read_csv's buffer per thread (default 32 MiB): fits the engine's memory_limit
 
 
 def quote_ident(name: str) -> str:
@@ -86,7 +87,8 @@ class CsvSpool:
             cursor.execute(
                 f"INSERT INTO {quote_ident(self.table)} SELECT * FROM read_csv(?, header = false, "
                 f"columns = {{{types}}}, delim = ',', quote = '\"', escape = '\"', "
-                "nullstr = ?, allow_quoted_nulls = false, auto_detect = false, strict_mode = false)",
+                f"nullstr = ?, allow_quoted_nulls = false, auto_detect = false, strict_mode = false, "
+                f"buffer_size = {CSV_BUFFER_BYTES})",
                 [str(path), self._null])
         finally:
             cursor.close()

@@ -14,7 +14,7 @@ from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.problems import redacted
-from osiris.run.spool import quote_ident
+from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 
 
@@ -101,7 +101,7 @@ def _literal(text: str) -> str:
 
 
 def _read_options(config: Mapping[str, Any]) -> str:
-    parts = [f"delim = {_literal(str(config.get('delimiter', ',')))}",
+    parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {_literal(str(config.get('delimiter', ',')))}",
              f"header = {'true' if config.get('header', True) else 'false'}"]
     if config.get("skip_rows"):
         parts.append(f"skip = {int(config['skip_rows'])}")

@@ -1,9 +1,9 @@
 """postgres.extractor and postgres.writer through psycopg 3, with `discover`.
 
 Reading streams `COPY (query) TO STDOUT` row by row into a CSV spool that DuckDB loads every
-`batch_size` rows. Writing streams the input as CSV into `COPY ... FROM STDIN` inside ONE transaction:
-a failure or Ctrl-C rolls everything back, and `--sample` rolls back on purpose after the real DDL
-and inserts (or upserts) have been proven. Nothing but the pipeline's rows is written: an upsert
+`batch_size` rows. Writing sends the input as CSV, one `COPY ... FROM STDIN` per `batch_size` rows,
+all inside ONE transaction: a failure or Ctrl-C rolls everything back, and `--sample` rolls back on
+purpose after the real DDL and inserts (or upserts) have been proven. Nothing but the pipeline's rows is written: an upsert
 stages rows in a TEMPORARY table that PostgreSQL drops at commit.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.sql_common import tables_in, input_columns, key_list, spool_path, stream_csv_export
+from osiris.run.drivers.sql_common import csv_batches, input_columns, key_list, spool_path, tables_in
 from osiris.run.problems import (
     auth_problem,
     connect_problem,
@@ -121,8 +121,12 @@ class PostgresDriver:
                 cursor.execute(f"CREATE TEMPORARY TABLE osiris_stage (LIKE {target} INCLUDING DEFAULTS) "
                                "ON COMMIT DROP")
                 into = "osiris_stage"
-            with cursor.copy(f"COPY {into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                rows = stream_csv_export(ctx, source, columns, copy.write)
+            rows = 0
+            for data, count in csv_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
+                with cursor.copy(f"COPY {into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
+                    copy.write(data)
+                rows += count
+                ctx.progress(rows)
             if mode == "upsert":
                 cursor.execute(_upsert_statement(target, columns, keys))
                 cursor.execute("DROP TABLE osiris_stage")

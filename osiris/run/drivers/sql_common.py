@@ -4,14 +4,14 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext
 from osiris.run.spool import quote_ident
 
-EXPORT_CHUNK_BYTES = 1 << 20
+READ_CHUNK_BYTES = 1 << 20
 
 
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
@@ -51,25 +51,58 @@ def spool_path(ctx: StepContext) -> Path:
     return folder / f"{ctx.output_table}.spool.csv"
 
 
-def stream_csv_export(ctx: StepContext, source: str, columns: list[tuple[str, str]],
-                      write: Callable[[bytes], Any]) -> int:
-    """Export the input as headerless CSV (NULL as an empty field, '' quoted) and hand it to
-    `write` 1 MiB at a time; progress is reported in rows, estimated from the bytes sent."""
-    total = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(source)}").fetchone()[0]
+def csv_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
+                batch_size: int) -> Iterator[tuple[bytes, int]]:
+    """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
+    (the batch's bytes, its row count). DuckDB exports the table once to a spool file, which is read
+    1 MiB at a time and cut at record ends (`cut_records`)."""
     path = spool_path(ctx)
     names = ", ".join(quote_ident(n) for n, _ in columns)
     ctx.con.execute(f"COPY (SELECT {names} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
     try:
-        size = max(path.stat().st_size, 1)
-        sent = 0
         with open(path, "rb") as handle:
-            while chunk := handle.read(EXPORT_CHUNK_BYTES):
-                write(chunk)
-                sent += len(chunk)
-                ctx.progress(int(total * sent / size))
+            yield from cut_records(iter(lambda: handle.read(READ_CHUNK_BYTES), b""), batch_size)
     finally:
         path.unlink(missing_ok=True)
-    return int(total)
+
+
+def cut_records(chunks: Iterable[bytes], batch_size: int) -> Iterator[tuple[bytes, int]]:
+    """Newline-terminated CSV in arbitrary chunks -> (bytes of `batch_size` records, count) pieces.
+
+    A record ends at a newline outside quotes: a line that closes with an odd number of `"`
+    characters opens or closes a quoted field that holds newlines. Chunks without any `"` (the
+    common case) are cut by slicing their lines, not by a Python loop over each line.
+    """
+    batch: list[bytes] = []
+    rows, in_quotes, tail = 0, False, b""
+    for chunk in chunks:
+        data = tail + chunk
+        lines = data.split(b"\n")
+        tail = lines.pop()  # the unfinished last line, b"" when the chunk ends a line
+        if not in_quotes and b'"' not in data:
+            start = 0
+            while start < len(lines):
+                take = min(batch_size - rows, len(lines) - start)
+                batch.append(b"\n".join(lines[start:start + take]) + b"\n")
+                rows, start = rows + take, start + take
+                if rows == batch_size:
+                    yield b"".join(batch), rows
+                    batch, rows = [], 0
+            continue
+        for line in lines:
+            batch.append(line + b"\n")
+            if line.count(b'"') % 2:
+                in_quotes = not in_quotes
+            if not in_quotes:
+                rows += 1
+                if rows == batch_size:
+                    yield b"".join(batch), rows
+                    batch, rows = [], 0
+    if tail:
+        batch.append(tail)
+        rows += 1
+    if batch:
+        yield b"".join(batch), rows
 
 
 def input_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
