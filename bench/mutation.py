@@ -1,7 +1,7 @@
 """Mutation testing for one module: how many small deliberate bugs do the tests catch?
 
     .venv/bin/python bench/mutation.py osiris/validate/graph.py [tests/test_a.py ...]
-        [--max N] [--timeout S] [--json]
+        [--max N] [--only N,N,...] [--timeout S] [--json]
 
 Each mutant changes one thing in the module (a comparison flipped, `and`/`or` swapped, `not`
 dropped, a constant changed, a `return` value replaced by None, a `break`/`continue` swapped). It is
@@ -13,7 +13,9 @@ fail and *survives* when they pass; a mutant whose tests run past `--timeout` co
 (an endless loop is a failure a user would see).
 
 Prints caught, survived and the score, then one line per survivor (line, what changed), so that a
-survivor can be turned into a test or argued to be equivalent.
+survivor can be turned into a test or argued to be equivalent. Mutants are numbered (the same
+module text gives the same numbers); `--only` reruns some of them, e.g. the survivors of an
+earlier run against a wider set of tests.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ OPERATOR_SWAPS: dict[type[ast.operator], type[ast.operator]] = {
 
 @dataclass
 class Mutant:
+    number: int
     line: int
     change: str
     source: str = ""
@@ -55,6 +58,7 @@ def mutants_of(source: str) -> Iterator[Mutant]:
     """Every single-point mutant of `source`, each as the whole mutated module's text."""
     tree = ast.parse(source)
     count = sum(1 for _ in _sites(tree))
+    number = 0
     for index in range(count):
         fresh = ast.parse(source)
         site = list(_sites(fresh))[index]
@@ -65,7 +69,8 @@ def mutants_of(source: str) -> Iterator[Mutant]:
             text = ast.unparse(fresh)
         except Exception:  # an unparsable mutant is no mutant
             continue
-        yield Mutant(line=site.line, change=change, source=text)
+        number += 1
+        yield Mutant(number=number, line=site.line, change=change, source=text)
 
 
 class _Site:
@@ -209,17 +214,19 @@ def _drop_bytecode(module: Path) -> None:
 
 
 def run_mutants(module: Path, original: str, tests: list[str], timeout: float, tree: Path,
-                limit: int) -> list[Mutant]:
+                limit: int, only: set[int]) -> list[Mutant]:
     """Write each mutant over `module` (inside the copy), run the tests, record the outcome."""
     results: list[Mutant] = []
     for mutant in mutants_of(original):
         if limit and len(results) >= limit:
             break
+        if only and mutant.number not in only:
+            continue
         module.write_text(mutant.source, encoding="utf-8")
         _drop_bytecode(module)
         mutant.outcome = run_tests(tests, timeout, tree)
         results.append(mutant)
-        print(f"  {len(results):4d} line {mutant.line:4d} {mutant.change:28s} {mutant.outcome}",
+        print(f"  {mutant.number:4d} line {mutant.line:4d} {mutant.change:28s} {mutant.outcome}",
               file=sys.stderr, flush=True)
     return results
 
@@ -229,6 +236,7 @@ def main() -> int:
     parser.add_argument("module", type=Path)
     parser.add_argument("tests", nargs="*")
     parser.add_argument("--max", type=int, default=0, help="stop after N mutants (0: all)")
+    parser.add_argument("--only", default="", help="run only these mutant numbers (comma-separated)")
     parser.add_argument("--timeout", type=float, default=0.0,
                         help="seconds per test run (default: 3x the unmutated run, at least 30)")
     parser.add_argument("--json", action="store_true")
@@ -251,7 +259,8 @@ def main() -> int:
                   file=sys.stderr)
             return 2
         started = time.perf_counter()
-        results = run_mutants(module, original, tests, timeout, tree, args.max)
+        only = {int(n) for n in args.only.split(",") if n.strip()}
+        results = run_mutants(module, original, tests, timeout, tree, args.max, only)
     survivors = [m for m in results if m.outcome == "survived"]
     caught = len(results) - len(survivors)
     score = 100.0 * caught / len(results) if results else 100.0
@@ -267,7 +276,7 @@ def main() -> int:
     lines = original.splitlines()
     for mutant in survivors:
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
-        print(f"  survived: line {mutant.line}: {mutant.change:24s} | {code}")
+        print(f"  survived: #{mutant.number} line {mutant.line}: {mutant.change:24s} | {code}")
     return 0
 
 
