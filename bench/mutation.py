@@ -1,7 +1,7 @@
 """Mutation testing for one module: how many small deliberate bugs do the tests catch?
 
     .venv/bin/python bench/mutation.py osiris/validate/graph.py [tests/test_a.py ...]
-        [--max N] [--only N,N,...] [--timeout S] [--json]
+        [--max N] [--only N,N,...] [--sample K] [--then TESTS] [--timeout S] [--json]
 
 Each mutant changes one thing in the module (a comparison flipped, `and`/`or` swapped, `not`
 dropped, a constant changed, a `return` value replaced by None, a `break`/`continue` swapped). It is
@@ -15,7 +15,9 @@ fail and *survives* when they pass; a mutant whose tests run past `--timeout` co
 Prints caught, survived and the score, then one line per survivor (line, what changed), so that a
 survivor can be turned into a test or argued to be equivalent. Mutants are numbered (the same
 module text gives the same numbers); `--only` reruns some of them, e.g. the survivors of an
-earlier run against a wider set of tests.
+earlier run against a wider set of tests; `--sample K` runs every K-th mutant (1, 1+K, ...), for a
+quick figure on a big module. `--then "tests/a.py tests/b.py"` reruns each survivor against more
+tests (the wider suite, or new tests) and prints both scores: the module's own tests, and with more.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Mutant:
     change: str
     source: str = ""
     outcome: str = ""  # caught | survived | timeout | error
+    then: str = ""  # the outcome with the --then tests, for a survivor
 
 
 def mutants_of(source: str) -> Iterator[Mutant]:
@@ -214,19 +217,21 @@ def _drop_bytecode(module: Path) -> None:
 
 
 def run_mutants(module: Path, original: str, tests: list[str], timeout: float, tree: Path,
-                limit: int, only: set[int]) -> list[Mutant]:
+                limit: int, only: set[int], sample: int, then: list[str]) -> list[Mutant]:
     """Write each mutant over `module` (inside the copy), run the tests, record the outcome."""
     results: list[Mutant] = []
     for mutant in mutants_of(original):
         if limit and len(results) >= limit:
             break
-        if only and mutant.number not in only:
+        if (only and mutant.number not in only) or (mutant.number - 1) % sample:
             continue
         module.write_text(mutant.source, encoding="utf-8")
         _drop_bytecode(module)
         mutant.outcome = run_tests(tests, timeout, tree)
+        if mutant.outcome == "survived" and then:
+            mutant.then = run_tests(then, timeout, tree)
         results.append(mutant)
-        print(f"  {mutant.number:4d} line {mutant.line:4d} {mutant.change:28s} {mutant.outcome}",
+        print(f"  {mutant.number:4d} line {mutant.line:4d} {mutant.change:28s} {mutant.outcome} {mutant.then}",
               file=sys.stderr, flush=True)
     return results
 
@@ -237,6 +242,8 @@ def main() -> int:
     parser.add_argument("tests", nargs="*")
     parser.add_argument("--max", type=int, default=0, help="stop after N mutants (0: all)")
     parser.add_argument("--only", default="", help="run only these mutant numbers (comma-separated)")
+    parser.add_argument("--sample", type=int, default=1, help="run every K-th mutant only")
+    parser.add_argument("--then", default="", help="more tests (space-separated) to rerun survivors with")
     parser.add_argument("--timeout", type=float, default=0.0,
                         help="seconds per test run (default: 3x the unmutated run, at least 30)")
     parser.add_argument("--json", action="store_true")
@@ -260,10 +267,14 @@ def main() -> int:
             return 2
         started = time.perf_counter()
         only = {int(n) for n in args.only.split(",") if n.strip()}
-        results = run_mutants(module, original, tests, timeout, tree, args.max, only)
+        then = args.then.split()
+        results = run_mutants(module, original, tests, timeout * (2 if then else 1), tree, args.max, only,
+                              max(1, args.sample), then)
     survivors = [m for m in results if m.outcome == "survived"]
     caught = len(results) - len(survivors)
     score = 100.0 * caught / len(results) if results else 100.0
+    if args.then:
+        survivors = [m for m in survivors if m.then == "survived"]
     if args.json:
         print(json.dumps({"module": str(args.module), "mutants": len(results), "caught": caught,
                           "survived": len(survivors), "score": round(score, 1),
@@ -272,7 +283,12 @@ def main() -> int:
         return 0
     minutes = (time.perf_counter() - started) / 60
     print(f"{args.module}: {len(results)} mutants, {caught} caught, {len(survivors)} survived "
-          f"({score:.0f}%) in {minutes:.1f} min with {' '.join(tests)}")
+          f"({score:.0f}%) in {minutes:.1f} min with {' '.join(tests)}"
+          + (f" (every {args.sample}th mutant)" if args.sample > 1 else ""))
+    if args.then:
+        caught_then = len(results) - len(survivors)
+        print(f"  with {args.then} too: {caught_then} caught, {len(survivors)} survived "
+              f"({100.0 * caught_then / len(results) if results else 100.0:.0f}%)")
     lines = original.splitlines()
     for mutant in survivors:
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""

@@ -93,13 +93,26 @@ def test_save_never_overwrites_without_a_yes(tmp_path):
     assert target.read_text() == "new\n"
 
 
-def test_editor_is_visual_then_editor_then_a_default():
+def test_editor_is_visual_then_editor_then_a_default(tmp_path, monkeypatch):
     assert editor_command({"VISUAL": "code --wait", "EDITOR": "vim"}) == ["code", "--wait"]
-    assert editor_command({"EDITOR": "nano -w"}) == ["nano", "-w"]
-    try:
-        assert editor_command({})[0] in {"nano", "vi"}
-    except EditorError as error:
-        assert "set VISUAL or EDITOR" in str(error)
+    assert editor_command({"EDITOR": "nano -w", "VISUAL": "  "}) == ["nano", "-w"]
+    # The fallback is the first of nano, vi found on PATH: a PATH made for the test decides it.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "vi").write_text("#!/bin/sh\n")
+    (tools / "vi").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    assert editor_command({}) == ["vi"]
+    (tools / "nano").write_text("#!/bin/sh\n")
+    (tools / "nano").chmod(0o755)
+    assert editor_command({}) == ["nano"]
+
+
+def test_no_editor_at_all_says_how_to_set_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EditorError) as raised:
+        editor_command({})
+    assert str(raised.value) == "no editor found: set VISUAL or EDITOR, e.g. export EDITOR=nano"
 
 
 def test_cost_estimate_uses_the_model_family_and_nothing_for_demo():
