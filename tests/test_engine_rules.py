@@ -3,6 +3,8 @@ attempt, what counts as a question, the retry budget's bounds, how much history 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from osiris.errors import UsageError
@@ -128,6 +130,9 @@ def test_an_edit_that_is_still_invalid_stops_as_edited_invalid(project, fake_api
     assert (edited.stop_reason, edited.cycle, len(fake_api.requests)) == ("edited_invalid", 2, 1)
     assert [without_timing(e) for e in h.events("validation_attempt_start")][-1] == {
         "event_type": "validation_attempt_start", "cycle": 2, "attempt_index": 1, "kind": "edit"}
+    assert [e["attempt_index"] for e in h.events("validation_attempt_complete")] == [1, 1]
+    trail = json.loads((h.session_path / "artifacts" / "cycle-2" / "retry_trail.json").read_text())
+    assert trail["max_attempts"] == 0
 
 
 def test_retry_with_hint_before_any_request_is_a_programming_error(project, fake_api):

@@ -105,3 +105,18 @@ def test_execution_order_is_the_written_order_of_steps_with_ids():
 ])
 def test_input_step(value, expected):
     assert input_step(value) == expected
+
+
+def test_a_step_without_an_id_does_not_stop_the_checks_of_the_steps_after_it():
+    idless = {"component": "filesystem.csv_extractor", "mode": "read", "config": {"path": "x.csv"}}
+    found = issues(csv_read("a"), idless, csv_read("c", needs=["ghost"]))
+    assert found[-1] == ("OML401", "/steps/2/needs/0", "step 'c' needs 'ghost', which is not a step id")
+
+
+def test_a_later_need_inside_a_cycle_does_not_hide_a_later_need_outside_it():
+    found = issues(csv_read("a", needs=["b"]), csv_read("b", needs=["a"]), csv_read("c", needs=["d"]),
+                   csv_read("d", needs=[]))
+    assert found == [
+        ("OML402", "/steps/0/needs/0", "steps depend on each other in a cycle: a -> b -> a"),
+        ("OML401", "/steps/2/needs/0", "step 'c' needs 'd', which comes later in the pipeline"),
+    ]

@@ -109,6 +109,8 @@ def test_config_path_must_name_an_existing_file(tmp_path):
      "api_retries"),
     ({"cli": {"llm": {"max_tokens": "x", "timeout_seconds": "y"}}},
      "cli: llm.max_tokens = 'x' is not allowed; it must be a whole number from 1 to 128000 (and 1 more problem(s))"),
+    ({"cli": {"validation": {"rules": [{}]}}},
+     "cli: validation.rules[0].name is missing; give text (and 1 more problem(s))"),
 ])
 def test_a_bad_value_is_one_line_with_its_source_and_what_is_allowed(tmp_path, kwargs, message):
     assert error_of(project_with(tmp_path, ""), **kwargs) == message

@@ -109,6 +109,12 @@ def test_extension_fields_are_not_checked_at_any_level():
 def test_unknown_component_hints():
     assert issues(step("e", "mysql.extractr", "read", {})) == [
         ("OML301", "/steps/0/component", "unknown component 'mysql.extractr'", "use component: mysql.extractor")]
+    assert issues(step("e", "filesystem.zzz", "bogus", {}))[-1][3] == (
+        "use one of the filesystem components: filesystem.csv_extractor, filesystem.csv_writer")
+    assert issues(step("e", "oracle.zzz", "read", {}))[-1][3] == (
+        "there is no oracle component for mode read; the system may not be supported. Components for mode read: "
+        "filesystem.csv_extractor, graphql.extractor, mysql.extractor, postgres.extractor, posthog.extractor, "
+        "rest.extractor, supabase.extractor")
     legacy = issues({"id": "e", "type": "filesystem.csv_extractr", "mode": "read", "config": {"path": "a.csv"}})
     assert legacy[-1] == ("OML301", "/steps/0/type", "unknown component 'filesystem.csv_extractr'",
                           "use component: filesystem.csv_extractor")
