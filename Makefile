@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: chat test bench clean
+.PHONY: chat test lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ chat: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q
+
+# Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
 
 bench: $(VENV)/.installed
 	$(PY) bench/startup.py

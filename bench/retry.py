@@ -120,7 +120,10 @@ def main() -> None:
         f"p95 {percentile(overhead_cpu, 0.95):.2f} ms"
     )
     n = len(valid_usage)
-    mean = lambda attr: sum(getattr(u, attr) for u in valid_usage) / n
+
+    def mean(attr: str) -> float:
+        return sum(getattr(u, attr) for u in valid_usage) / n
+
     print(
         f"tokens per valid pipeline (mean of {n}): input {mean('input'):.0f}, output {mean('output'):.0f}, "
         f"cache write {mean('cache_write'):.0f}, cache read {mean('cache_read'):.0f}"

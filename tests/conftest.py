@@ -13,7 +13,6 @@ import yaml
 
 from tests import support
 from tests.fake_anthropic import FakeAnthropic
-from tests.support import REPO
 from tests.support import clean_env as cli_env
 
 TEST_API_KEY = "sk-ant-test-key-4f1c9a7e2b5d8c3a"

@@ -125,18 +125,18 @@ def test_edit_opens_the_editor_and_revalidates_without_the_llm(project, fake_api
 
 
 def test_ctrl_c_cancels_a_slow_answer_and_the_session_goes_on(project, fake_api, chats):
-    fake_api.add(Reply(fenced(VALID), delay=8), Reply(fenced(VALID)))
+    # The first answer would take a minute: far past the pexpect timeout, so a Ctrl-C that waited
+    # for it fails the test at "Cancelled", with no clock in the test itself.
+    fake_api.add(Reply(fenced(VALID), delay=60), Reply(fenced(VALID)))
     chat = chats(project)
     chat.prompt()
     chat.say(REQUEST)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # a wait, not a measurement
     while not fake_api.requests and time.monotonic() < deadline:
         time.sleep(0.05)
     assert fake_api.requests, "the first request never reached the server"
-    started = time.monotonic()
     chat.interrupt()
     chat.expect_exact("Cancelled. The session goes on")
-    assert time.monotonic() - started < 4  # did not wait for the slow answer
     chat.prompt()
     chat.say(REQUEST)
     chat.expect_exact("Valid pipeline.")

@@ -4,7 +4,6 @@ cost estimates, and when output may be fancy."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -16,13 +15,16 @@ from osiris.chat.display import PlainDisplay, make_display
 from osiris.chat.editor import EditorError, editor_command
 from osiris.chat.handoff import parse_choice
 from osiris.chat.loop import ChatLoop
+from osiris.chat.progress import ChatProgress
 from osiris.chat.questions import OpenQuestion
+from osiris.chat.reader import PlainReader
 from osiris.chat.render import attempt_rows, describe_locations, pointer_to_dotted
 from osiris.chat.save import default_path, save_pipeline, target_path
 from osiris.chat.slash import BY_NAME, SlashInput, closest, parse_slash
 from osiris.chat.terminal import wants_fancy_output
 from osiris.llm.types import TokenUsage
 from osiris.validate.issue import Issue
+from tests.engine_harness import make_engine
 
 
 class FakeTerminal(io.StringIO):
@@ -57,8 +59,12 @@ def test_tab_completes_command_names_and_save_paths(tmp_path, monkeypatch):
     assert completions("/save pip") == ["elines"]  # the rest of the folder name
 
 
-def test_every_slash_command_has_a_handler():
-    loop = ChatLoop(None, PlainDisplay(io.StringIO()), None, None, project_root=Path("."), cwd=Path("."), env={})
+def test_every_slash_command_has_a_handler(project, fake_api):
+    # Real parts, not None: tests/test_chat_inprocess.py drives this loop through whole turns.
+    display = PlainDisplay(io.StringIO())
+    reader = PlainReader(io.StringIO(), io.StringIO())
+    loop = ChatLoop(make_engine(project).engine, display, reader, ChatProgress(display),
+                    project_root=project, cwd=project, env={})
     assert set(loop._handlers) == set(BY_NAME)
 
 
@@ -93,13 +99,26 @@ def test_save_never_overwrites_without_a_yes(tmp_path):
     assert target.read_text() == "new\n"
 
 
-def test_editor_is_visual_then_editor_then_a_default():
+def test_editor_is_visual_then_editor_then_a_default(tmp_path, monkeypatch):
     assert editor_command({"VISUAL": "code --wait", "EDITOR": "vim"}) == ["code", "--wait"]
-    assert editor_command({"EDITOR": "nano -w"}) == ["nano", "-w"]
-    try:
-        assert editor_command({})[0] in {"nano", "vi"}
-    except EditorError as error:
-        assert "set VISUAL or EDITOR" in str(error)
+    assert editor_command({"EDITOR": "nano -w", "VISUAL": "  "}) == ["nano", "-w"]
+    # The fallback is the first of nano, vi found on PATH: a PATH made for the test decides it.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "vi").write_text("#!/bin/sh\n")
+    (tools / "vi").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    assert editor_command({}) == ["vi"]
+    (tools / "nano").write_text("#!/bin/sh\n")
+    (tools / "nano").chmod(0o755)
+    assert editor_command({}) == ["nano"]
+
+
+def test_no_editor_at_all_says_how_to_set_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EditorError) as raised:
+        editor_command({})
+    assert str(raised.value) == "no editor found: set VISUAL or EDITOR, e.g. export EDITOR=nano"
 
 
 def test_cost_estimate_uses_the_model_family_and_nothing_for_demo():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import stat
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,7 @@ def test_an_existing_catalog_is_kept_until_refresh(root: Path) -> None:
 
 
 def test_list_shows_each_catalog_its_tables_and_age(root: Path) -> None:
-    old = (datetime.now(timezone.utc) - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    old = (datetime.now(UTC) - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
     write_catalog(root, Catalog("mysql.default", "mysql", "@mysql.default", old,
                                 {"a": {"columns": [], "primary_key": []}, "b": {"columns": [], "primary_key": []}}))
     (root / "x.csv").write_text("k\n1\n")

@@ -43,7 +43,10 @@ def test_retry_after_wins_over_the_computed_delay():
 def test_transient_errors_are_retried_within_budget_and_each_is_heard():
     call, calls = failing(LLMServiceError("server", "a", True, 502), LLMServiceError("timeout", "b", True))
     heard, slept = [], []
-    listener = lambda e, d, n: heard.append((e.kind, n))
+
+    def listener(e, d, n):
+        heard.append((e.kind, n))
+
     assert call_with_backoff(call, BackoffPolicy(retries=2), listener, slept.append) == "ok"
     assert len(calls) == 3 and heard == [("server", 1), ("timeout", 2)] and len(slept) == 2
 

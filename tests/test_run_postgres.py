@@ -52,7 +52,7 @@ def test_upsert_twice_keeps_the_row_count_and_lands_new_values(proj, pg):
     path = proj.pipeline([
         pg_step("read", "read", query="SELECT id, email || '-v2' AS email FROM customers"),
         pg_step("write", "write", table="customers", write_mode="upsert", primary_key=["id"])])
-    for round_ in (1, 2):
+    for _round in (1, 2):
         result = proj.run(str(path))
         assert result.returncode == 0, result.stderr
     assert pg.execute("SELECT count(*) FROM customers").fetchone()[0] == 3

@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from osiris.errors import FileWriteError
+from osiris.errors import FileWriteError, UsageError
 from osiris.secrets.redact import Redactor
 from osiris.session import Session
 from osiris.session import files as session_files
@@ -72,18 +72,32 @@ def test_json_is_written_atomically(tmp_path, monkeypatch):
     assert [p.name for p in target.parent.iterdir()] == ["state.json"]  # no temp file left
 
 
+def started(session, when):
+    """Set the session's start time in its session.json (two sessions made in one test share a second)."""
+    meta_path = session.path / "session.json"
+    meta = json.loads(meta_path.read_text())
+    meta["started_at"] = when
+    meta_path.write_text(json.dumps(meta))
+
+
 def test_reader_lists_newest_first_and_finds_by_prefix(tmp_path):
-    first = new_session(tmp_path)
-    first.finish("invalid")
-    second = new_session(tmp_path)
-    second.finish("valid")
+    invalid, valid = new_session(tmp_path), new_session(tmp_path)
+    invalid.finish("invalid")
+    valid.finish("valid")
+    # The newer session gets the smaller id, so that neither a flipped sort nor a sort by id passes.
+    newer, older = sorted([invalid, valid], key=lambda s: s.id)
+    started(newer, "2026-11-22T10:00:02.000Z")
+    started(older, "2026-11-22T10:00:01.000Z")
 
     root = tmp_path / "sessions"
-    listed = [r.id for r in list_sessions(root)]
-    assert set(listed) == {first.id, second.id}
-    assert find_session(root, second.id).id == second.id
-    assert find_session(root, "last").id == listed[0]
-    assert read_events(find_session(root, first.id))[-1]["status"] == "invalid"
+    assert [r.id for r in list_sessions(root)] == [newer.id, older.id]
+    assert find_session(root, "last").id == newer.id
+    assert find_session(root, older.id[:-1]).id == older.id  # a unique prefix is enough
+    assert read_events(find_session(root, invalid.id))[-1]["status"] == "invalid"
+    with pytest.raises(UsageError, match="matches 2 sessions"):
+        find_session(root, "2")
+    with pytest.raises(UsageError, match="no session 'zzz'"):
+        find_session(root, "zzz")
 
 
 def test_a_torn_last_event_line_is_skipped(tmp_path):

@@ -10,7 +10,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from osiris.catalog import Catalog, Catalogs, write_catalog
 from osiris.registry import load_registry

@@ -1,4 +1,6 @@
-"""Property tests: whatever the text, validation returns issues and never raises."""
+"""Property tests: whatever the text, validation returns issues and never raises; and for
+generated changes whose verdict is known in advance, the verdict is that one (so a validator that
+says "valid" or "invalid" wrongly fails here, not only one that crashes)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 
 from osiris.explain import compact, friendly
 from osiris.validate import CODES
-from tests.validate_helpers import GOOD_TEXT, validator
+from tests.validate_helpers import GOOD_TEXT, csv_step, extract_step, oml, validator
 
 VALIDATOR = validator()
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -83,3 +85,35 @@ def test_secret_values_never_appear_in_issues(component, field, connected):
     rendered = json.dumps([i.to_dict() for i in report.issues]) + "".join(friendly(i) + compact(i)
                                                                          for i in report.issues)
     assert SECRET not in rendered
+
+
+STEP_IDS = ["extract-customers", "write-csv", "ghost", "Extract-Customers"]
+
+
+@SETTINGS
+@given(st.one_of(st.sampled_from(["read", "write", "transform", "extract", "READ", ""]), scalars))
+def test_the_mode_verdict_is_known(mode):
+    # mysql.extractor reads only: "read" is the one valid mode; anything else is an error at its mode.
+    report = VALIDATOR.validate(oml(extract_step() | {"mode": mode}, csv_step()))
+    assert report.valid == (mode == "read")
+    if mode != "read":
+        assert "/steps/0/mode" in {issue.path for issue in report.errors}
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(STEP_IDS), max_size=4))
+def test_the_needs_verdict_is_known(needs):
+    # The writer may need the extractor (written before it) and nothing else: not itself, not an
+    # unknown id (ids are case-sensitive); each wrong entry is an error at its own position.
+    report = VALIDATOR.validate(oml(extract_step(), csv_step(needs=needs)))
+    wrong = [position for position, need in enumerate(needs) if need != "extract-customers"]
+    assert report.valid == (not wrong)
+    assert [issue.path for issue in report.errors] == [f"/steps/1/needs/{position}" for position in wrong]
+
+
+@SETTINGS
+@given(st.from_regex(r"[a-z][a-z0-9]{0,10}(-[a-z0-9]{1,8}){0,3}", fullmatch=True))
+def test_any_kebab_case_name_is_valid_and_kept(name):
+    report = VALIDATOR.validate(oml(name=name))
+    assert report.valid
+    assert report.pipeline["name"] == name

@@ -12,7 +12,7 @@ import yaml
 from osiris.registry import Registry, load_registry
 from osiris.validate import Validator
 from osiris.validate.rules import compile_rules
-from tests.support import REPO, clean_env, run_osiris
+from tests.support import REPO, clean_env, run_osiris  # noqa: F401 (REPO is re-exported)
 
 CONNECTIONS: dict[str, Any] = {
     "mysql": {"default": {"host": "db.internal", "database": "shop", "user": "reader",

@@ -149,7 +149,7 @@ class GenerationEngine:
                 f"retry attempts must be a whole number from 0 to {MAX_ATTEMPTS_LIMIT}, not {max_attempts}"
             )
         self.config = replace(self.config, max_attempts=max_attempts)
-        self.session.emit("settings_changed", key="validation.retry.max_attempts", value=max_attempts)
+        self.session.emit("settings_changed", setting="validation.retry.max_attempts", value=max_attempts)
 
     def escalate(self, result: CycleResult) -> list[dict[str, Any]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""

@@ -13,8 +13,9 @@ subset the drivers use, and every statement runs in the real PostgreSQL, one tra
     DELETE /rest/v1/<table>?filters  a filter is required, like Supabase's pg-safeupdate
 
 Both `apikey` and `Authorization: Bearer` must carry the key (401 otherwise); `Accept-Profile` /
-`Content-Profile` pick the schema. Tests may set `max_rows` (PostgREST's db-max-rows), `fail_posts` (the next N POSTs answer 500) and
-`openapi_open = False` (the root answers 401, as Supabase does for non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
+`Content-Profile` pick the schema. Tests may set `max_rows` (PostgREST's db-max-rows), `fail_posts`
+(the next N POSTs answer 500) and `openapi_open = False` (the root answers 401, as Supabase does for
+non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
 PGRST204 (unknown column in a body, 400), 42703 (unknown column in select/filters, 400), and the
 PostgreSQL SQLSTATE otherwise (409 for unique violations, 400 for the rest).
 """

@@ -1,0 +1,141 @@
+"""The generation engine's rules that a mutation test showed unpinned (issue 15): the events of each
+attempt, what counts as a question, the retry budget's bounds, how much history is sent."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from osiris.errors import UsageError
+from tests.engine_harness import make_engine
+from tests.engine_samples import BAD_COMPONENT, BAD_MODE, VALID, fenced
+from tests.fake_anthropic import Reply
+
+REQUEST = "copy the customers CSV to output/active_customers.csv"
+
+
+def without_timing(event: dict) -> dict:
+    return {k: v for k, v in event.items() if k not in ("ts", "seq", "session_id", "duration_ms")}
+
+
+def test_each_attempt_is_framed_by_start_and_complete_events(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(VALID)))
+    h = make_engine(project)
+
+    h.engine.run(REQUEST)
+
+    assert [without_timing(e) for e in h.events("validation_attempt_start")] == [
+        {"event_type": "validation_attempt_start", "cycle": 1, "attempt_index": 1, "kind": "generate"},
+        {"event_type": "validation_attempt_start", "cycle": 1, "attempt_index": 2, "kind": "fix_errors"},
+    ]
+    assert [without_timing(e) for e in h.events("validation_attempt_complete")] == [
+        {"event_type": "validation_attempt_complete", "cycle": 1, "attempt_index": 1, "valid": False,
+         "error_count": 1, "warning_count": 0, "error_codes": ["OML212"]},
+        {"event_type": "validation_attempt_complete", "cycle": 1, "attempt_index": 2, "valid": True,
+         "error_count": 0, "warning_count": 0, "error_codes": []},
+    ]
+
+
+def test_the_user_message_event_holds_the_scrubbed_request(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))
+    h = make_engine(project)
+
+    h.engine.run("copy mysql://app:Sup3rPass@db/shop customers to csv")
+
+    assert [without_timing(e) for e in h.events("user_message")] == [
+        {"event_type": "user_message", "kind": "request",
+         "text": "copy mysql://app:***@db/shop customers to csv", "scrubbed": True},
+    ]
+    assert "Sup3rPass" not in (h.session_path / "events.jsonl").read_text()
+
+
+def test_an_invalid_pipeline_that_ends_with_a_question_is_retried_not_asked(project, fake_api):
+    # Only a prose answer (OML102) that asks is a question; a broken pipeline ending in "?" is fixed.
+    fake_api.add(Reply(fenced(BAD_MODE) + "\nDoes this look right?"), Reply(fenced(VALID)))
+    h = make_engine(project, may_ask=True)
+
+    result = h.engine.run(REQUEST)
+
+    assert (result.stop_reason, len(fake_api.requests)) == ("valid", 2)
+    assert h.events("assistant_question") == []
+
+
+def test_prose_that_does_not_ask_is_retried_even_by_an_interactive_engine(project, fake_api):
+    fake_api.add(Reply("I would read the customers file and write the active ones."), Reply(fenced(VALID)))
+    h = make_engine(project, may_ask=True)
+
+    assert h.engine.run(REQUEST).stop_reason == "valid"
+    assert len(fake_api.requests) == 2
+
+
+@pytest.mark.parametrize("budget", [0, 5])
+def test_the_retry_budget_takes_both_bounds(project, fake_api, budget):
+    h = make_engine(project)
+    h.engine.set_max_attempts(budget)
+    assert h.engine.config.max_attempts == budget
+    assert [without_timing(e) for e in h.events("settings_changed")] == [
+        {"event_type": "settings_changed", "setting": "validation.retry.max_attempts", "value": budget}]
+
+
+@pytest.mark.parametrize("budget", [-1, 6])
+def test_the_retry_budget_refuses_values_outside_0_to_5(project, fake_api, budget):
+    h = make_engine(project)
+    with pytest.raises(UsageError) as raised:
+        h.engine.set_max_attempts(budget)
+    assert str(raised.value) == f"retry attempts must be a whole number from 0 to 5, not {budget}"
+    assert h.engine.config.max_attempts == 2
+
+
+def test_the_last_attempt_of_a_full_budget_stops_as_exhausted(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)), Reply(fenced(BAD_MODE)))
+    h = make_engine(project)
+
+    result = h.engine.run(REQUEST)
+
+    assert (result.stop_reason, len(result.attempts)) == ("exhausted", 3)
+    assert [e["stop_reason"] for e in h.events("retry_stopped")] == ["exhausted"]
+
+
+def test_escalation_shows_the_last_history_limit_attempts(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)), Reply(fenced(BAD_MODE)))
+    h = make_engine(project, cli={"validation": {"retry": {"history_limit": 2}}})
+
+    shown = h.engine.escalate(h.engine.run(REQUEST))
+
+    assert [a["attempt_index"] for a in shown] == [2, 3]
+    assert [a["attempt_index"] for a in h.events("hitl_escalation")[0]["attempts"]] == [2, 3]
+
+
+def test_at_most_ten_earlier_turns_are_sent_along(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))  # the last scripted reply answers every request
+    h = make_engine(project)
+    for turn in range(12):
+        assert h.engine.run(f"{REQUEST}, take {turn}").valid
+
+    roles = [m["role"] for m in fake_api.requests[-1].body["messages"]]
+    assert len(roles) == 21 and roles[:2] == ["user", "assistant"] and roles[-1] == "user"
+    assert fake_api.requests[-1].body["messages"][0]["content"] == f"Request: {REQUEST}, take 1"
+    assert len(fake_api.requests[10].body["messages"]) == 21
+    assert len(fake_api.requests[9].body["messages"]) == 19
+
+
+def test_an_edit_that_is_still_invalid_stops_as_edited_invalid(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)))
+    h = make_engine(project, cli={"validation": {"retry": {"max_attempts": 0}}})
+    first = h.engine.run(REQUEST)
+
+    edited = h.engine.revalidate(first.oml_text.replace("filesystem.csv_writer", "filesystem.csv_writter"))
+
+    assert (edited.stop_reason, edited.cycle, len(fake_api.requests)) == ("edited_invalid", 2, 1)
+    assert [without_timing(e) for e in h.events("validation_attempt_start")][-1] == {
+        "event_type": "validation_attempt_start", "cycle": 2, "attempt_index": 1, "kind": "edit"}
+    assert [e["attempt_index"] for e in h.events("validation_attempt_complete")] == [1, 1]
+    trail = json.loads((h.session_path / "artifacts" / "cycle-2" / "retry_trail.json").read_text())
+    assert trail["max_attempts"] == 0
+
+
+def test_retry_with_hint_before_any_request_is_a_programming_error(project, fake_api):
+    h = make_engine(project)
+    with pytest.raises(RuntimeError, match="no request yet"):
+        h.engine.retry_with_hint("anything")
