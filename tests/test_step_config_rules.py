@@ -130,3 +130,13 @@ def test_a_missing_mode_names_the_only_mode_the_component_supports():
     found = issues({"id": "e", "component": "filesystem.csv_extractor", "config": {"path": "a.csv"}})
     assert found == [("OML208", "/steps/0/mode", "step 0 has no 'mode'",
                       "add mode: read (the only mode filesystem.csv_extractor supports)")]
+
+
+def test_the_one_mode_hint_replaces_only_the_missing_mode_issue():
+    no_mode = {"id": "e", "component": "filesystem.csv_extractor", "config": {"path": "a.csv"}}
+    no_id = {"component": "filesystem.csv_writer", "mode": "write", "config": {"path": "b.csv"}}
+    hints = [(code, path, hint) for code, path, _message, hint in issues(no_mode, no_id)]
+    assert hints == [
+        ("OML208", "/steps/0/mode", "add mode: read (the only mode filesystem.csv_extractor supports)"),
+        ("OML208", "/steps/1/id", "add id: <unique-step-name>, e.g. id: step-2"),
+    ]
