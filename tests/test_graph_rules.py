@@ -144,3 +144,8 @@ def test_the_first_step_needing_a_misspelt_later_id_gets_a_suggestion():
     report = VALIDATOR.validate(oml(csv_read("a", needs=["read-usrs"]), csv_read("read-users")))
     assert [i.hint for i in report.issues] == [
         "use the id of an earlier step (did you mean 'read-users'?); this is the first step: remove needs"]
+
+
+def test_a_step_that_needs_an_already_searched_step_is_no_cycle():
+    found = issues(csv_read("a", needs=["b"]), csv_read("b", needs=[]), csv_read("c", needs=["a"]))
+    assert found == [("OML401", "/steps/0/needs/0", "step 'a' needs 'b', which comes later in the pipeline")]

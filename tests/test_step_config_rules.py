@@ -140,3 +140,7 @@ def test_the_one_mode_hint_replaces_only_the_missing_mode_issue():
         ("OML208", "/steps/0/mode", "add mode: read (the only mode filesystem.csv_extractor supports)"),
         ("OML208", "/steps/1/id", "add id: <unique-step-name>, e.g. id: step-2"),
     ]
+
+
+def test_a_close_name_wins_even_when_the_family_has_several_components():
+    assert issues(step("e", "mysql.writr", "bogus", {}))[-1][3] == "use component: mysql.writer"
