@@ -144,3 +144,7 @@ def test_the_one_mode_hint_replaces_only_the_missing_mode_issue():
 
 def test_a_close_name_wins_even_when_the_family_has_several_components():
     assert issues(step("e", "mysql.writr", "bogus", {}))[-1][3] == "use component: mysql.writer"
+
+
+def test_a_far_name_in_a_family_with_one_component_for_the_mode_gets_that_component():
+    assert issues(step("e", "mysql.zzzzzzzzz", "read", {}))[-1][3] == "use component: mysql.extractor"
