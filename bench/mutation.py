@@ -282,7 +282,7 @@ def main() -> int:
                                         for m in survivors]}, indent=2))
         return 0
     minutes = (time.perf_counter() - started) / 60
-    print(f"{args.module}: {len(results)} mutants, {caught} caught, {len(survivors)} survived "
+    print(f"{args.module}: {len(results)} mutants, {caught} caught, {len(results) - caught} survived "
           f"({score:.0f}%) in {minutes:.1f} min with {' '.join(tests)}"
           + (f" (every {args.sample}th mutant)" if args.sample > 1 else ""))
     if args.then:

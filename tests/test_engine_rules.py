@@ -139,3 +139,16 @@ def test_retry_with_hint_before_any_request_is_a_programming_error(project, fake
     h = make_engine(project)
     with pytest.raises(RuntimeError, match="no request yet"):
         h.engine.retry_with_hint("anything")
+
+
+def test_restore_keeps_only_valid_answers_that_follow_a_request(project, fake_api):
+    h = make_engine(project)
+    h.engine.restore([
+        {"role": "assistant", "valid": True, "oml": "name: before-any-request\n"},
+        {"role": "user", "kind": "request", "content": "first"},
+        {"role": "assistant", "valid": False, "oml": "name: invalid\n"},
+        {"role": "user", "kind": "hint", "content": "a hint is not a request"},
+        {"role": "assistant", "valid": True, "oml": "name: kept\n"},
+    ])
+    assert (h.engine.current_oml, len(h.engine.history)) == ("name: kept\n", 2)
+    assert h.engine.history[0].content == "Request: first"

@@ -120,3 +120,32 @@ def test_a_later_need_inside_a_cycle_does_not_hide_a_later_need_outside_it():
         ("OML402", "/steps/0/needs/0", "steps depend on each other in a cycle: a -> b -> a"),
         ("OML401", "/steps/2/needs/0", "step 'c' needs 'd', which comes later in the pipeline"),
     ]
+
+
+def test_a_cycle_entered_from_an_earlier_step_is_found():
+    # a -> b -> c -> b: the search reaches the cycle from outside it, through a.
+    found = issues(csv_read("a", needs=["b"]), csv_read("b", needs=["c"]), csv_read("c", needs=["b"]))
+    assert [(code, path) for code, path, _ in found] == [("OML401", "/steps/0/needs/0"), ("OML402", "/steps/1/needs/0")]
+    assert found[1][2] == "steps depend on each other in a cycle: b -> c -> b"
+
+
+def test_a_cycle_after_a_step_already_searched_is_found():
+    found = issues(csv_read("a", needs=["b"]), csv_read("b", needs=[]), csv_read("c", needs=["d"]),
+                   csv_read("d", needs=["c"]))
+    assert ("OML402", "/steps/2/needs/0", "steps depend on each other in a cycle: c -> d -> c") in found
+
+
+def test_the_cycle_issue_carries_the_need_it_points_at():
+    report = VALIDATOR.validate(oml(csv_read("a", needs=["b"]), csv_read("b", needs=["a"])))
+    assert [(i.code, i.value) for i in report.issues] == [("OML402", "b")]
+
+
+def test_the_first_step_needing_a_misspelt_later_id_gets_a_suggestion():
+    report = VALIDATOR.validate(oml(csv_read("a", needs=["read-usrs"]), csv_read("read-users")))
+    assert [i.hint for i in report.issues] == [
+        "use the id of an earlier step (did you mean 'read-users'?); this is the first step: remove needs"]
+
+
+def test_a_step_that_needs_an_already_searched_step_is_no_cycle():
+    found = issues(csv_read("a", needs=["b"]), csv_read("b", needs=[]), csv_read("c", needs=["a"]))
+    assert found == [("OML401", "/steps/0/needs/0", "step 'a' needs 'b', which comes later in the pipeline")]

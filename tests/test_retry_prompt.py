@@ -49,6 +49,8 @@ def test_at_most_25_errors_are_listed_and_the_rest_counted():
     assert lines[24] == "- OML212 /steps/24/mode: bad mode | fix: use read"
     assert lines[25] == "- ... and 2 more error(s) of the same kinds"
     assert len(build_retry_prompt([bad_mode(i) for i in range(25)], None, [], compact).split("\n\n")[1].splitlines()) == 25
+    one_more = build_retry_prompt([bad_mode(i) for i in range(26)], None, [], compact).split("\n\n")[1].splitlines()
+    assert one_more[-1] == "- ... and 1 more error(s) of the same kinds"
 
 
 def test_normalised_values_and_earlier_attempts_come_after_the_errors():

@@ -114,3 +114,18 @@ def test_config_path_must_name_an_existing_file(tmp_path):
 ])
 def test_a_bad_value_is_one_line_with_its_source_and_what_is_allowed(tmp_path, kwargs, message):
     assert error_of(project_with(tmp_path, ""), **kwargs) == message
+
+
+def test_the_environment_stays_out_of_the_settings_repr(tmp_path):
+    effective = load_settings(cwd=project_with(tmp_path, ""), env={"ANTHROPIC_API_KEY": "sk-ant-repr-check-123456"})
+    assert "sk-ant-repr-check-123456" not in repr(effective)
+
+
+@pytest.mark.parametrize("message, plain", [
+    ("Input should be a valid string", "a valid string"), ("Value error, bad port", "bad port"),
+    ("Bad thing", "bad thing"), ("", ""),
+])
+def test_pydantic_messages_are_made_plain(message, plain):
+    from osiris.settings.loader import _plain
+
+    assert _plain(message) == plain

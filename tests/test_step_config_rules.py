@@ -130,3 +130,21 @@ def test_a_missing_mode_names_the_only_mode_the_component_supports():
     found = issues({"id": "e", "component": "filesystem.csv_extractor", "config": {"path": "a.csv"}})
     assert found == [("OML208", "/steps/0/mode", "step 0 has no 'mode'",
                       "add mode: read (the only mode filesystem.csv_extractor supports)")]
+
+
+def test_the_one_mode_hint_replaces_only_the_missing_mode_issue():
+    no_mode = {"id": "e", "component": "filesystem.csv_extractor", "config": {"path": "a.csv"}}
+    no_id = {"component": "filesystem.csv_writer", "mode": "write", "config": {"path": "b.csv"}}
+    hints = [(code, path, hint) for code, path, _message, hint in issues(no_mode, no_id)]
+    assert hints == [
+        ("OML208", "/steps/0/mode", "add mode: read (the only mode filesystem.csv_extractor supports)"),
+        ("OML208", "/steps/1/id", "add id: <unique-step-name>, e.g. id: step-2"),
+    ]
+
+
+def test_a_close_name_wins_even_when_the_family_has_several_components():
+    assert issues(step("e", "mysql.writr", "bogus", {}))[-1][3] == "use component: mysql.writer"
+
+
+def test_a_far_name_in_a_family_with_one_component_for_the_mode_gets_that_component():
+    assert issues(step("e", "mysql.zzzzzzzzz", "read", {}))[-1][3] == "use component: mysql.extractor"
