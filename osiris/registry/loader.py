@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from osiris.extract import load_document
+from osiris.registry.cache import SpecCheckCache
 from osiris.registry.spec import ComponentSpec, spec_from_dict
 
 SPEC_FILE = "spec.yaml"
@@ -53,13 +54,15 @@ def spec_files(directories: Iterable[Path]) -> list[Path]:
     return files
 
 
-def read_specs(files: Iterable[Path], trusted: Path | None = None) -> tuple[list[ComponentSpec], list[SpecProblem]]:
+def read_specs(files: Iterable[Path], trusted: Path | None = None,
+               cache: SpecCheckCache | None = None) -> tuple[list[ComponentSpec], list[SpecProblem]]:
     """Load every file; a broken one becomes a SpecProblem instead of stopping the others.
 
     Specs are checked against the meta-schema and get the full self-check of their configSchema,
     so that a broken spec cannot fail later, mid-validation. Specs directly in the `trusted`
     directory (the built-ins, which the tests and `osiris components validate` check in full) are
-    only parsed: that keeps jsonschema's slow checks off the start-up path.
+    only parsed: that keeps jsonschema's slow checks off the start-up path. With a `cache`, a spec
+    whose content passed both checks before is not checked again (osiris.registry.cache).
     """
     meta = None
     specs: list[ComponentSpec] = []
@@ -67,12 +70,19 @@ def read_specs(files: Iterable[Path], trusted: Path | None = None) -> tuple[list
     for path in files:
         data, reason = _read(path)
         if reason is None and not (trusted and path.parent.parent == trusted):
+            if cache is not None and cache.passed(data):
+                specs.append(spec_from_dict(data, path))
+                continue
             meta = meta or _meta_validator()
             reason = _meta_schema_problem(meta, data) or config_schema_problem(spec_from_dict(data, path))
+            if reason is None and cache is not None:
+                cache.remember(data)
         if reason:
             problems.append(SpecProblem(path, reason))
             continue
         specs.append(spec_from_dict(data, path))
+    if cache is not None:
+        cache.save()
     return specs, problems
 
 
