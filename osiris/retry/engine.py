@@ -94,6 +94,7 @@ class GenerationEngine:
         self.observer = observer
         self.sleep = sleep
         self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
+        self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
         self.history: list[Message] = []  # earlier accepted turns, sent with every call
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
@@ -215,7 +216,8 @@ class GenerationEngine:
                     result.stop_reason = "strict" if total == 1 else "exhausted"
                 else:
                     self._announce_retry(cycle, attempt, total)
-                    prompt = retry_head + "\n\n" + self._delta(attempts)
+                    prompt = "\n\n".join(part for part in (retry_head, self._delta(attempts),
+                                                             self.details_for_errors(request, attempt.report)) if part)
                     kind = retry_kind(attempt.report.error_codes).value
                     continue
                 self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))

@@ -15,6 +15,7 @@ from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
+from osiris.prompt.component_slice import attach_component_details
 from osiris.prompt.schema import schema_for_project
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
@@ -59,13 +60,14 @@ def open_engine(
         provider=provider,
         validator=validator,
         session=session,
-        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask),
+        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask,
+                                          budget_tokens=llm.catalog_budget_tokens),
         config=EngineConfig.from_settings(effective.settings, may_ask=may_ask),
         render=compact,
         observer=observer,
         sleep=sleep,
     )
-    engine.schema_for = schema_for_project(effective)
+    attach_component_details(engine, schema_for_project(effective))
     if record is not None:
         engine.restore(read_conversation(record))
     return engine

@@ -30,6 +30,9 @@ class LLMSettings(_Section):
     max_tokens: Count = Field(4096, ge=1, le=128_000)
     timeout_seconds: float = Field(60, gt=0, le=3600)
     api_retries: Count = Field(3, ge=0, le=10)
+    catalog_budget_tokens: Count = Field(3000, ge=500, le=100_000)  # component catalogue of the system prompt
+    max_session_tokens: Count | None = Field(None, ge=1)  # spending caps (input + output + cache); None: none
+    max_cycle_tokens: Count | None = Field(None, ge=1)
 
 
 class RetrySettings(_Section):
