@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from osiris.extract import load_document
-from osiris.registry.cache import CACHE_FILE, SpecCheckCache, project_cache_dir
+from osiris.registry.cache import CACHE_FILE, SpecCache, project_cache_dir
 from osiris.registry.loader import builtin_components_dir
 from tests.validate_helpers import run_cli
 
@@ -44,8 +44,12 @@ def _project(tmp_path: Path, spec: str) -> Path:
     return folder / "spec.yaml"
 
 
-def _cached_keys(tmp_path: Path) -> list[str]:
-    return json.loads((project_cache_dir(tmp_path) / CACHE_FILE).read_text())["passed"]
+def _cached_names(tmp_path: Path) -> list[str]:
+    """The names of the specs the cache holds (built-ins included)."""
+    return sorted(data["name"] for data in json.loads((project_cache_dir(tmp_path) / CACHE_FILE).read_text())["specs"].values())
+
+
+BUILTINS = sorted(path.parent.name for path in builtin_components_dir().glob("*/spec.yaml"))
 
 
 def test_a_spec_that_passed_is_remembered_privately(tmp_path):
@@ -53,11 +57,11 @@ def test_a_spec_that_passed_is_remembered_privately(tmp_path):
     result = run_cli("validate", "pipeline.yaml", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     cache = project_cache_dir(tmp_path) / CACHE_FILE
-    assert len(_cached_keys(tmp_path)) == 1
+    assert _cached_names(tmp_path) == sorted([*BUILTINS, "acme.writer"])
     assert stat.S_IMODE(cache.stat().st_mode) == 0o600
     assert stat.S_IMODE(cache.parent.stat().st_mode) == 0o700
     assert run_cli("validate", "pipeline.yaml", cwd=tmp_path).returncode == 0
-    assert len(_cached_keys(tmp_path)) == 1  # nothing new to remember
+    assert _cached_names(tmp_path) == sorted([*BUILTINS, "acme.writer"])  # nothing new to remember
 
 
 def test_an_edited_spec_is_checked_again(tmp_path):
@@ -67,15 +71,15 @@ def test_an_edited_spec_is_checked_again(tmp_path):
     result = run_cli("validate", "pipeline.yaml", cwd=tmp_path)
     assert f"{SKIPPED} {spec.resolve()}: configSchema is not a valid JSON Schema" in result.stderr
     assert result.returncode == 1  # the pipeline's component is now unknown
-    assert len(_cached_keys(tmp_path)) == 1  # a failure is never remembered
+    assert _cached_names(tmp_path) == sorted([*BUILTINS, "acme.writer"])  # a failure is never remembered
 
 
 def test_the_cache_is_trusted_by_commands_but_not_by_components_validate(tmp_path):
     """Plant a pass for a broken spec: everyday commands trust it, `components validate` does not."""
     spec = _project(tmp_path, BROKEN_SCHEMA)
     meta = (builtin_components_dir() / "spec.schema.json").read_text(encoding="utf-8")
-    planted = SpecCheckCache(project_cache_dir(tmp_path), meta)
-    planted.remember(load_document(BROKEN_SCHEMA).value)
+    planted = SpecCache(project_cache_dir(tmp_path), meta)
+    planted.put(BROKEN_SCHEMA.encode(), load_document(BROKEN_SCHEMA).value)
     planted.save()
     listed = run_cli("components", "list", cwd=tmp_path)
     assert SKIPPED not in listed.stderr and "acme.writer" in listed.stdout
@@ -93,4 +97,4 @@ def test_a_deleted_or_broken_cache_only_means_checking_again(tmp_path):
     assert f"{SKIPPED} {spec.resolve()}: configSchema" in result.stderr and "Traceback" not in result.stderr
     spec.write_text(GOOD_SPEC)
     assert run_cli("validate", "pipeline.yaml", cwd=tmp_path).returncode == 0
-    assert len(_cached_keys(tmp_path)) == 1
+    assert _cached_names(tmp_path) == sorted([*BUILTINS, "acme.writer"])

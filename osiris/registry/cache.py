@@ -1,10 +1,11 @@
-"""Spec checks remembered between runs: the meta-schema and `check_schema` results of user specs.
+"""Component specs remembered between runs: parsed, and for user specs checked, once per content.
 
-Checking a user spec costs 5 to 7 ms (jsonschema's `check_schema` is most of it), on every start of
-every command. A spec whose parsed content passed both checks once is remembered by a hash of that
-content in `<project>/.osiris/cache/spec-checks.json`; an edited spec hashes differently and is
-checked again. Only passes are remembered, so a broken spec is always explained in full. The file
-holds nothing but hashes: deleting it is always safe, and a broken or unreadable one counts as empty.
+Parsing a spec and checking a user spec (the meta-schema and jsonschema's `check_schema`) cost a few
+milliseconds each, on every start of every command. A spec file that parsed and passed its checks
+is remembered by a hash of its bytes in `<project>/.osiris/cache/specs.json`, with its parsed
+content: an edited file hashes differently and is parsed and checked again. Only passes are
+remembered, so a broken spec is always explained in full. Deleting the file is always safe, and a
+broken or unreadable one counts as empty.
 """
 
 from __future__ import annotations
@@ -16,33 +17,40 @@ from typing import Any
 
 import osiris
 
-CACHE_FILE = "spec-checks.json"
+CACHE_FILE = "specs.json"
 FORMAT = 1
-KEEP_AT_MOST = 5_000  # hashes kept, newest last; older edits of specs fall out
+KEEP_AT_MOST = 5_000  # specs kept, newest last; older versions of edited specs fall out
 
 
-class SpecCheckCache:
-    """`cache.passed(data)` before the checks, `cache.remember(data)` after they pass, `cache.save()`."""
+class SpecCache:
+    """`cache.get(raw)` -> the parsed spec that passed before, or None; `cache.put(raw, data)`; `save()`."""
 
     def __init__(self, directory: Path, meta_schema_text: str) -> None:
         self.path = directory / CACHE_FILE
-        # A new meta-schema or a new Osiris (whose checks may differ) starts from nothing.
-        self._salt = f"{FORMAT}\n{osiris.__version__}\n{meta_schema_text}\n"
-        self._known: dict[str, None] = dict.fromkeys(self._read())
+        # A new meta-schema or a new Osiris (whose parser and checks may differ) starts from nothing.
+        self._salt = f"{FORMAT}\n{osiris.__version__}\n{meta_schema_text}\n".encode()
+        self._specs: dict[str, Any] = self._read()
         self._added = False
 
-    def key(self, data: dict[str, Any]) -> str:
-        content = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
-        return hashlib.sha256((self._salt + content).encode("utf-8")).hexdigest()
+    def key(self, raw: bytes) -> str:
+        return hashlib.sha256(self._salt + raw).hexdigest()
 
-    def passed(self, data: dict[str, Any]) -> bool:
-        return self.key(data) in self._known
+    def get(self, raw: bytes) -> dict[str, Any] | None:
+        data = self._specs.get(self.key(raw))
+        return data if isinstance(data, dict) else None
 
-    def remember(self, data: dict[str, Any]) -> None:
-        key = self.key(data)
-        if key not in self._known:
-            self._known[key] = None
-            self._added = True
+    def put(self, raw: bytes, data: dict[str, Any]) -> None:
+        """Remember a spec that passed; one whose content JSON cannot carry as it is (dates) is not kept."""
+        key = self.key(raw)
+        if key in self._specs:
+            return
+        try:
+            if json.loads(json.dumps(data)) != data:
+                return
+        except (TypeError, ValueError):
+            return
+        self._specs[key] = data
+        self._added = True
 
     def save(self) -> None:
         """Write the file if anything was added; a cache that cannot be written is simply not kept."""
@@ -51,22 +59,22 @@ class SpecCheckCache:
         from osiris.errors import FileWriteError
         from osiris.session.files import ensure_private_dir, write_atomic
 
-        kept = list(self._known)[-KEEP_AT_MOST:]
+        kept = dict(list(self._specs.items())[-KEEP_AT_MOST:])
         try:
             ensure_private_dir(self.path.parent)
-            write_atomic(self.path, json.dumps({"format": FORMAT, "passed": kept}) + "\n")
+            write_atomic(self.path, json.dumps({"format": FORMAT, "specs": kept}, separators=(",", ":")) + "\n")
         except (OSError, FileWriteError):
             return
         self._added = False
 
-    def _read(self) -> list[str]:
+    def _read(self) -> dict[str, Any]:
         try:
             stored = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return []
-        if not isinstance(stored, dict) or stored.get("format") != FORMAT or not isinstance(stored.get("passed"), list):
-            return []
-        return [key for key in stored["passed"] if isinstance(key, str)]
+            return {}
+        if not isinstance(stored, dict) or stored.get("format") != FORMAT or not isinstance(stored.get("specs"), dict):
+            return {}
+        return stored["specs"]
 
 
 def project_cache_dir(project_root: Path) -> Path:

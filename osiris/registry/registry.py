@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from osiris.registry.cache import SpecCheckCache
+from osiris.registry.cache import SpecCache
 from osiris.registry.loader import (
     META_SCHEMA_FILE,
     SpecProblem,
@@ -84,6 +84,6 @@ def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = Fal
     """
     builtin = builtin_components_dir().resolve()
     trusted = None if check_builtins else builtin
-    cache = SpecCheckCache(cache_dir, (builtin / META_SCHEMA_FILE).read_text(encoding="utf-8")) if cache_dir else None
+    cache = SpecCache(cache_dir, (builtin / META_SCHEMA_FILE).read_text(encoding="utf-8")) if cache_dir else None
     specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=trusted, cache=cache)
     return Registry(specs, problems)
