@@ -46,15 +46,23 @@ class ComponentSlice:
         specs = sorted(registry.components.values(), key=lambda spec: (spec.family not in wanted, spec.name))
         room = budget_tokens * CHARS_PER_TOKEN - TRAILER_RESERVE
         lines: dict[str, str] = {}
+        in_full: set[str] = set()
         used = 0
-        for spec in specs:  # a short line for as many as fit, in priority order
+        for spec in (spec for spec in specs if spec.family in wanted):  # configured families in full, in half
+            full = describe_component(spec)
+            if used + len(full) + 1 <= room // 2:
+                lines[spec.name] = full
+                in_full.add(spec.name)
+                used += len(full) + 1
+        for spec in specs:  # then a short line for as many others as fit
             line = short_line(spec)
+            if spec.name in lines:
+                continue
             if used + len(line) + 1 > room:
                 break
             lines[spec.name] = line
             used += len(line) + 1
-        in_full = set()
-        for name in list(lines):  # then the full field list for as many as still fit
+        for name in [name for name in lines if name not in in_full]:  # the full list where it still fits
             full = describe_component(registry.components[name])
             if used + len(full) - len(lines[name]) <= room:
                 used += len(full) - len(lines[name])
