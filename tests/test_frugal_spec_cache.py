@@ -79,7 +79,7 @@ def test_the_cache_is_trusted_by_commands_but_not_by_components_validate(tmp_pat
     spec = _project(tmp_path, BROKEN_SCHEMA)
     meta = (builtin_components_dir() / "spec.schema.json").read_text(encoding="utf-8")
     planted = SpecCache(project_cache_dir(tmp_path), meta)
-    planted.put(BROKEN_SCHEMA.encode(), load_document(BROKEN_SCHEMA).value)
+    planted.put(BROKEN_SCHEMA.encode(), load_document(BROKEN_SCHEMA).value, checked=True)
     planted.save()
     listed = run_cli("components", "list", cwd=tmp_path)
     assert SKIPPED not in listed.stderr and "acme.writer" in listed.stdout
@@ -98,3 +98,10 @@ def test_a_deleted_or_broken_cache_only_means_checking_again(tmp_path):
     spec.write_text(GOOD_SPEC)
     assert run_cli("validate", "pipeline.yaml", cwd=tmp_path).returncode == 0
     assert _cached_names(tmp_path) == sorted([*BUILTINS, "acme.writer"])
+
+
+def test_built_ins_alone_create_no_osiris_directory(tmp_path):
+    (tmp_path / "pipeline.yaml").write_text(PIPELINE.replace("acme.writer", "filesystem.csv_writer")
+                                            .replace("{size: 3}", "{path: out.csv}"))
+    assert run_cli("validate", "pipeline.yaml", cwd=tmp_path).returncode == 0
+    assert not (tmp_path / ".osiris").exists()

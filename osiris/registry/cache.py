@@ -31,6 +31,7 @@ class SpecCache:
         self._salt = f"{FORMAT}\n{osiris.__version__}\n{meta_schema_text}\n".encode()
         self._specs: dict[str, Any] = self._read()
         self._added = False
+        self._checked = False  # a user spec was checked: worth creating `.osiris/` for
 
     def key(self, raw: bytes) -> str:
         return hashlib.sha256(self._salt + raw).hexdigest()
@@ -39,8 +40,9 @@ class SpecCache:
         data = self._specs.get(self.key(raw))
         return data if isinstance(data, dict) else None
 
-    def put(self, raw: bytes, data: dict[str, Any]) -> None:
-        """Remember a spec that passed; one whose content JSON cannot carry as it is (dates) is not kept."""
+    def put(self, raw: bytes, data: dict[str, Any], *, checked: bool) -> None:
+        """Remember a spec that parsed (and passed, if `checked`); one whose content JSON cannot carry as it
+        is (dates) is not kept."""
         key = self.key(raw)
         if key in self._specs:
             return
@@ -51,10 +53,13 @@ class SpecCache:
             return
         self._specs[key] = data
         self._added = True
+        self._checked = self._checked or checked
 
     def save(self) -> None:
-        """Write the file if anything was added; a cache that cannot be written is simply not kept."""
-        if not self._added:
+        """Write the file if anything was added; a cache that cannot be written is simply not kept. Parsed
+        built-ins alone do not create `.osiris/` in a project that has none (a read-only command
+        leaves no trace there)."""
+        if not self._added or not (self._checked or self.path.parent.parent.is_dir()):
             return
         from osiris.errors import FileWriteError
         from osiris.session.files import ensure_private_dir, write_atomic

@@ -84,7 +84,7 @@ def read_specs(files: Iterable[Path], trusted: Path | None = None,
             problems.append(SpecProblem(path, reason))
             continue
         if cache is not None and raw is not None:
-            cache.put(raw, data)
+            cache.put(raw, data, checked=checked)
         specs.append(spec_from_dict(data, path))
     if cache is not None:
         cache.save()
