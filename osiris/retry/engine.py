@@ -26,6 +26,7 @@ from osiris.prompt import (
     build_retry_prompt,
     retry_kind,
 )
+from osiris.prompt.request import pipeline_message
 from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
 from osiris.retry import trail
@@ -191,8 +192,9 @@ class GenerationEngine:
         total = self.config.max_attempts + 1
         redacted_base = self.session.redactor.text(base_oml) if base_oml else None
         schema = self.schema_for(request)  # the catalogs' tables this request needs; "" without catalogs
-        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base,
-                                            open_errors=open_errors, schema=schema)
+        in_history = redacted_base is not None and Message("assistant", pipeline_message(redacted_base)) in self.history
+        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base, open_errors=open_errors,
+                                            schema=schema, current_in_history=in_history)  # each pipeline sent once
         retry_head = build_request_prompt(request, hint=hint, schema=schema)  # the delta carries the latest pipeline
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
@@ -357,7 +359,7 @@ class GenerationEngine:
         """Keep an accepted turn for later calls; only the last MAX_HISTORY_TURNS are sent."""
         self.current_oml = oml
         redacted = self.session.redactor.text(oml)
-        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", f"```yaml\n{redacted}\n```")])
+        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", pipeline_message(redacted))])
         del self.history[: -2 * MAX_HISTORY_TURNS]
 
     def _take_user_text(self, text: str, *, kind: str) -> str:
