@@ -30,6 +30,9 @@ def headline(result: Any) -> str:
         return "Your edited pipeline is still invalid (validated without the LLM)."
     if result.stop_reason == "strict":
         return "The pipeline is invalid, and strict mode allows no retries (/retry-attempts N allows some)."
+    if result.stop_reason == "budget":
+        return (f"The pipeline is still invalid after {tried}, and the next retry would pass a spending cap "
+                "(llm.max_cycle_tokens or llm.max_session_tokens).")
     if result.stop_reason == "no_progress":
         return f"The pipeline is still invalid after {tried} (the last attempt repeated the errors of the one before)."
     return f"The pipeline is still invalid after {tried} (the retries are used up)."

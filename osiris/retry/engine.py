@@ -30,6 +30,7 @@ from osiris.prompt.request import pipeline_message
 from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
 from osiris.retry import trail
+from osiris.retry.budget import SpendingCap, stop_before_call
 from osiris.retry.progress import (
     ApiErrorRetrying,
     AttemptFailed,
@@ -96,6 +97,8 @@ class GenerationEngine:
         self.sleep = sleep
         self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
         self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
+        self.spending_cap = SpendingCap()  # none unless set (open_engine: from llm.max_*_tokens)
+        self.budget_stop: str | None = None  # why the last cycle stopped at a spending cap
         self.history: list[Message] = []  # earlier accepted turns, sent with every call
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
@@ -199,8 +202,12 @@ class GenerationEngine:
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
         prompt, kind = first_prompt, "generate"
+        self.budget_stop = None
         try:
             for index in range(1, total + 1):
+                if stop_before_call(self, attempts, prompt):  # a spending cap (osiris.retry.budget)
+                    result.stop_reason = "budget"
+                    break
                 attempt = self._attempt(cycle, index, total, prompt, kind)
                 previous = attempts[-1] if attempts else None
                 attempts.append(attempt)
@@ -226,7 +233,7 @@ class GenerationEngine:
                 break
         except (OsirisError, KeyboardInterrupt) as stopped:
             # The LLM service failed for good, or the person pressed Ctrl-C: keep the record, re-raise.
-            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "llm_error"
+            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
             trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
             self.session.emit("retry_stopped", cycle=cycle, stop_reason=reason, attempts=len(attempts))

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from osiris.llm.types import TokenUsage
 
 AttemptKind = Literal["generate", "fix_errors", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "budget"]
 
 
 @dataclass

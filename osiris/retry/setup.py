@@ -17,6 +17,7 @@ from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
 from osiris.prompt.component_slice import attach_component_details
 from osiris.prompt.schema import schema_for_project
+from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
 from osiris.secrets.redact import Redactor, connection_secrets
@@ -68,6 +69,7 @@ def open_engine(
         sleep=sleep,
     )
     attach_component_details(engine, schema_for_project(effective))
+    engine.spending_cap = SpendingCap.from_settings(effective.settings)
     if record is not None:
         engine.restore(read_conversation(record))
     return engine
