@@ -229,7 +229,8 @@ def test_a_follow_up_sends_the_accepted_pipeline_along(project, fake_api):
 
     messages = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert "output/active_customers.csv" in messages[1]["content"]
+    # Issue 14: the history's last message carries the cache breakpoint, so its content is a block list.
+    assert "output/active_customers.csv" in messages[1]["content"][0]["text"]
 
 
 def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
