@@ -248,7 +248,7 @@ def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
 
     messages = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"]
+    assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"][0]["text"]
     assert resumed.engine.current_oml.strip() == VALID.strip()
 
 
@@ -291,7 +291,8 @@ def test_an_interactive_engine_lets_the_llm_ask_instead_of_guessing(project, fak
 
     assert answered.valid
     messages = fake_api.requests[1].body["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "user"] and messages[1]["content"] == QUESTION
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == [{"type": "text", "text": QUESTION, "cache_control": {"type": "ephemeral"}}]
 
 
 def test_a_non_interactive_engine_never_asks_and_retries_prose(project, fake_api):
