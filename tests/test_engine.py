@@ -302,7 +302,7 @@ def test_a_non_interactive_engine_never_asks_and_retries_prose(project, fake_api
     result = h.engine.run(REQUEST)
 
     assert result.valid and len(fake_api.requests) == 2
-    assert "make the most\nreasonable choice" in fake_api.requests[0].body["system"][0]["text"]
+    assert "make the most\nreasonable choice" in fake_api.requests[0].body["system"][1]["text"]  # after the cache breakpoint (issue 14)
 
 
 def test_retry_budget_can_change_between_cycles_within_bounds(project, fake_api):
