@@ -79,15 +79,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix=".bench-specs-", dir=ROOT) as directory:
             project = Path(directory)
             make_project(project, count)
-            for source in sources:
-                one_run(source, project, cold=False)  # fills the cache where there is one
             warm: dict[str | None, list[tuple[float, float]]] = {s: [] for s in sources}
             cold: dict[str | None, list[tuple[float, float]]] = {s: [] for s in sources}
             for _ in range(args.runs):
-                for source in sources:
+                for source in sources:  # the trees share the project: each fills the cache before its warm run
+                    one_run(source, project, cold=False)
                     warm[source].append(one_run(source, project, cold=False))
                     cold[source].append(one_run(source, project, cold=True))
-                    one_run(source, project, cold=False)  # leaves the cache filled again
             for source in sources:
                 print(f"  {count:>5} user specs, {source or 'this checkout'}: warm {_figures(warm[source])};"
                       f" cold {_figures(cold[source])}")
