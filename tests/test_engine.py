@@ -229,7 +229,8 @@ def test_a_follow_up_sends_the_accepted_pipeline_along(project, fake_api):
 
     messages = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert "output/active_customers.csv" in messages[1]["content"]
+    # Issue 14: the history's last message carries the cache breakpoint, so its content is a block list.
+    assert "output/active_customers.csv" in messages[1]["content"][0]["text"]
 
 
 def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
@@ -247,7 +248,7 @@ def test_restore_rebuilds_the_turns_of_a_saved_conversation(project, fake_api):
 
     messages = fake_api.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"]
+    assert REQUEST in messages[0]["content"] and "output/active_customers.csv" in messages[1]["content"][0]["text"]
     assert resumed.engine.current_oml.strip() == VALID.strip()
 
 
@@ -283,14 +284,15 @@ def test_an_interactive_engine_lets_the_llm_ask_instead_of_guessing(project, fak
 
     assert asked.stop_reason == "question" and asked.question == QUESTION
     assert len(fake_api.requests) == 1
-    assert "answer with one short question instead" in fake_api.requests[0].body["system"][0]["text"]
+    assert "answer with one short question instead" in fake_api.requests[0].body["system"][1]["text"]  # after the cache breakpoint (issue 14)
     assert h.events("assistant_question")[0]["text"] == QUESTION
 
     answered = h.engine.run("the MySQL one")
 
     assert answered.valid
     messages = fake_api.requests[1].body["messages"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "user"] and messages[1]["content"] == QUESTION
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[1]["content"] == [{"type": "text", "text": QUESTION, "cache_control": {"type": "ephemeral"}}]
 
 
 def test_a_non_interactive_engine_never_asks_and_retries_prose(project, fake_api):
@@ -300,7 +302,7 @@ def test_a_non_interactive_engine_never_asks_and_retries_prose(project, fake_api
     result = h.engine.run(REQUEST)
 
     assert result.valid and len(fake_api.requests) == 2
-    assert "make the most\nreasonable choice" in fake_api.requests[0].body["system"][0]["text"]
+    assert "make the most\nreasonable choice" in fake_api.requests[0].body["system"][1]["text"]  # after the cache breakpoint (issue 14)
 
 
 def test_retry_budget_can_change_between_cycles_within_bounds(project, fake_api):

@@ -45,7 +45,7 @@ def test_schedule_transform_inputs_and_unsupported_systems_are_defined():
 
 
 def test_the_assumption_sentence_and_the_retry_wording_agree():
-    prompt = stable()
+    prompt = build_system_prompt(registry(), {}).dynamic  # after the cache breakpoint since issue 14
     report = validator().validate(fenced('oml_version: "0.1.0"\nname: x\nsteps: []\n'))
     retry = build_retry_prompt(report.errors, report.oml_text, [], compact)
 

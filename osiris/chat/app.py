@@ -11,6 +11,7 @@ from osiris.chat.loop import ChatLoop
 from osiris.chat.progress import ChatProgress
 from osiris.chat.reader import LineReader, PlainReader, TerminalReader
 from osiris.chat.terminal import is_interactive
+from osiris.chat.warm_up import warm_up_in_background
 
 HISTORY_FILE = "history"
 
@@ -33,6 +34,8 @@ def start_chat(
     engine = open_engine(effective, command="chat", observer=progress, may_ask=True, resume=resume)
     display = progress.display = RedactedDisplay(display, engine.session.redactor.text)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
+    if isinstance(reader, TerminalReader):  # someone types: import the SDK meanwhile (piped input is there at once)
+        warm_up_in_background(engine.provider.name)
     loop = ChatLoop(
         engine, display, reader, progress,
         project_root=effective.project_root, cwd=Path.cwd(), env=effective.env,

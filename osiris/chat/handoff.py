@@ -33,6 +33,9 @@ def headline(result: Any) -> str:
     if result.stop_reason == "dry_run_exhausted":
         return (f"The pipeline validates but still fails on sample rows after {tried} "
                 "(validation.retry.dry_run_attempts is used up).")
+    if result.stop_reason == "budget":
+        return (f"The pipeline is still invalid after {tried}, and the next retry would pass a spending cap "
+                "(llm.max_cycle_tokens or llm.max_session_tokens).")
     if result.stop_reason == "no_progress":
         return f"The pipeline is still invalid after {tried} (the last attempt repeated the errors of the one before)."
     return f"The pipeline is still invalid after {tried} (the retries are used up)."

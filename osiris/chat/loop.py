@@ -39,6 +39,7 @@ from osiris.chat.save import (
 from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
+from osiris.retry.budget import SpendingCapReached
 
 MAX_RETRY_ATTEMPTS = 5
 
@@ -144,6 +145,9 @@ class ChatLoop:
             return None
         except (LLMAuthError, LLMUnavailableError) as error:
             self.display.error(f"LLM service: {error}")
+            return None
+        except SpendingCapReached as error:  # no call made: the session goes on (/edit still works)
+            self.display.error(f"Not sent: {error}.")
             return None
         if result is not None:
             self.turn_usage = self.turn_usage + result.usage

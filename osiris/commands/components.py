@@ -23,11 +23,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from osiris.registry import load_registry
+    from osiris.registry.cache import project_cache_dir
     from osiris.settings import load_settings
 
     effective = load_settings(config_path=args.config)
+    checks_all = args.action == "validate"  # never from the cache of spec checks
     registry = load_registry((effective.resolve_path(p) for p in effective.settings.components.paths),
-                             check_builtins=args.action == "validate")
+                             check_builtins=checks_all,
+                             cache_dir=None if checks_all else project_cache_dir(effective.project_root))
     if args.action == "validate":
         return _validate(registry)
     for problem in registry.problems:

@@ -62,8 +62,8 @@ def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path 
     print(f"osiris: session {session.id}: {session.path}", file=sys.stderr)
     try:
         result = engine.run(request)
-    except OsirisError:
-        session.finish("llm_error")
+    except OsirisError as error:
+        session.finish(getattr(error, "stop_reason", "llm_error"))  # "budget": a spending cap
         print(f"osiris: session saved in {session.path}", file=sys.stderr)
         raise
     except KeyboardInterrupt:
@@ -76,7 +76,7 @@ def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path 
         session.finish("invalid")
         _print_json(args, result, session, None)
         tried = len(result.attempts)
-        why = _WHY_INVALID.get(result.stop_reason, "retries exhausted")
+        why = engine.budget_stop or _WHY_INVALID.get(result.stop_reason, "retries exhausted")
         print(
             f"osiris: the pipeline is still invalid after {tried} attempt{'s' if tried != 1 else ''} "
             f"({why}); see {session.path}",

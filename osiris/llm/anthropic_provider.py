@@ -11,6 +11,7 @@ import math
 import time
 from typing import Any
 
+from osiris.llm.anthropic_request import message_params, system_blocks
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 
@@ -71,18 +72,14 @@ class AnthropicProvider:
         from osiris.llm.deadline import DeadlineExceeded
 
         client = self._get_client()
-        system: list[dict[str, Any]] = [
-            {"type": "text", "text": request.system_stable, "cache_control": {"type": "ephemeral"}}
-        ]
-        if request.system_dynamic:
-            system.append({"type": "text", "text": request.system_dynamic})
+        system = system_blocks(request)
         started = time.perf_counter()
         try:
             with client.messages.stream(
                 model=self.model,
                 max_tokens=request.max_tokens,
                 system=system,
-                messages=[{"role": m.role, "content": m.content} for m in request.messages],
+                messages=message_params(request),  # the history's last message is a cache breakpoint
             ) as stream:
                 message = _read_to_message_stop(stream)
         except anthropic.APIError as error:

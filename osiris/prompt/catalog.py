@@ -38,6 +38,17 @@ def describe_component(spec: ComponentSpec) -> str:
     return "\n".join(lines)
 
 
+MAX_PURPOSE_CHARS = 70
+
+
+def short_line(spec: ComponentSpec) -> str:
+    """E.g. `- mysql.extractor [mysql] read: MySQL Data Extractor`: name, modes and purpose only."""
+    purpose = " ".join((spec.title or spec.description or "").split())
+    if len(purpose) > MAX_PURPOSE_CHARS:
+        purpose = purpose[: MAX_PURPOSE_CHARS - 3].rstrip() + "..."
+    return f"- {spec.name} [{spec.family}] {', '.join(spec.oml_modes)}: {purpose or 'no description'}"
+
+
 def _describe_field(name: str, prop: dict[str, Any], required: bool, aliases: list[str],
                     from_connection: bool = False) -> str:
     """E.g. `batch_size integer 100..100000 =10000` or `write_mode string [append|replace] (not mode)`."""

@@ -1,20 +1,22 @@
-"""The system prompt: OML rules and a compact component catalogue (stable, cached), then the
-configured connection aliases (may change between sessions, so outside the cached part)."""
+"""The system prompt: OML rules and a component catalogue within a token budget (stable, cached, the
+same for chat and generate), then what may differ between sessions: whether the LLM may ask a
+question, and the configured connection aliases (outside the cached part)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from osiris.prompt.catalog import describe_component
+from osiris.prompt.component_slice import ComponentSlice
 from osiris.registry import Registry
+
+DEFAULT_BUDGET_TOKENS = 3000
 
 OML_RULES = """\
 You write data pipelines in OML (Osiris Markup Language) v0.1.0, a YAML format.
 
 Answer with exactly one ```yaml fenced block holding one complete OML document. No other YAML.
-{missing_information}
 
 OML rules:
 - Top-level keys: oml_version (the string "0.1.0"), name (lowercase kebab-case), steps (a
@@ -40,7 +42,8 @@ OML rules:
   another system: say in one sentence that it is not supported, with no YAML.
 
 Components (name [family] modes: fields as "name type"; * = required, = default, [..] = allowed
-values, a..b = bounds, (conn) = optional, the connection supplies it, "not ..." = names not to use):
+values, a..b = bounds, (conn) = optional, the connection supplies it, "not ..." = names not to use;
+a component shown with its purpose only gets its field list in a message that needs it):
 """
 
 
@@ -56,20 +59,25 @@ table), do not guess: answer with one short question instead, with no YAML, endi
 
 @dataclass(frozen=True)
 class SystemPrompt:
-    """`stable` is the same for every call of a project (cache it); `dynamic` may change."""
+    """`stable` is the same for every call of a project, chat or generate (cache it); `dynamic` may
+    change between sessions (the may-ask wording, the connections). `components` says which
+    components `stable` describes in full, for the messages that need the others."""
 
     stable: str
     dynamic: str
+    components: ComponentSlice | None = field(default=None, compare=False)
 
 
 def build_system_prompt(
-    registry: Registry, connections: Mapping[str, Mapping[str, Any]], *, may_ask: bool = False
+    registry: Registry, connections: Mapping[str, Mapping[str, Any]], *, may_ask: bool = False,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
 ) -> SystemPrompt:
     """From the validator's registry and the `connections` settings (names only, never values).
-    `may_ask`: an interactive caller lets the LLM ask a question when something is missing."""
-    catalogue = "\n".join(describe_component(spec) for _, spec in sorted(registry.components.items()))
-    rules = OML_RULES.format(missing_information=ASK if may_ask else GUESS)
-    return SystemPrompt(rules + catalogue + "\n", describe_connections(connections))
+    `may_ask`: an interactive caller lets the LLM ask a question when something is missing.
+    The catalogue stays within `budget_tokens` (`llm.catalog_budget_tokens`) at any registry size."""
+    components = ComponentSlice.build(registry, budget_tokens, families=connections)
+    dynamic = (ASK if may_ask else GUESS) + "\n\n" + describe_connections(connections)
+    return SystemPrompt(OML_RULES + components.text, dynamic, components)
 
 
 def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:

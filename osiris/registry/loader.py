@@ -18,6 +18,7 @@ from osiris.registry.patterns import pattern_problem, schema_patterns
 from osiris.registry.refs import reference_problems
 from osiris.registry.schemas import validator_class
 from osiris.registry.walk import schema_nodes
+from osiris.registry.cache import SpecCache
 from osiris.registry.spec import ComponentSpec, spec_from_dict
 
 SPEC_FILE = "spec.yaml"
@@ -57,33 +58,54 @@ def spec_files(directories: Iterable[Path]) -> list[Path]:
     return files
 
 
-def read_specs(files: Iterable[Path], trusted: Path | None = None) -> tuple[list[ComponentSpec], list[SpecProblem]]:
+def read_specs(files: Iterable[Path], trusted: Path | None = None,
+               cache: SpecCache | None = None) -> tuple[list[ComponentSpec], list[SpecProblem]]:
     """Load every file; a broken one becomes a SpecProblem instead of stopping the others.
 
     Specs are checked against the meta-schema and get the full self-check of their configSchema,
     so that a broken spec cannot fail later, mid-validation. Specs directly in the `trusted`
     directory (the built-ins, which the tests and `osiris components validate` check in full) are
-    only parsed: that keeps jsonschema's slow checks off the start-up path.
+    only parsed: that keeps jsonschema's slow checks off the start-up path. With a `cache`, a file
+    whose bytes were parsed and passed before is neither parsed nor checked again
+    (osiris.registry.cache).
     """
     meta = None
     specs: list[ComponentSpec] = []
     problems: list[SpecProblem] = []
     for path in files:
-        data, reason = _read(path)
-        if reason is None and not (trusted and path.parent.parent == trusted):
+        raw, reason = _read_bytes(path)
+        data = cache.get(raw) if cache is not None and raw is not None else None
+        if data is not None:  # parsed and checked before, byte for byte the same file
+            specs.append(spec_from_dict(data, path))
+            continue
+        if reason is None:
+            data, reason = _parse(raw or b"")
+        checked = trusted is None or path.parent.parent != trusted
+        if reason is None and checked:
             meta = meta or _meta_validator()
             reason = _meta_schema_problem(meta, data) or config_schema_problem(spec_from_dict(data, path))
         if reason:
             problems.append(SpecProblem(path, reason))
             continue
+        if cache is not None and raw is not None:
+            cache.put(raw, data, checked=checked)
         specs.append(spec_from_dict(data, path))
+    if cache is not None:
+        cache.save()
     return specs, problems
 
 
-def _read(path: Path) -> tuple[Any, str | None]:
+def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
     try:
-        loaded = load_document(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
+        return path.read_bytes(), None
+    except OSError as error:
+        return None, f"cannot be read: {error}"
+
+
+def _parse(raw: bytes) -> tuple[Any, str | None]:
+    try:
+        loaded = load_document(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
         return None, f"cannot be read: {error}"
     if loaded.problems:
         problem = loaded.problems[0]

@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from osiris.registry.cache import SpecCache
 from osiris.registry.loader import (
+    META_SCHEMA_FILE,
     SpecProblem,
     builtin_components_dir,
     read_specs,
@@ -64,13 +66,16 @@ class Registry:
         return validator
 
 
-def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = False) -> Registry:
+def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = False,
+                  cache_dir: Path | None = None) -> Registry:
     """Built-in specs, then the specs in `extra_dirs` (components.paths), each directory once.
 
     Specs in `extra_dirs` are checked in full; the built-ins only with `check_builtins` (their
-    checks run in the tests and in `osiris components validate`).
+    checks run in the tests and in `osiris components validate`). With `cache_dir`, user specs that
+    passed before are not checked again (osiris.registry.cache).
     """
     builtin = builtin_components_dir().resolve()
     trusted = None if check_builtins else builtin
-    specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=trusted)
+    cache = SpecCache(cache_dir, (builtin / META_SCHEMA_FILE).read_text(encoding="utf-8")) if cache_dir else None
+    specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=trusted, cache=cache)
     return Registry(specs, problems)

@@ -26,9 +26,11 @@ from osiris.prompt import (
     build_retry_prompt,
     retry_kind,
 )
+from osiris.prompt.request import pipeline_message
 from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
 from osiris.retry import trail
+from osiris.retry.budget import SpendingCap, stop_before_call
 from osiris.retry.progress import (
     ApiErrorRetrying,
     AttemptFailed,
@@ -97,6 +99,9 @@ class GenerationEngine:
         self.sleep = sleep
         self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
         self.sample_tier: Any = None  # osiris.sample.tier.SampleTier: tests valid attempts on samples
+        self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
+        self.spending_cap = SpendingCap()  # none unless set (open_engine: from llm.max_*_tokens)
+        self.budget_stop: str | None = None  # why the last cycle stopped at a spending cap
         self.history: list[Message] = []  # earlier accepted turns, sent with every call
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
@@ -195,14 +200,19 @@ class GenerationEngine:
         total = self.config.max_attempts + 1
         redacted_base = self.session.redactor.text(base_oml) if base_oml else None
         schema = self.schema_for(request)  # the catalogs' tables this request needs; "" without catalogs
-        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base,
-                                            open_errors=open_errors, schema=schema)
+        in_history = redacted_base is not None and Message("assistant", pipeline_message(redacted_base)) in self.history
+        first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base, open_errors=open_errors,
+                                            schema=schema, current_in_history=in_history)  # each pipeline sent once
         retry_head = build_request_prompt(request, hint=hint, schema=schema)  # the delta carries the latest pipeline
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
         prompt, kind = first_prompt, "generate"
+        self.budget_stop = None
         try:
             for index in range(1, total + 1):
+                if stop_before_call(self, attempts, prompt):  # a spending cap (osiris.retry.budget)
+                    result.stop_reason = "budget"
+                    break
                 attempt = self._attempt(cycle, index, total, prompt, kind)
                 previous = attempts[-1] if attempts else None
                 self._test_on_samples(cycle, attempt, total, previous)
@@ -223,14 +233,15 @@ class GenerationEngine:
                     result.stop_reason = "dry_run_exhausted"
                 else:
                     self._announce_retry(cycle, attempt, total)
-                    prompt = retry_head + "\n\n" + self._delta(attempts)
+                    prompt = "\n\n".join(part for part in (retry_head, self._delta(attempts),
+                                                             self.details_for_errors(request, attempt.report)) if part)
                     kind = retry_kind(attempt.report.error_codes).value
                     continue
                 self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))
                 break
         except (OsirisError, KeyboardInterrupt) as stopped:
             # The LLM service failed for good, or the person pressed Ctrl-C: keep the record, re-raise.
-            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "llm_error"
+            reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
             trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
             self.session.emit("retry_stopped", cycle=cycle, stop_reason=reason, attempts=len(attempts))
@@ -374,7 +385,7 @@ class GenerationEngine:
         """Keep an accepted turn for later calls; only the last MAX_HISTORY_TURNS are sent."""
         self.current_oml = oml
         redacted = self.session.redactor.text(oml)
-        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", f"```yaml\n{redacted}\n```")])
+        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", pipeline_message(redacted))])
         del self.history[: -2 * MAX_HISTORY_TURNS]
 
     def _take_user_text(self, text: str, *, kind: str) -> str:

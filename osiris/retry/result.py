@@ -8,7 +8,8 @@ from typing import Any, Literal
 from osiris.llm.types import TokenUsage
 
 AttemptKind = Literal["generate", "fix_errors", "fix_sample", "no_pipeline", "cut_off", "edit"]
-StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "dry_run_exhausted"]
+StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "dry_run_exhausted",
+                     "budget"]
 
 
 @dataclass

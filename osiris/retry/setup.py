@@ -15,7 +15,9 @@ from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
+from osiris.prompt.component_slice import attach_component_details
 from osiris.prompt.schema import schema_for_project
+from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
 from osiris.sample.tier import build_tier
@@ -60,13 +62,15 @@ def open_engine(
         provider=provider,
         validator=validator,
         session=session,
-        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask),
+        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask,
+                                          budget_tokens=llm.catalog_budget_tokens),
         config=EngineConfig.from_settings(effective.settings, may_ask=may_ask),
         render=compact,
         observer=observer,
         sleep=sleep,
     )
-    engine.schema_for = schema_for_project(effective)
+    attach_component_details(engine, schema_for_project(effective))
+    engine.spending_cap = SpendingCap.from_settings(effective.settings)
     engine.sample_tier = build_tier(effective, session, validator.registry, interactive=may_ask)
     if record is not None:
         engine.restore(read_conversation(record))

@@ -31,6 +31,9 @@ class LLMSettings(_Section):
     timeout_seconds: float = Field(60, gt=0, le=3600)  # each network read
     request_deadline_seconds: float = Field(300, gt=0, le=3600)  # a whole answer, streamed
     api_retries: Count = Field(3, ge=0, le=10)
+    catalog_budget_tokens: Count = Field(3000, ge=500, le=100_000)  # component catalogue of the system prompt
+    max_session_tokens: Count | None = Field(None, ge=1)  # spending caps (input + output + cache); None: none
+    max_cycle_tokens: Count | None = Field(None, ge=1)
 
 
 class RetrySettings(_Section):

@@ -9,10 +9,11 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
-from osiris.suggest import did_you_mean, listing
+from osiris.suggest import NameIndex, listing, suggestion
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -57,6 +58,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
     for position, step in enumerate(steps):
         if isinstance(step, dict) and isinstance(step.get("id"), str):
             known.setdefault(step["id"], position)
+    ids = _Ids(known)
     edges: dict[str, list[str]] = {}
     later: list[tuple[int, str, str]] = []  # (index, need, pointer) of needs that name a later step
     for index, step in enumerate(steps):
@@ -70,16 +72,13 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
                 if known[need] > index:
                     later.append((index, need, need_path))
                 continue
-            earlier = [name for name, where in known.items() if where < index]  # only for the hint
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
-                             f"remove '{step_id}' from its needs" + (f"; earlier steps: {listing(earlier)}" if earlier else ""),
+                             "" if findings.full else f"remove '{step_id}' from its needs" + ids.earlier_listing(index),
                              value=need)
             else:
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
-                             f"use the id of an earlier step{did_you_mean(need, earlier or list(known))}"
-                             + (f"; earlier steps: {listing(earlier)}" if earlier else "; this is the first step: remove needs"),
-                             value=need)
+                             "" if findings.full else ids.unknown_need_hint(need, index), value=need)
     in_cycle = _report_cycles(steps, edges, base, findings)
     for index, need, need_path in later:
         if (steps[index]["id"], need) in in_cycle:
@@ -87,6 +86,30 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
         findings.add("OML401", need_path, f"step '{steps[index]['id']}' needs '{need}', which comes later in the pipeline",
                      f"move step '{need}' above step '{steps[index]['id']}': a step may only need earlier steps, "
                      "because steps run in the order they are written", value=need)
+
+
+class _Ids:
+    """The step ids in document order, for hints: the earlier ones, and the closest to a wrong one."""
+
+    def __init__(self, known: dict[str, int]) -> None:
+        self.order = list(known)  # first positions increase with the order
+        self.positions = list(known.values())
+        self._index: NameIndex | None = None  # built on the first unknown need
+
+    def _earlier(self, index: int) -> list[str]:
+        return self.order[:bisect.bisect_left(self.positions, index)]
+
+    def earlier_listing(self, index: int) -> str:
+        earlier = self._earlier(index)
+        return f"; earlier steps: {listing(earlier)}" if earlier else ""
+
+    def unknown_need_hint(self, need: str, index: int) -> str:
+        if self._index is None:
+            self._index = NameIndex(self.order)
+        count = bisect.bisect_left(self.positions, index)
+        match = self._index.closest(need, before=count or None)  # the first step: any id
+        return (f"use the id of an earlier step{suggestion(match)}"
+                + (self.earlier_listing(index) or "; this is the first step: remove needs"))
 
 
 def _explicit(step: dict[str, Any], path: str) -> list[tuple[str, str]]:

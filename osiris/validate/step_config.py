@@ -7,7 +7,8 @@ from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
 from osiris.registry.patterns import search
-from osiris.suggest import closest, did_you_mean, listing
+from osiris.suggest import did_you_mean, listing
+from osiris.validate.component_names import component_names_for
 from osiris.validate.canonical import Edit
 from osiris.validate.coerce import coerce_value, describe, rename_aliases
 from osiris.validate.connections import (
@@ -43,7 +44,7 @@ def check_step_config(index: int, step: dict[str, Any], registry: Registry, conn
     spec = registry.get(name)
     if spec is None:
         findings.add("OML301", join(path, key), f"unknown component '{name}'",
-                     unknown_component_hint(name, mode, registry), value=name)
+                     "" if findings.full else unknown_component_hint(name, mode, registry), value=name)
         return None
     if "mode" not in step and len(spec.oml_modes) == 1:
         _name_the_mode(findings, join(path, "mode"), spec)
@@ -68,17 +69,17 @@ def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
 
 def unknown_component_hint(name: str, mode: Any, registry: Registry) -> str:
     """A close name only when that component supports the step's mode; else what there is for the mode."""
-    fits = [s.name for s in registry.components.values() if mode not in OML_MODES or mode in s.oml_modes]
+    fits = component_names_for(registry, mode)
     family = name.split(".", 1)[0] if isinstance(name, str) else ""
-    same_family = [fit for fit in fits if fit.split(".", 1)[0] == family]
-    match = closest(name, fits, cutoff=0.75) or (same_family[0] if len(same_family) == 1 else None)
+    same_family = fits.by_family.get(family, [])
+    match = fits.index.closest(name, cutoff=0.75) or (same_family[0] if len(same_family) == 1 else None)
     if match:
         return f"use component: {match}"
     for_mode = f" for mode {mode}" if mode in OML_MODES else ""
     if same_family:
         return f"use one of the {family} components{for_mode}: {listing(sorted(same_family))}"
     return (f"there is no {family or 'such'} component{for_mode}; the system may not be supported. "
-            f"Components{for_mode}: {listing(sorted(fits))}")
+            f"Components{for_mode}: {listing(fits.sorted_names)}")
 
 
 def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from osiris.registry import Registry, load_registry
+from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
@@ -96,7 +97,8 @@ def load_validator(effective: EffectiveSettings) -> Validator:
     raises SettingsError.
     """
     settings = effective.settings
-    registry = load_registry(effective.resolve_path(p) for p in settings.components.paths)
+    registry = load_registry((effective.resolve_path(p) for p in settings.components.paths),
+                             cache_dir=project_cache_dir(effective.project_root))
     connections: Mapping[str, Any] = settings.connections or {}
     from osiris.catalog import Catalogs
 

@@ -1,0 +1,32 @@
+"""The `system` and `messages` parameters of a Messages API call, with two cache breakpoints.
+
+1. The stable system block (rules and catalogue, the same for chat and generate) ends the first
+   cached prefix; the per-session block (may-ask wording, connections) follows it uncached.
+2. The last message of the history (every message but the new one) ends the second: each turn of a
+   chat, and each retry within a turn, reads the earlier turns from the cache instead of paying for
+   them again. Anthropic allows four breakpoints; a prefix too short to cache is simply not cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.llm.types import LLMRequest
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def system_blocks(request: LLMRequest) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": request.system_stable, "cache_control": EPHEMERAL}]
+    if request.system_dynamic:
+        blocks.append({"type": "text", "text": request.system_dynamic})
+    return blocks
+
+
+def message_params(request: LLMRequest) -> list[dict[str, Any]]:
+    """Plain messages, except the last one of the history, which carries the breakpoint."""
+    messages: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
+    if len(messages) >= 2:
+        last_of_history = messages[-2]
+        last_of_history["content"] = [{"type": "text", "text": last_of_history["content"], "cache_control": EPHEMERAL}]
+    return messages

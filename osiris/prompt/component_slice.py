@@ -1,0 +1,151 @@
+"""The component catalogue within a token budget, whatever the size of the registry.
+
+The system prompt (cached, the same for every call of a session) lists as many components as fit
+`llm.catalog_budget_tokens`: first the families of the configured connections, then the rest by
+name; each with its full field list while that fits, else as one short line. Components it leaves
+short or out get their full field lists in the messages that need them: the request message for
+the components the request points at (osiris.prompt.relevance) and those of the current pipeline,
+the retry prompt for the components its errors name. Validation always uses the whole registry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.prompt.catalog import describe_component, short_line
+from osiris.prompt.relevance import ranked
+from osiris.registry import Registry
+from osiris.suggest import listing
+
+CHARS_PER_TOKEN = 4  # the usual estimate for English and YAML; the fake server counts the same way
+TRAILER_RESERVE = 400  # characters kept free for the line that says how many are not listed
+MAX_DETAILED = 8  # full field lists in one message at most
+_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)+")
+_STEP = re.compile(r"^/steps/(\d+)(?:/|$)")
+
+
+def estimate_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class ComponentSlice:
+    """`text` is the catalogue for the system prompt; `in_full` the components it describes in full."""
+
+    registry: Registry
+    budget_tokens: int
+    text: str
+    in_full: frozenset[str]
+
+    @classmethod
+    def build(cls, registry: Registry, budget_tokens: int, families: Iterable[str] = ()) -> ComponentSlice:
+        wanted = set(families)
+        specs = sorted(registry.components.values(), key=lambda spec: (spec.family not in wanted, spec.name))
+        room = budget_tokens * CHARS_PER_TOKEN - TRAILER_RESERVE
+        lines: dict[str, str] = {}
+        in_full: set[str] = set()
+        used = 0
+        for spec in (spec for spec in specs if spec.family in wanted):  # configured families in full, in half
+            full = describe_component(spec)
+            if used + len(full) + 1 <= room // 2:
+                lines[spec.name] = full
+                in_full.add(spec.name)
+                used += len(full) + 1
+        for spec in specs:  # then a short line for as many others as fit
+            line = short_line(spec)
+            if spec.name in lines:
+                continue
+            if used + len(line) + 1 > room:
+                break
+            lines[spec.name] = line
+            used += len(line) + 1
+        for name in [name for name in lines if name not in in_full]:  # the full list where it still fits
+            full = describe_component(registry.components[name])
+            if used + len(full) - len(lines[name]) <= room:
+                used += len(full) - len(lines[name])
+                lines[name] = full
+                in_full.add(name)
+        text = "\n".join(lines[name] for name in sorted(lines))
+        left_out = sorted(set(registry.components) - set(lines))
+        if left_out:
+            text += (f"\n({len(left_out):,} more components are not listed here: {listing(left_out, limit=12)}. "
+                     "A message that needs one of them gives its full field list.)")
+        return cls(registry, budget_tokens, text + "\n", frozenset(in_full))
+
+    def details(self, text: str, *, first: Sequence[str] = (), skip: Iterable[str] = ()) -> list[str]:
+        """Names of the components to describe in full for `text` (those in `first` lead), within the
+        budget; never one the system prompt already describes in full, nor one in `skip`."""
+        left_out = self.in_full | set(skip)
+        candidates = [spec for spec in self.registry.components.values() if spec.name not in left_out]
+        named = [name for name in first if name in self.registry.components and name not in left_out]
+        chosen, used = [], 0
+        for name in ranked(candidates, text, first=named)[:MAX_DETAILED]:
+            size = len(describe_component(self.registry.components[name])) + 1
+            if used + size > self.budget_tokens * CHARS_PER_TOKEN:
+                continue
+            chosen.append(name)
+            used += size
+        return chosen
+
+    def section(self, names: Sequence[str], heading: str) -> str:
+        """The full field lists of `names` under `heading`; "" when there are none."""
+        if not names:
+            return ""
+        return heading + "\n" + "\n".join(describe_component(self.registry.components[name]) for name in names)
+
+
+REQUEST_HEADING = "Full field lists of components this request likely needs (notation as in the catalogue):"
+ERRORS_HEADING = "Full field lists of the components these errors name (notation as in the catalogue):"
+_COMPONENT_LINE = re.compile(r"^[\s-]*component:\s*[\"']?([A-Za-z0-9_.-]+)", re.MULTILINE)
+
+
+def request_details(components: ComponentSlice | None, request: str, current_oml: str | None) -> str:
+    """For the request message: the components the request points at and those of the current
+    pipeline, in full, unless the system prompt has them already."""
+    if components is None:
+        return ""
+    in_pipeline = _COMPONENT_LINE.findall(current_oml or "")
+    return components.section(components.details(request, first=in_pipeline), REQUEST_HEADING)
+
+
+def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None, report: Any) -> str:
+    """For a retry prompt: the components its errors name, in full, unless the system prompt or the
+    request message (which the retry repeats) has them already."""
+    if components is None:
+        return ""
+    already = components.details(request, first=_COMPONENT_LINE.findall(current_oml or ""))
+    named = components_named(getattr(report, "errors", []), getattr(report, "pipeline", None))
+    chosen = [name for name in components.details("", first=named, skip=already)]
+    return components.section(chosen, ERRORS_HEADING)
+
+
+def components_named(issues: Iterable[Any], pipeline: Any) -> list[str]:
+    """The components that issues name: the component of the step an issue points into, and any
+    component name written in its message or hint ("use component: mysql.extractor")."""
+    steps = pipeline.get("steps") if isinstance(pipeline, dict) else None
+    found: list[str] = []
+    for issue in issues:
+        match = _STEP.match(getattr(issue, "path", "") or "")
+        if match and isinstance(steps, list) and int(match.group(1)) < len(steps):
+            step = steps[int(match.group(1))]
+            if isinstance(step, dict) and isinstance(step.get("component"), str):
+                found.append(step["component"])
+        found += _NAME.findall(f"{getattr(issue, 'message', '')} {getattr(issue, 'hint', '')}")
+    return list(dict.fromkeys(found))
+
+
+def attach_component_details(engine: Any, schema_for: Callable[[str], str]) -> None:
+    """Give `engine` the full field lists its messages need: with the catalogs' schema slice in the
+    request message, and for the components a retry's errors name."""
+    components = engine.system_prompt.components
+
+    def request_section(request: str) -> str:
+        parts = (request_details(components, request, engine.current_oml), schema_for(request))
+        return "\n\n".join(part for part in parts if part)
+
+    engine.schema_for = request_section
+    engine.details_for_errors = lambda request, report: retry_details(components, request, engine.current_oml,
+                                                                      report)
