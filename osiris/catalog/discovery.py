@@ -34,7 +34,7 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
     try:
         return driver.discover(config, tables)
     except RuntimeProblem as problem:
-        secrets = [v for k, v in config.items() if is_secret_key(k) and isinstance(v, str) and v]
+        secrets = [v for k, v in config.items() if is_secret_key(k) and v is not None and v != ""]
         redactor = Redactor(known_values=secrets)
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None

@@ -14,6 +14,7 @@ from typing import Any
 
 from osiris.run.driver import RuntimeProblem
 from osiris.secrets.names import is_secret_key
+from osiris.secrets.redact import secret_text
 from osiris.validate.connections import CONNECTION_KEY, parse_reference
 
 _ENV_REFERENCE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -53,8 +54,8 @@ def resolve_step_config(
     for name, value in list(merged.items()):
         resolved = _resolve(value, env, origin[name])
         merged[name] = resolved
-        if (name.lower() in secret_fields or is_secret_key(name)) and isinstance(resolved, str) and resolved:
-            secrets.append(resolved)
+        if (name.lower() in secret_fields or is_secret_key(name)) and secret_text(resolved):
+            secrets.append(secret_text(resolved))
     return merged, tuple(secrets)
 
 

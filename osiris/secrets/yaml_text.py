@@ -19,6 +19,7 @@ from osiris.secrets.patterns import is_reference
 
 _NOTHING = {"", "~", "null", "Null", "NULL"}
 _PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+){1,2}")  # an anchor and/or a tag before the value
+_BRACKETS = re.compile(r"[\[\]{}]")
 _SAFE_PLAIN = re.compile(r"[A-Za-z0-9_./(\\$][^\n:#,\[\]{}]*")
 
 
@@ -35,6 +36,8 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    if _too_deep(text):
+        return None  # the YAML parser slows down quadratically on deep flow nesting: free text
     try:
         events = list(yaml.parse(text, Loader=loader))
     except Exception:  # noqa: BLE001 - whatever the parser makes of hostile text, it is then free text
@@ -63,6 +66,19 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
     except Exception:  # noqa: BLE001 - a shape the masks could not keep: the caller falls back to free text
         return None
     return redacted
+
+
+MAX_FLOW_DEPTH = 64
+
+
+def _too_deep(text: str) -> bool:
+    """Whether `{`/`[` nest deeper than MAX_FLOW_DEPTH anywhere (quotes not considered: a cheap bound)."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        depth = depth + 1 if match.group() in "{[" else max(depth - 1, 0)
+        if depth > MAX_FLOW_DEPTH:
+            return True
+    return False
 
 
 def _walk(events: list, is_secret_key: Callable[[str], bool]) -> Iterator[tuple[object, bool, bool]]:
