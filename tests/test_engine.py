@@ -284,7 +284,8 @@ def test_an_interactive_engine_lets_the_llm_ask_instead_of_guessing(project, fak
 
     assert asked.stop_reason == "question" and asked.question == QUESTION
     assert len(fake_api.requests) == 1
-    assert "answer with one short question instead" in fake_api.requests[0].body["system"][1]["text"]  # after the cache breakpoint (issue 14)
+    # after the cache breakpoint (issue 14)
+    assert "answer with one short question instead" in fake_api.requests[0].body["system"][1]["text"]
     assert h.events("assistant_question")[0]["text"] == QUESTION
 
     answered = h.engine.run("the MySQL one")

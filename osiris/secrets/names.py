@@ -19,7 +19,7 @@ _SECRET_PHRASES = ("api_key", "client_secret", "service_role_key", "anon_key")
 _PLAIN_KEY_KINDS = frozenset({
     "primary", "sort", "partition", "merge", "upsert", "foreign", "unique", "join", "group", "cache",
     "dedup", "dedupe", "distribution", "cluster", "row", "lookup", "business", "natural", "surrogate",
-    "composite", "shard", "idempotency", "hash", "sequence", "order", "dedupe", "index", "map", "dict",
+    "composite", "shard", "idempotency", "hash", "sequence", "order", "index", "map", "dict",
 })
 # Names that contain a secret word but hold nothing secret (counts, kinds, pagination cursors).
 _NOT_SECRET = {"max_tokens", "token_usage", "tokens", "keys", "key_column", "key_columns", "upsert_keys"}

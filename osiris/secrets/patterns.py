@@ -82,7 +82,7 @@ PROSE_NOT_SECRET = frozenset({
     "wrong", "invalid", "correct", "needed", "null", "none", "unset", "ignored", "masked", "secret", "given",
     "there", "here", "this", "that", "it", "my", "your", "our", "their", "expired", "changed", "also",
     "still", "now", "read", "supplied", "provided", "handled", "taken", "used", "hidden", "redacted",
-    "valid", "invalid", "ok", "okay", "fine", "good", "bad", "too", "very", "only", "shown", "sent", "written",
+    "valid", "ok", "okay", "fine", "good", "bad", "too", "very", "only", "shown", "sent", "written",
     "known", "unknown", "new", "old", "same", "different", "optional", "mandatory", "long", "short", "weak",
     "strong", "blank", "incorrect", "unavailable", "available", "saved", "gone", "lost", "right",
 })
