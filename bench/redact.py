@@ -9,6 +9,7 @@ characters and the ratio of the last to the first (linear: about 8; quadratic: a
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from osiris.secrets.redact import Redactor
 
@@ -29,7 +30,7 @@ SHAPES = {
     "yaml deep keys": "a:\n ",
 }
 SIZES = (25_000, 50_000, 100_000, 200_000)
-PIPELINE = open("tests/engine_samples.py").read().split('VALID = """\\\n', 1)[1].split('"""', 1)[0]
+PIPELINE = Path("tests/engine_samples.py").read_text().split('VALID = """\\\n', 1)[1].split('"""', 1)[0]
 
 
 def measure(redactor: Redactor, text: str) -> float:
