@@ -163,8 +163,8 @@ def test_retry_after_infinity_reaches_the_trail_as_strict_json(project, fake_api
 
     assert done.returncode == 4, done.stderr
     found = [strict(line) for line in (only_session(project) / "events.jsonl").read_text().splitlines()]
-    [api_error] = [e for e in found if e["event_type"] == "api_error"]
-    assert api_error["retry_after"] in ("Infinity", None)
+    api_errors = [e for e in found if e["event_type"] == "api_error"]
+    assert api_errors and all(e["retry_after"] is None for e in api_errors)  # inf is no instruction: ignored
 
 
 def test_a_lone_surrogate_in_an_answer_is_kept_escaped(project, fake_api, tmp_path):

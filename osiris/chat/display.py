@@ -109,6 +109,9 @@ class _RedactedStatus:
     def update(self, text: str) -> None:
         self._status.update(self._redact(text))
 
+    def pause(self) -> contextlib.AbstractContextManager[None]:
+        return self._status.pause()
+
 
 class RedactedDisplay:
     """Any display, with every text passed through `redact` first (SPEC §8): a secret echoed into
