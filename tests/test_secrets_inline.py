@@ -72,3 +72,30 @@ def test_references_and_look_alike_names_are_not_inline_secrets(tmp_path, config
 
     codes = [issue["code"] for issue in json.loads(done.stdout)["files"][0]["issues"]]
     assert "OML310" not in codes, done.stdout
+
+
+def test_validate_masks_a_connection_secret_echoed_into_another_field(tmp_path):
+    (tmp_path / ".osiris.yaml").write_text(
+        "connections:\n  postgres:\n    default: {host: pg, database: dw, user: r, password: PgPw-echo-123}\n")
+    (tmp_path / "p.yaml").write_text(HEAD + """\
+steps:
+  - id: get
+    component: postgres.extractor
+    mode: read
+    config:
+      connection: "@postgres.default"
+      query: select 1
+      port: PgPw-echo-123
+  - id: write
+    component: filesystem.csv_writer
+    mode: write
+    needs: [get]
+    config:
+      path: out.csv
+""")
+
+    text = run_osiris("validate", "p.yaml", cwd=tmp_path)
+    as_json = run_osiris("validate", "--json", "p.yaml", cwd=tmp_path)
+
+    assert "p.yaml:10:7 OML305 port must be a whole number, not '***'" in text.stdout
+    assert "PgPw-echo-123" not in text.stdout + text.stderr + as_json.stdout + as_json.stderr

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_valid(args: argparse.Namespace, effective: Any, validator: Any, pipeline: dict[str, Any]) -> int:
-    from osiris.retry.setup import build_redactor
+    from osiris.secrets.setup import build_redactor
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from osiris.commands.file_words import for_a_file
@@ -52,7 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from osiris.settings import load_settings
     from osiris.validate import load_validator
 
-    validator = load_validator(load_settings(config_path=args.config))
+    from osiris.secrets.setup import build_redactor
+
+    effective = load_settings(config_path=args.config)
+    validator = load_validator(effective)
+    redactor = build_redactor(effective, None, validator.registry)
     for problem in validator.registry.problems:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
     if args.fix and STDIN in args.files:
@@ -60,10 +65,14 @@ def run(args: argparse.Namespace) -> int:
     results = [_result(validator, name) for name in args.files]
     if args.fix or args.diff:
         _rewrite(results, write=args.fix, out=sys.stderr if args.json else sys.stdout)  # JSON keeps stdout
+    for result in results:  # a secret the file holds inline is masked wherever a message repeats it
+        if result.report is not None and result.report.pipeline is not None:
+            redactor.learn_from(result.report.pipeline, validator.registry.secret_paths(result.report.pipeline))
     if args.json:
-        print(json.dumps({"files": [_as_json(result) for result in results]}, indent=2, default=str))
+        shown = redactor.data({"files": [_as_json(result) for result in results]})
+        print(json.dumps(shown, indent=2, default=str))
     else:
-        _print_text(results)
+        _print_text(results, redactor.text)
     return max(result.exit_code for result in results)  # the worst: 2 unreadable > 1 invalid > 0
 
 
@@ -129,18 +138,18 @@ def _single_issue(code: str, message: str, hint: str) -> ValidationReport:
     return ValidationReport(issues=findings.issues)
 
 
-def _print_text(results: list[FileResult]) -> None:
+def _print_text(results: list[FileResult], redact: Callable[[str], str]) -> None:
     for result in results:
         if result.error:
             print(f"osiris: error: {result.error}", file=sys.stderr)
             print(f"{result.name}: unreadable")
             continue
         for issue in result.report.issues:
-            print(located(issue, result.name))
+            print(redact(located(issue, result.name)))
             if issue.tier == 1 and issue.line and result.report.oml_text:
                 from osiris.validate.excerpt import excerpt
 
-                shown = excerpt(result.report.oml_text, issue.line, issue.column)
+                shown = excerpt(redact(result.report.oml_text), issue.line, issue.column)
                 print("\n".join("    " + row for row in shown.splitlines()))
         errors, warnings = len(result.report.errors), len(result.report.warnings)
         status = "valid" if result.report.valid else "invalid"

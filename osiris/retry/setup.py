@@ -21,11 +21,10 @@ from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
 from osiris.sample.tier import build_tier
-from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.secrets.setup import build_redactor
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator
-from osiris.validate.pointer import split as pointer_parts
 
 
 def open_engine(
@@ -75,22 +74,3 @@ def open_engine(
     if record is not None:
         engine.restore(read_conversation(record))
     return engine
-
-
-def build_redactor(effective: Any, api_key: str | None, registry: Any) -> Redactor:
-    """Knows the API key, the resolved secret connection values, and the spec-marked secret fields."""
-    secret_fields = all_secret_fields(registry)
-    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
-    return Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
-
-
-def all_secret_fields(registry: Any) -> set[str]:
-    """The names of every config field that some component spec marks secret.
-
-    The registry gives JSON pointers ("/password", "/headers/Authorization"); the redactor
-    needs key names, so the last segment of each pointer is kept.
-    """
-    fields: set[str] = set()
-    for name in getattr(registry, "components", {}) or {}:
-        fields |= {pointer_parts(pointer)[-1] for pointer in registry.secret_fields(name) if pointer}
-    return fields - {"", "key"}  # `key` alone is too common a word; supabase keys: learnt, and their JWT shape

@@ -1,0 +1,29 @@
+"""The redactor a command needs: the API key, the resolved connection secrets, the spec-marked fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.secrets.redact import Redactor, connection_secrets
+
+
+def build_redactor(effective: Any, api_key: str | None, registry: Any) -> Redactor:
+    """Knows the API key, the resolved secret connection values, and the spec-marked secret fields."""
+    secret_fields = all_secret_fields(registry)
+    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
+    return Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
+
+
+def all_secret_fields(registry: Any) -> set[str]:
+    """The names of every config field that some component spec marks secret.
+
+    The registry gives JSON pointers ("/password", "/headers/Authorization"); the redactor
+    needs key names, so the last segment of each pointer is kept. `key` alone is too common a
+    word to mask everywhere: Supabase keys are learnt from the pipeline by path, and have a JWT shape.
+    """
+    from osiris.validate.pointer import split
+
+    fields: set[str] = set()
+    for name in getattr(registry, "components", {}) or {}:
+        fields |= {split(pointer)[-1] for pointer in registry.secret_fields(name) if pointer}
+    return fields - {"", "key"}
