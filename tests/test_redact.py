@@ -96,3 +96,12 @@ def test_values_seen_under_secret_keys_are_masked_everywhere_afterwards():
 def test_paths_in_issue_lines_are_not_mistaken_for_assignments():
     line = "OML310 /steps/0/config/password: secret field 'password' is written inline | fix: use a connection"
     assert Redactor(secret_fields={"password"}).text(line) == line
+
+
+def test_a_known_secret_in_a_key_is_masked_in_data():
+    """Found by the session fuzz: an answer's YAML can carry a secret in a mapping key."""
+    redactor = Redactor(known_values=["Hunter2-Planted"])
+
+    shown = redactor.data({"steps": [{"config": {"pw Hunter2-Planted": 1}}], "note": "ok"})
+
+    assert shown == {"steps": [{"config": {"pw ***": 1}}], "note": "ok"}

@@ -33,8 +33,10 @@ def test_known_secrets_shorter_than_four_characters_are_not_masked():
     ("redis://:hunter2pw@cache:6379/0", "redis://:***@cache:6379/0"),  # DSN with an empty user
     ("mysql://app:hunter2@db/shop", "mysql://app:***@db/shop"),
     ("key " + CLASSIC_OPENAI_KEY, "key ***"),  # classic OpenAI key
-    ("Authorization: Bearer abcdefgh", "Authorization: Bearer ***"),
-    ("Authorization: Bearer abcdefg", "Authorization: Bearer abcdefg"),  # 7 characters: not a token
+    ("Authorization: Bearer abcdefgh", "Authorization: ***"),  # a header's value is masked whole
+    ("Authorization: Bearer abcdefg", "Authorization: ***"),
+    ("sent Bearer abcdefgh here", "sent Bearer *** here"),
+    ("sent Bearer abcdefg here", "sent Bearer abcdefg here"),  # 7 characters: not a token
     ("", ""),
 ])
 def test_text_is_masked_exactly(text, expected):
@@ -44,9 +46,9 @@ def test_text_is_masked_exactly(text, expected):
 @pytest.mark.parametrize("line, expected", [
     ('password: "abc123"', 'password: "***"'),
     ("password: 'abc123'", "password: '***'"),
-    ("password: abc123   ", "password: ***   "),
+    ("password: abc123   ", 'password: "***"   '),  # quoted: a bare *** would be a YAML alias
     ("password=abc123;x=1", "password=***;x=1"),
-    ("password: abc123 # note", "password: *** # note"),
+    ("password: abc123 # note", 'password: "***" # note'),
     ("password: null", "password: null"),
     ("password: ~", "password: ~"),
     ("password: ''", "password: ''"),
@@ -66,7 +68,7 @@ def test_data_keeps_empty_values_references_and_figures_and_scans_nested_strings
         "t": ("a", "password: p4ssw0rd"),
     }) == {
         "password": "", "token": "${X}", "secret": "@mysql.default", "n": 5, "ok": True, "none": None,
-        "t": ["a", "password: ***"],
+        "t": ["a", 'password: "***"'],
     }
 
 

@@ -147,7 +147,8 @@ class Redactor:
         if key is not None and self.is_secret_field(key):
             return mask_all(value)
         if isinstance(value, Mapping):
-            return {k: self.data(v, str(k)) for k, v in value.items()}
+            # keys are scanned as text too: an answer can hold a secret in a key (`"pw hunter2": 1`)
+            return {self.text(k) if isinstance(k, str) else k: self.data(v, str(k)) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.data(item) for item in value]
         if isinstance(value, str):
