@@ -144,4 +144,4 @@ def test_changing_a_setting_in_chat_records_its_name(project, fake_api):
     [session] = session_dirs(project)
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     [changed] = [e for e in events if e["event_type"] == "settings_changed"]
-    assert changed["key"] == "validation.retry.max_attempts" and changed["value"] == 4
+    assert changed["setting"] == "validation.retry.max_attempts" and changed["value"] == 4

@@ -106,7 +106,7 @@ def test_config_path_must_name_an_existing_file(tmp_path):
     ({"cli": {"llm": {"modle": "x"}}}, "cli: unknown key 'llm.modle'; did you mean 'llm.model'?"),
     ({"cli": {"llm": {"zzzzzz": "x"}}},
      "cli: unknown key 'llm.zzzzzz'; known keys here: provider, model, base_url, max_tokens, timeout_seconds, "
-     "api_retries"),
+     "request_deadline_seconds, api_retries, catalog_budget_tokens, max_session_tokens, max_cycle_tokens"),
     ({"cli": {"llm": {"max_tokens": "x", "timeout_seconds": "y"}}},
      "cli: llm.max_tokens = 'x' is not allowed; it must be a whole number from 1 to 128000 (and 1 more problem(s))"),
     ({"cli": {"validation": {"rules": [{}]}}},
