@@ -97,7 +97,7 @@ def test_the_mode_verdict_is_known(mode):
     # mysql.extractor reads only: "read" is the one valid mode; anything else is an error at its mode.
     report = VALIDATOR.validate(oml(extract_step() | {"mode": mode}, csv_step()))
     assert report.valid == (mode == "read")
-    if not fits(mode):  # a number past 2^64 is refused as the YAML is read (issue 9), before any step
+    if isinstance(mode, int) and not fits(mode):  # a number past 2^64 is refused as the YAML is read (issue 9), before any step
         assert [(issue.code, issue.line) for issue in report.errors] == [("OML105", 6)]  # the mode line
     elif mode != "read":
         assert "/steps/0/mode" in {issue.path for issue in report.errors}
