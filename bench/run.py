@@ -85,7 +85,9 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
     peaks: dict[str, int] = {}
     for _ in range(repeat):
         for name, path in pipelines.items():
+            reset_targets(pg, maria)
             times[name]["baseline"].append(timed(baselines[name]))
+            reset_targets(pg, maria)
             seconds, peak = run_osiris(proj, path)
             times[name]["osiris"].append(seconds)
             peaks[name] = max(peaks.get(name, 0), peak)
@@ -114,6 +116,22 @@ def memory_series(pg, maria, counts: list[int]) -> None:
                              name=f"mem-{count}")
         seconds, peak = run_osiris(proj, path)
         print(f"  {count:>10,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s)")
+
+
+def reset_targets(pg, maria) -> None:
+    """Empty the targets and let PostgreSQL clean up (outside the timing), so that each copy starts
+    from the same state: the dead rows a replace leaves behind made one side pay for the other's
+    DELETE, and swung the same copy between 1.3 s and 3.5 s (ADR 0125)."""
+    import psycopg
+
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+        conn.execute("TRUNCATE dst")
+        conn.execute("VACUUM dst")
+        conn.execute("CHECKPOINT")
+    mconn = maria.connect(autocommit=True)
+    with mconn.cursor() as cursor:
+        cursor.execute("TRUNCATE TABLE dst")
+    mconn.close()
 
 
 def timed(action) -> float:

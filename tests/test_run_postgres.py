@@ -73,9 +73,15 @@ def test_replace_and_create_if_missing(proj, pg):
     assert key == [("id",)]
 
 
-def test_batch_size_is_the_number_of_rows_each_copy_statement_sends(proj, pg):
-    """A statement-level trigger records how many rows each statement brought: one per batch.
+def test_the_write_is_one_copy_statement_sent_batch_size_rows_at_a_time(proj, pg, postgres_server):
+    """ADR 0125: one `COPY ... FROM STDIN` per writer (a statement-level trigger fires once, with
+    every row), fed `batch_size` whole records per write, and the live display hears each batch.
     Values with quotes and a newline must not cut a batch inside a field."""
+    import duckdb
+
+    from osiris.run.driver import StepContext
+    from osiris.run.drivers.postgres import DRIVER
+
     pg.execute("DROP TABLE IF EXISTS batched, batch_log")
     pg.execute("CREATE TABLE batched (id integer PRIMARY KEY, note text)")
     pg.execute("CREATE TABLE batch_log (n bigint, at serial)")
@@ -83,14 +89,21 @@ def test_batch_size_is_the_number_of_rows_each_copy_statement_sends(proj, pg):
                "$$ BEGIN INSERT INTO batch_log (n) SELECT count(*) FROM new_rows; RETURN NULL; END $$")
     pg.execute("CREATE TRIGGER log_batch AFTER INSERT ON batched REFERENCING NEW TABLE AS new_rows "
                "FOR EACH STATEMENT EXECUTE FUNCTION log_batch()")
-    path = proj.pipeline([
-        sql_step("make", "SELECT i AS id, 'say \"hi\"' || chr(10) || 'line ' || i AS note FROM range(2500) t(i)"),
-        pg_step("write", "write", table="batched", batch_size=1000)])
-    result = proj.run(str(path))
-    assert result.returncode == 0, result.stderr
-    assert pg.execute("SELECT n FROM batch_log ORDER BY at").fetchall() == [(1000,), (1000,), (500,)]
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE TABLE df_make AS SELECT i::INTEGER AS id, "
+                "'say \"hi\"' || chr(10) || 'line ' || i AS note FROM range(2500) t(i)")
+    heard: list[int] = []
+    server = postgres_server
+    config = {"host": server.host, "port": server.port, "user": server.user, "password": server.password,
+              "database": server.database, "table": "batched", "batch_size": 1000}
+    ctx = StepContext(step_id="write", component="postgres.writer", mode="write", config=config, con=con,
+                      output_table="df_write", input_tables={"make": "df_make"}, progress=heard.append,
+                      scratch_dir=proj.root)
+    outcome = DRIVER.run(ctx)
+    assert (outcome.rows_in, outcome.rows_out) == (2500, 2500)
+    assert heard == [1000, 2000, 2500]
+    assert pg.execute("SELECT n FROM batch_log ORDER BY at").fetchall() == [(2500,)]
     assert pg.execute("SELECT note FROM batched WHERE id = 7").fetchone()[0] == 'say "hi"\nline 7'
-    assert "write  ok  2,500 rows" in result.stdout
 
 
 def test_sample_leaves_every_target_unchanged_and_shows_the_rows(proj, pg):
