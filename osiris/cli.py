@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, cast
 
 from osiris import __version__
 from osiris.commands.options import add_config_option
@@ -50,8 +50,16 @@ def _root_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_parser(name: str) -> tuple[argparse.ArgumentParser, object]:
-    module = importlib.import_module(f"osiris.commands.{name}")
+class _Command(Protocol):
+    """What every module in osiris/commands provides."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _command_parser(name: str) -> tuple[argparse.ArgumentParser, _Command]:
+    module = cast(_Command, importlib.import_module(f"osiris.commands.{name}"))
     summary = next(c.summary for c in COMMANDS if c.name == name)
     parser = argparse.ArgumentParser(prog=f"osiris {name}", description=summary)
     add_config_option(parser)

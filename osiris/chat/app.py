@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from osiris.chat.display import RedactedDisplay, make_display
 from osiris.chat.loop import ChatLoop
@@ -13,11 +13,17 @@ from osiris.chat.reader import LineReader, PlainReader, TerminalReader
 from osiris.chat.terminal import is_interactive
 from osiris.chat.warm_up import warm_up_in_background
 
+if TYPE_CHECKING:
+    from osiris.chat.display import Display
+    from osiris.retry.engine import GenerationEngine
+    from osiris.secrets.redact import Redactor
+    from osiris.settings.loader import EffectiveSettings
+
 HISTORY_FILE = "history"
 
 
 def start_chat(
-    effective: Any,
+    effective: EffectiveSettings,
     *,
     resume: str | None = None,
     stdin: TextIO | None = None,
@@ -46,7 +52,7 @@ def start_chat(
     return loop.run()
 
 
-def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Any) -> LineReader:
+def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Redactor) -> LineReader:
     """prompt_toolkit when both ends are a terminal (its history scrubbed like requests are);
     plain lines otherwise."""
     if is_interactive(stdin) and is_interactive(stdout):
@@ -56,7 +62,7 @@ def make_reader(stdin: TextIO, stdout: TextIO, history_file: Path, redactor: Any
     return PlainReader(stdin, stdout, scrub=redactor.text)
 
 
-def greet(display: Any, engine: Any) -> None:
+def greet(display: Display, engine: GenerationEngine) -> None:
     retries = engine.config.max_attempts
     strict = " (strict mode)" if retries == 0 else ""
     display.say(
@@ -67,7 +73,7 @@ def greet(display: Any, engine: Any) -> None:
                  "Ctrl-D or /exit ends.")
 
 
-def show_resumed(display: Any, engine: Any) -> None:
+def show_resumed(display: Display, engine: GenerationEngine) -> None:
     """What carries on: the session (same directory, same totals) and its current pipeline."""
     display.say(f"Resumed session {engine.session.id}: the conversation carries on.")
     if engine.current_oml:

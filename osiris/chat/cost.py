@@ -6,7 +6,7 @@ billed at 1.25x the input price and cache reads at 0.1x, as Anthropic does for 5
 
 from __future__ import annotations
 
-from typing import Any
+from osiris.llm.types import TokenUsage
 
 # USD per million tokens: (input, output)
 PRICES: dict[str, tuple[float, float]] = {
@@ -26,7 +26,7 @@ def price_for(model: str) -> tuple[float, float] | None:
     return next((price for family, price in PRICES.items() if family in lowered), None)
 
 
-def estimate_usd(usage: Any, model: str) -> float | None:
+def estimate_usd(usage: TokenUsage, model: str) -> float | None:
     """The estimated cost of `usage` (a TokenUsage); None when the model has no known price."""
     price = price_for(model)
     if price is None:
@@ -41,7 +41,7 @@ def estimate_usd(usage: Any, model: str) -> float | None:
     return total / 1_000_000
 
 
-def describe_usage(usage: Any, model: str) -> str:
+def describe_usage(usage: TokenUsage, model: str) -> str:
     """E.g. '1,204 in, 310 out, 2,048 cache read, 0 cache write; about $0.0089'."""
     tokens = usage.describe()
     cost = estimate_usd(usage, model)

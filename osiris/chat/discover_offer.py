@@ -6,11 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.catalog.store import catalog_path
 from osiris.chat.save import is_yes
 from osiris.errors import OsirisError
+
+if TYPE_CHECKING:
+    from osiris.chat.display import Display
+    from osiris.retry.engine import GenerationEngine
 
 FAMILY_WORDS = {"mysql": {"mysql", "mariadb"}, "postgres": {"postgres", "postgresql"}, "supabase": {"supabase"}}
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
@@ -33,14 +37,15 @@ def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, A
 class DiscoveryOffer:
     """Asks, before a request is sent, whether to discover the connections it needs."""
 
-    def __init__(self, engine: Any, root: Path, env: Mapping[str, str], display: Any, reader: Any) -> None:
+    def __init__(self, engine: GenerationEngine, root: Path, env: Mapping[str, str], display: Display, reader: Any) -> None:
         self.engine, self.root, self.env = engine, root, env  # the engine's validator knows the settings
         self.display, self.reader = display, reader
         self.offered: set[str] = set()
 
     @property
     def connections(self) -> Mapping[str, Any]:
-        return self.engine.validator.connections
+        connections: Mapping[str, Any] = self.engine.validator.connections
+        return connections
 
     def offer(self, request: str) -> None:
         for reference in mentioned_connections(request, self.connections):

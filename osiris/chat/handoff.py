@@ -7,12 +7,15 @@ hint / edit / fresh / cancel. The chat loop carries out the choice; the engine r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.chat.display import Display
 from osiris.chat.reader import LineReader
 from osiris.chat.render import count, show_attempts
 from osiris.validate.pointer import readable
+
+if TYPE_CHECKING:
+    from osiris.retry.result import CycleResult
 
 CHOICES = ("hint", "edit", "fresh", "cancel")
 CHOICE_HELP = (
@@ -23,7 +26,7 @@ CHOICE_HELP = (
 )
 ERRORS_SHOWN = 3
 
-def headline(result: Any) -> str:
+def headline(result: CycleResult) -> str:
     """Why the person is asked, in words that match what happened."""
     tried = count(len(result.attempts), "attempt")
     if result.stop_reason == "edited_invalid":
@@ -41,7 +44,7 @@ def headline(result: Any) -> str:
     return f"The pipeline is still invalid after {tried} (the retries are used up)."
 
 
-def present(display: Display, result: Any, shown: Sequence[dict[str, Any]], usage_text: str) -> None:
+def present(display: Display, result: CycleResult, shown: Sequence[dict[str, Any]], usage_text: str) -> None:
     """What went wrong: why it stopped, the recent attempts, the last errors, the tokens spent."""
     display.warn(headline(result))
     show_attempts(display, shown, title=f"Last {count(len(shown), 'attempt')}:")

@@ -33,6 +33,7 @@ class ScrubbedFileHistory(FileHistory):
         except OSError as error:
             raise FileWriteError(path, error) from None
         self._scrub = scrub
+        self._path = path
         super().__init__(str(path))
 
     def store_string(self, string: str) -> None:
@@ -41,10 +42,10 @@ class ScrubbedFileHistory(FileHistory):
         scrubbed = self._scrub(string)
         entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in scrubbed.split("\n"))
         try:
-            fd = open_for_append(Path(self.filename))
+            fd = open_for_append(self._path)
             try:
                 write_all(fd, encode(entry))
             finally:
                 os.close(fd)
         except OSError as error:
-            print(f"osiris: input history not saved: {self.filename}: {describe_os_error(error)}", file=sys.stderr)
+            print(f"osiris: input history not saved: {self._path}: {describe_os_error(error)}", file=sys.stderr)

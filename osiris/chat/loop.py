@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.chat import handoff
 from osiris.chat.cost import describe_usage
@@ -40,6 +40,11 @@ from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
 from osiris.retry.budget import SpendingCapReached
+from osiris.retry.engine import GenerationEngine
+
+if TYPE_CHECKING:
+    from osiris.retry.result import CycleResult
+    from osiris.validate.issue import ValidationReport
 
 MAX_RETRY_ATTEMPTS = 5
 
@@ -49,7 +54,7 @@ class ChatLoop:
 
     def __init__(
         self,
-        engine: Any,
+        engine: GenerationEngine,
         display: Display,
         reader: LineReader,
         progress: ChatProgress,
@@ -161,7 +166,7 @@ class ChatLoop:
         self.discovery.offer(request)
         self._conclude(self._engine_call(lambda: self.engine.run(request), "Generating…"))
 
-    def _conclude(self, result: Any | None) -> None:
+    def _conclude(self, result: CycleResult | None) -> None:
         """A valid result is shown and offered for saving; a question is shown; an invalid
         result goes to the person."""
         if result is not None and result.stop_reason == "question":
@@ -174,7 +179,7 @@ class ChatLoop:
         if result is not None:
             self._accept(result)
 
-    def _accept(self, result: Any) -> None:
+    def _accept(self, result: CycleResult) -> None:
         attempts = len(result.attempts)
         how = "" if attempts == 1 else f" after {count(attempts, 'attempt')}"
         self.display.success(f"✓ Valid pipeline{how}.")
@@ -195,7 +200,7 @@ class ChatLoop:
                               "(/save saves the pipeline later).")
             self._request(message)
 
-    def _hand_off(self, result: Any) -> Any | None:
+    def _hand_off(self, result: CycleResult) -> Any | None:
         """Show the history and carry out the person's choice. Returns the next result, if any."""
         shown = self.engine.escalate(result)
         handoff.present(self.display, result, shown, describe_usage(result.usage, self._priced_model()))
@@ -239,7 +244,7 @@ class ChatLoop:
 
     # --- saving ----------------------------------------------------------------------------
 
-    def _ask_save_path(self, pipeline: dict | None) -> tuple[Path | None, str | None]:
+    def _ask_save_path(self, pipeline: dict[str, Any] | None) -> tuple[Path | None, str | None]:
         """(where to save, or None; the person's next message when the answer was not a path)."""
         default = target_path("", pipeline, self.project_root, self.cwd)
         try:
@@ -304,7 +309,7 @@ class ChatLoop:
 
     def _show(self, _argument: str) -> bool:
         text, result = self._current()
-        if not self._require_current():
+        if text is None or not self._require_current():
             return True
         if result is not None and not result.valid:
             self.display.warn("The current pipeline is not valid yet:")
@@ -313,7 +318,7 @@ class ChatLoop:
 
     def _save(self, argument: str) -> bool:
         text, result = self._current()
-        if not self._require_current():
+        if text is None or not self._require_current():
             return True
         draft = argument == "--draft" or argument.startswith("--draft ")
         argument = argument.removeprefix("--draft").strip() if draft else argument
@@ -330,7 +335,7 @@ class ChatLoop:
             self.engine.accept(result, saved_to=str(path))
         return True
 
-    def _save_draft(self, text: str, report: Any, argument: str) -> None:
+    def _save_draft(self, text: str, report: ValidationReport, argument: str) -> None:
         """An invalid pipeline kept on request: pipelines/<name>.draft.yaml (or FILE), marked as a
         draft, secrets masked; it is not an accepted pipeline."""
         path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument

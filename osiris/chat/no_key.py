@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from osiris.chat.terminal import is_interactive
 from osiris.errors import LLMAuthError
 from osiris.llm.credentials import no_key_message
 from osiris.secrets.keyring_store import get_api_key, keyring_available
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
 EXPLANATION = """\
 Osiris needs an Anthropic API key to talk to Claude, and found none.
@@ -19,7 +22,7 @@ WITH_KEYRING = "  - or keep it in the system keyring:   osiris auth login\n"
 NO_KEYRING = "  (this machine has no usable system keyring, so `osiris auth login` cannot keep it)\n"
 
 
-def needs_key(effective: Any) -> bool:
+def needs_key(effective: EffectiveSettings) -> bool:
     return effective.settings.llm.provider == "anthropic" and not get_api_key(effective.env)[0]
 
 

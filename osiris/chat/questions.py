@@ -9,7 +9,10 @@ or `fresh` regenerates from the whole of it, not from the bare answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from osiris.retry.result import CycleResult
 
 
 @dataclass(frozen=True)
@@ -18,7 +21,7 @@ class OpenQuestion:
     question: str
 
     @classmethod
-    def from_result(cls, result: Any) -> OpenQuestion:
+    def from_result(cls, result: CycleResult) -> OpenQuestion:
         return cls(result.request, " ".join((result.question or "").split()))
 
     def with_answer(self, answer: str) -> str:

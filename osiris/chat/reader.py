@@ -29,7 +29,7 @@ class TerminalReader:
 
     def __init__(self, history_file: Path, scrub: Callable[[str], str]) -> None:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
         from osiris.chat.completion import SlashCompleter
         from osiris.chat.history import ScrubbedFileHistory
@@ -37,10 +37,10 @@ class TerminalReader:
         bindings = KeyBindings()
 
         @bindings.add("escape", "enter")
-        def _newline(event) -> None:
+        def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
 
-        self._session = PromptSession(
+        self._session: PromptSession[str] = PromptSession(
             history=ScrubbedFileHistory(history_file, scrub),
             completer=SlashCompleter(),
             complete_while_typing=False,

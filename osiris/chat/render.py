@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.chat.display import Display
+
+if TYPE_CHECKING:
+    from osiris.validate.issue import ValidationReport
 
 
 def count(n: int, noun: str) -> str:
@@ -71,7 +74,7 @@ def show_warnings(display: Display, issues: Sequence[Any]) -> None:
             display.note("    " + line)
 
 
-def show_pipeline(display: Display, report: Any) -> None:
+def show_pipeline(display: Display, report: ValidationReport) -> None:
     """The pipeline's YAML (highlighted on a terminal) followed by its warnings."""
     display.yaml(report.oml_text or "")
     show_warnings(display, report.warnings)

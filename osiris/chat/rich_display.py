@@ -6,7 +6,10 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import TextIO
 
+from osiris.chat.display import Status
+
 from rich.console import Console
+from rich.status import Status as RichStatus
 from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
@@ -49,13 +52,13 @@ class RichDisplay:
         self.console.print(table)
 
     @contextlib.contextmanager
-    def status(self, text: str) -> Iterator[object]:
+    def status(self, text: str) -> Iterator[Status]:
         with self.console.status(escape(text), spinner="dots") as status:
             yield _RichStatus(status)
 
 
 class _RichStatus:
-    def __init__(self, status) -> None:
+    def __init__(self, status: RichStatus) -> None:
         self._status = status
 
     def update(self, text: str) -> None:

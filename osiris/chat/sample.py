@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from osiris.chat.save import is_yes
+
+if TYPE_CHECKING:
+    from osiris.chat.display import Display
+    from osiris.retry.result import CycleResult
 
 
 class SampleQuestion:
     """Asks "Test on 10 sample rows from @mysql.default? [Y/n]" (Enter is yes), holding the status
     line meanwhile. The policy asks it at most once per session."""
 
-    def __init__(self, display: Any, reader: Any, progress: Any) -> None:
+    def __init__(self, display: Display, reader: Any, progress: Any) -> None:
         self.display, self.reader, self.progress = display, reader, progress
 
     def __call__(self, question: str) -> bool:
@@ -28,7 +33,7 @@ class SampleQuestion:
         return yes
 
 
-def show_sample_result(display: Any, result: Any, redact: Any) -> None:
+def show_sample_result(display: Display, result: CycleResult, redact: Callable[[str], str]) -> None:
     """Under a valid pipeline: each step's sample rows, or why it was not tested."""
     from osiris.sample.preview import show_previews
 

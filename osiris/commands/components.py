@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from osiris.registry import Registry
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     return _show(registry, args.name, args.json)
 
 
-def _list(registry: Any, as_json: bool) -> int:
+def _list(registry: Registry, as_json: bool) -> int:
     specs = [registry.components[name] for name in registry.names()]
     if as_json:
         print(json.dumps([{"name": s.name, "version": s.version, "modes": list(s.oml_modes), "title": s.title,
@@ -52,7 +55,7 @@ def _list(registry: Any, as_json: bool) -> int:
     return ExitCode.OK
 
 
-def _show(registry: Any, name: str, as_json: bool) -> int:
+def _show(registry: Registry, name: str, as_json: bool) -> int:
     spec = registry.get(name)
     if spec is None:
         raise UsageError(f"unknown component '{name}'{_suggestion(name, registry.names())}; "
@@ -151,7 +154,7 @@ def _details(schema: dict[str, Any]) -> list[str]:
     return details
 
 
-def _validate(registry: Any) -> int:
+def _validate(registry: Registry) -> int:
     from osiris.validate.examples import example_problems, example_warnings
 
     problems = [str(problem) for problem in registry.problems]

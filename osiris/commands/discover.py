@@ -10,10 +10,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.catalog.store import Catalog, catalog_path, list_catalogs, read_catalog, write_catalog
 from osiris.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def _discover_connection(effective: Any, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
+def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
     from osiris.catalog.connection import parse_connection
     from osiris.catalog.discovery import build_catalog, discover_connection
 

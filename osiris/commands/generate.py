@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.commands.options import (
     add_llm_options,
@@ -21,6 +21,12 @@ from osiris.commands.options import (
     require_sessions_dir,
 )
 from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
+
+if TYPE_CHECKING:
+    from osiris.retry.engine import GenerationEngine
+    from osiris.retry.result import CycleResult
+    from osiris.sample.dry_run import DryRun
+    from osiris.session import Session
 
 STDIN = "-"
 _WHY_INVALID = {"no_progress": "no progress between attempts", "strict": "strict mode: no retries",
@@ -57,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         raise
 
 
-def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path | None) -> int:
+def _generate(args: argparse.Namespace, engine: GenerationEngine, request: str, output: Path | None) -> int:
     session = engine.session
     print(f"osiris: session {session.id}: {session.path}", file=sys.stderr)
     try:
@@ -97,7 +103,7 @@ def _generate(args: argparse.Namespace, engine: Any, request: str, output: Path 
     return ExitCode.OK
 
 
-def _print_preview(result: Any, session: Any) -> None:
+def _print_preview(result: CycleResult, session: Session) -> None:
     """A tested pipeline's sample rows, on stderr (stdout carries only the pipeline)."""
     if result.dry_run is None or result.dry_run.status != "passed":
         return
@@ -116,7 +122,7 @@ def read_request(argument: str) -> str:
     return request
 
 
-def _write_output(engine: Any, result: Any, output: Path, oml: str) -> None:
+def _write_output(engine: GenerationEngine, result: CycleResult, output: Path, oml: str) -> None:
     """Write -o; when the disk says no after all, keep the pipeline in the session and end it."""
     from osiris.output_path import describe_os_error, write_output
     from osiris.retry.trail import cycle_dir
@@ -139,7 +145,7 @@ class OutputWriteError(OsirisError):
     exit_code = FileWriteError.exit_code
 
 
-def _spending(result: Any) -> str:
+def _spending(result: CycleResult) -> str:
     """E.g. 'valid after 2 attempts; tokens: 2,270 in, 400 out, 1,600 cache read, 1,600 cache write'."""
     tried = len(result.attempts)
     tested = {"passed": f"; tested on {result.dry_run.rows} sample rows",
@@ -147,7 +153,7 @@ def _spending(result: Any) -> str:
     return f"valid after {tried} attempt{'s' if tried != 1 else ''}{tested}; tokens: {result.usage.describe()}"
 
 
-def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | None) -> None:
+def _print_json(args: argparse.Namespace, result: CycleResult, session: Session, oml: str | None) -> None:
     if not args.json:
         return
     from osiris.retry.trail import attempt_summary
@@ -167,7 +173,7 @@ def _print_json(args: argparse.Namespace, result: Any, session: Any, oml: str | 
     print(json.dumps(session.redactor.data(payload), indent=2))
 
 
-def _dry_run_json(dry_run: Any) -> dict[str, Any] | None:
+def _dry_run_json(dry_run: DryRun) -> dict[str, Any] | None:
     """The last attempt's sample run: verdict, why it was skipped, and each step's rows (no values)."""
     if dry_run is None:
         return None
@@ -176,7 +182,7 @@ def _dry_run_json(dry_run: Any) -> dict[str, Any] | None:
             "steps": [{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps]}
 
 
-def _print_json_error(args: argparse.Namespace, error: OsirisError, session: Any | None) -> None:
+def _print_json_error(args: argparse.Namespace, error: OsirisError, session: Session | None) -> None:
     """`--json` promises an object on stdout whether it worked or not: here, why not."""
     if not args.json:
         return

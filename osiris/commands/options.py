@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.errors import SettingsError, UsageError
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -19,12 +22,12 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_actions(parser: argparse.ArgumentParser) -> argparse._SubParsersAction:
+def add_actions(parser: argparse.ArgumentParser) -> argparse._SubParsersAction[argparse.ArgumentParser]:
     """Sub-commands such as `config show`; create each with `add_action`."""
     return parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
 
-def add_action(actions: argparse._SubParsersAction, name: str, summary: str) -> argparse.ArgumentParser:
+def add_action(actions: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str) -> argparse.ArgumentParser:
     """One sub-command, accepting `--config` after its name too."""
     action = actions.add_parser(name, help=summary, description=summary)
     add_config_option(action)
@@ -80,7 +83,7 @@ def require_output_path(flag: str, value: str) -> Path:
     return path
 
 
-def require_sessions_dir(effective: Any) -> None:
+def require_sessions_dir(effective: EffectiveSettings) -> None:
     """`sessions.dir` must be a folder where a session can be created; the line names its source."""
     from osiris.output_path import directory_problem
 

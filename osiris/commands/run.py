@@ -6,9 +6,15 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.errors import ExitCode, RunFailedError
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
+    from osiris.run.engine import RunResult
+    from osiris.secrets.redact import Redactor
+    from osiris.session.store import Session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     return _run_valid(args, effective, validator, report.pipeline)
 
 
-def _run_valid(args: argparse.Namespace, effective: Any, validator: Any, pipeline: dict[str, Any]) -> int:
+def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Any, pipeline: dict[str, Any]) -> int:
     from osiris.secrets.setup import build_redactor
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
@@ -91,7 +97,7 @@ def _display(out: Any) -> Any:
     return PlainDisplay(out)
 
 
-def _report_problems(pipeline: str, result: Any, redactor: Any) -> None:
+def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> None:
     for step in result.steps:
         for problem, severity in [(w, "warning: ") for w in step.warnings] + (
                 [(step.problem, "")] if step.problem else []):
@@ -101,11 +107,12 @@ def _report_problems(pipeline: str, result: Any, redactor: Any) -> None:
                 print(f"    hint: {redactor.text(problem.hint)}", file=sys.stderr)
 
 
-def _as_json(args: argparse.Namespace, session: Any, status: str, result: Any, redactor: Any) -> dict[str, Any]:
+def _as_json(args: argparse.Namespace, session: Session, status: str, result: RunResult,
+             redactor: Redactor) -> dict[str, Any]:
     def issue(problem: Any) -> dict[str, Any]:
         return {"code": problem.code, "message": problem.message, "hint": problem.hint}
 
-    return redactor.data({
+    shown: dict[str, Any] = redactor.data({
         "pipeline": args.pipeline, "status": status, "sample": args.sample, "session": str(session.path),
         "steps": [{
             "id": s.step_id, "component": s.component, "status": s.status, "rows_in": s.rows_in,
@@ -116,6 +123,7 @@ def _as_json(args: argparse.Namespace, session: Any, status: str, result: Any, r
             "skipped_because": s.skipped_because,
         } for s in result.steps],
     })
+    return shown
 
 
 __all__ = ["add_arguments", "run"]

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
 
 from osiris.commands.file_words import for_a_file
 from osiris.errors import ExitCode, UsageError
@@ -15,6 +16,9 @@ from osiris.extract import MAX_CHARS
 from osiris.output_path import describe_os_error
 from osiris.validate.findings import Findings
 from osiris.validate.issue import ValidationReport
+
+if TYPE_CHECKING:
+    from osiris.validate.validator import Validator
 
 STDIN = "-"
 
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     return max(result.exit_code for result in results)  # the worst: 2 unreadable > 1 invalid > 0
 
 
-def _result(validator, name: str) -> FileResult:
+def _result(validator: Validator, name: str) -> FileResult:
     try:
         result = _validate_file(validator, name)
     except UnreadableFile as error:
@@ -89,7 +93,7 @@ def _display_name(name: str) -> str:
     return "<stdin>" if name == STDIN else name
 
 
-def _validate_file(validator, name: str) -> FileResult:
+def _validate_file(validator: Validator, name: str) -> FileResult:
     data = _read(name)
     try:
         text = data.decode("utf-8-sig")
@@ -100,12 +104,14 @@ def _validate_file(validator, name: str) -> FileResult:
                       bom=data.startswith(b"\xef\xbb\xbf"))
 
 
-def _rewrite(results: list[FileResult], *, write: bool, out) -> None:
+def _rewrite(results: list[FileResult], *, write: bool, out: TextIO) -> None:
     """--diff prints what --fix writes: each file with its canonical pipeline."""
     from osiris.validate.rewrite import fixed_text, unified_diff, write_back
 
     for result in results:
-        fixed = fixed_text(result.text, result.report) if result.text is not None else None
+        if result.text is None:
+            continue
+        fixed = fixed_text(result.text, result.report)
         if fixed is None:
             continue
         if write:
@@ -161,7 +167,7 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}{'s' if number != 1 else ''}" if number else ""
 
 
-def _as_json(result: FileResult) -> dict:
+def _as_json(result: FileResult) -> dict[str, Any]:
     """One file; `value` is the offending value (secrets already masked by the validator);
     `error` is set, and `valid` false, when the file could not be read."""
     keys = ("code", "severity", "tier", "path", "line", "column", "message", "hint", "value")

@@ -19,7 +19,7 @@ STR = _YAML + "str"
 _INT = _YAML + "int"
 # `<<` and `=` resolve to these; as OML keys or values they can only be meant as text.
 _AS_WRITTEN = {STR, _YAML + "merge", _YAML + "value"}
-_COLLECTION_TAGS = {MappingNode: _YAML + "map", SequenceNode: _YAML + "seq"}
+_COLLECTION_TAGS: dict[type[Node], str] = {MappingNode: _YAML + "map", SequenceNode: _YAML + "seq"}
 
 
 class BadValue(Exception):

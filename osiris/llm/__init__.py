@@ -4,12 +4,19 @@ Nothing here imports the anthropic SDK at module level: `osiris --help` and `osi
 must stay fast. The SDK is imported inside `AnthropicProvider` when the first request is made.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from osiris.llm.types import LLMReply, LLMRequest, Provider, TokenUsage
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
 __all__ = ["LLMReply", "LLMRequest", "Provider", "TokenUsage", "make_provider"]
 
 
-def make_provider(effective, api_key: str | None = None) -> Provider:
+def make_provider(effective: EffectiveSettings, api_key: str | None = None) -> Provider:
     """The provider named by `llm.provider` in the settings."""
     llm = effective.settings.llm
     if llm.provider == "demo":

@@ -42,7 +42,7 @@ class BackoffPolicy:
         """Seconds to wait before retry `retry_number` (1-based)."""
         if error.retry_after is not None:
             return error.retry_after
-        ceiling = min(self.max_delay_s, self.base_s * 2 ** (retry_number - 1))
+        ceiling = min(self.max_delay_s, self.base_s * 2.0 ** (retry_number - 1))
         return ceiling * rng.uniform(0.5, 1.0)
 
 

@@ -20,7 +20,7 @@ SCRIPT_FILE = "demo_script.yaml"
 def load_script() -> list[dict[str, Any]]:
     """The scripted answers: a list of {text, stop_reason, usage}."""
     text = resources.files("osiris.llm").joinpath(SCRIPT_FILE).read_text(encoding="utf-8")
-    answers = yaml.safe_load(text)["answers"]
+    answers: list[dict[str, Any]] = yaml.safe_load(text)["answers"]
     if not answers:
         raise ValueError(f"{SCRIPT_FILE} has no answers")
     return answers

@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.prompt.catalog import describe_component, short_line
 from osiris.prompt.relevance import ranked
 from osiris.registry import Registry
 from osiris.suggest import listing
+
+if TYPE_CHECKING:
+    from osiris.retry.engine import GenerationEngine
+    from osiris.validate.issue import ValidationReport
 
 CHARS_PER_TOKEN = 4  # the usual estimate for English and YAML; the fake server counts the same way
 TRAILER_RESERVE = 400  # characters kept free for the line that says how many are not listed
@@ -111,7 +115,7 @@ def request_details(components: ComponentSlice | None, request: str, current_oml
     return components.section(components.details(request, first=in_pipeline), REQUEST_HEADING)
 
 
-def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None, report: Any) -> str:
+def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None, report: ValidationReport) -> str:
     """For a retry prompt: the components its errors name, in full, unless the system prompt or the
     request message (which the retry repeats) has them already."""
     if components is None:
@@ -137,7 +141,7 @@ def components_named(issues: Iterable[Any], pipeline: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def attach_component_details(engine: Any, schema_for: Callable[[str], str]) -> None:
+def attach_component_details(engine: GenerationEngine, schema_for: Callable[[str], str]) -> None:
     """Give `engine` the full field lists its messages need: with the catalogs' schema slice in the
     request message, and for the components a retry's errors name."""
     components = engine.system_prompt.components

@@ -11,16 +11,19 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.catalog.store import Catalog, list_catalogs
 from osiris.prompt.fence import fenced_data
+
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
 CHARS_PER_TOKEN = 4
 _WORD = re.compile(r"[a-z0-9_]+")
 
 
-def schema_for_project(effective: Any) -> Callable[[str], str]:
+def schema_for_project(effective: EffectiveSettings) -> Callable[[str], str]:
     """`schema_for(request)` -> the schema section for that request, "" when there is none."""
     budget = effective.settings.catalog.prompt_tokens
     root = effective.project_root

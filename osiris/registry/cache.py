@@ -79,7 +79,8 @@ class SpecCache:
             return {}
         if not isinstance(stored, dict) or stored.get("format") != FORMAT or not isinstance(stored.get("specs"), dict):
             return {}
-        return stored["specs"]
+        specs: dict[str, Any] = stored["specs"]
+        return specs
 
 
 def project_cache_dir(project_root: Path) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -21,7 +22,7 @@ def format_checker() -> Any:
     return checker
 
 
-def _matches(pattern: re.Pattern[str]):
+def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
     def check(value: Any) -> bool:
         return not isinstance(value, str) or bool(pattern.match(value))
 

@@ -42,7 +42,8 @@ def builtin_components_dir() -> Path:
 
 
 def load_meta_schema() -> dict[str, Any]:
-    return json.loads((builtin_components_dir() / META_SCHEMA_FILE).read_text(encoding="utf-8"))
+    meta: dict[str, Any] = json.loads((builtin_components_dir() / META_SCHEMA_FILE).read_text(encoding="utf-8"))
+    return meta
 
 
 def spec_files(directories: Iterable[Path]) -> list[Path]:
@@ -74,10 +75,11 @@ def read_specs(files: Iterable[Path], trusted: Path | None = None,
     problems: list[SpecProblem] = []
     for path in files:
         raw, reason = _read_bytes(path)
-        data = cache.get(raw) if cache is not None and raw is not None else None
-        if data is not None:  # parsed and checked before, byte for byte the same file
-            specs.append(spec_from_dict(data, path))
+        cached = cache.get(raw) if cache is not None and raw is not None else None
+        if cached is not None:  # parsed and checked before, byte for byte the same file
+            specs.append(spec_from_dict(cached, path))
             continue
+        data: dict[str, Any] = {}
         if reason is None:
             data, reason = _parse(raw or b"")
         checked = trusted is None or path.parent.parent != trusted
@@ -102,17 +104,18 @@ def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
         return None, f"cannot be read: {error}"
 
 
-def _parse(raw: bytes) -> tuple[Any, str | None]:
+def _parse(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """The spec's mapping, or ({}, why it cannot be used)."""
     try:
         loaded = load_document(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
-        return None, f"cannot be read: {error}"
+        return {}, f"cannot be read: {error}"
     if loaded.problems:
         problem = loaded.problems[0]
         where = f" (line {problem.position.line})" if problem.position else ""
-        return None, f"cannot be read: {problem.message}{where}"
+        return {}, f"cannot be read: {problem.message}{where}"
     if not isinstance(loaded.value, dict):
-        return None, "is not a YAML mapping"
+        return {}, "is not a YAML mapping"
     return loaded.value, None
 
 

@@ -37,10 +37,11 @@ def reference_problems(schema: Any, where: str) -> list[str]:
     """One line per `$ref`/`$dynamicRef` in `schema` that does not resolve inside it (`where`: its pointer)."""
     if not isinstance(schema, dict):
         return []
-    from jsonschema_specifications import REGISTRY as META_SCHEMAS
+    from jsonschema_specifications import REGISTRY as META_SCHEMAS  # type: ignore[import-untyped]  # no py.typed
     from referencing.jsonschema import DRAFT202012
 
-    root = schema.get("$id") if isinstance(schema.get("$id"), str) else ""
+    found = schema.get("$id")
+    root = found if isinstance(found, str) else ""
     registry = META_SCHEMAS.combine(no_retrieval().with_resource(root, DRAFT202012.create_resource(schema))).crawl()
     problems = []
     for pointer, base, reference in _references(schema, root, where):

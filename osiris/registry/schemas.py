@@ -23,7 +23,7 @@ def validator_class() -> Any:
     """Draft 2020-12 with the keywords that match patterns replaced by RE2 versions."""
     from jsonschema import Draft202012Validator, validators
 
-    return validators.extend(Draft202012Validator, {
+    return validators.extend(Draft202012Validator, {  # type: ignore[no-untyped-call]  # untyped in jsonschema
         "pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties,
     })
 

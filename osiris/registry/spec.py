@@ -44,7 +44,8 @@ class ComponentSpec:
 
     @property
     def properties(self) -> dict[str, dict[str, Any]]:
-        return self.config_schema.get("properties", {})
+        properties: dict[str, dict[str, Any]] = self.config_schema.get("properties", {})
+        return properties
 
     @property
     def required(self) -> tuple[str, ...]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.errors import PipelineInvalidError
+
+if TYPE_CHECKING:
+    from osiris.retry.engine import GenerationEngine
 
 CHARS_PER_TOKEN = 4
 
@@ -54,7 +57,7 @@ def estimated_input(system: Iterable[str], messages: Iterable[str], prompt: str)
     return sum(len(text) for text in (*system, *messages, prompt)) // CHARS_PER_TOKEN
 
 
-def stop_before_call(engine: Any, attempts: list[Any], prompt: str) -> bool:
+def stop_before_call(engine: GenerationEngine, attempts: list[Any], prompt: str) -> bool:
     """True when the engine must not make its next call (the reason is in `engine.budget_stop`
     and a `spending_cap_reached` event); raises SpendingCapReached when no call was made yet."""
     cap: SpendingCap = engine.spending_cap

@@ -43,6 +43,7 @@ from osiris.retry.progress import (
     ignore,
 )
 from osiris.retry.result import Attempt, AttemptKind, CycleResult
+from osiris.retry.seams import PipelineValidator
 from osiris.session import Session
 
 MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
@@ -81,7 +82,7 @@ class GenerationEngine:
         self,
         *,
         provider: Provider,
-        validator: Any,
+        validator: PipelineValidator,
         session: Session,
         system_prompt: SystemPrompt,
         config: EngineConfig,
@@ -206,7 +207,8 @@ class GenerationEngine:
         retry_head = build_request_prompt(request, hint=hint, schema=schema)  # the delta carries the latest pipeline
         attempts: list[Attempt] = []
         result = CycleResult(cycle, request, self.config.max_attempts, attempts, "exhausted", hint=hint)
-        prompt, kind = first_prompt, "generate"
+        prompt = first_prompt
+        kind: AttemptKind = "generate"
         self.budget_stop = None
         try:
             for index in range(1, total + 1):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from osiris.retry.progress import (
     ApiErrorRetrying,
@@ -16,6 +16,10 @@ from osiris.retry.progress import (
     TestingSamples,
 )
 
+if TYPE_CHECKING:
+    from osiris.sample.dry_run import DryRun
+    from osiris.validate.issue import Issue
+
 MAX_ISSUES_SHOWN = 8
 
 
@@ -25,7 +29,7 @@ def testing_text(event: TestingSamples) -> str:
     return f"Testing on samples (attempt {event.attempt}/{event.total}){last}…"
 
 
-def skipped_text(dry_run: Any) -> str:
+def skipped_text(dry_run: DryRun) -> str:
     """Why the sample tier did not run, and what that means for the pipeline."""
     return f"not tested on samples: {dry_run.reason}; the pipeline is valid but untested"
 
@@ -78,7 +82,7 @@ class ProgressPrinter:
         elif dry_run.status == "skipped":
             self._say(skipped_text(dry_run))
 
-    def _list(self, issues: list, text: str | None = None) -> None:
+    def _list(self, issues: list[Issue], text: str | None = None) -> None:
         """The friendly rendering of the first few issues, indented under the status line; a
         YAML-level error (tier 1) with the lines of `text` around it and a caret."""
         from osiris.explain import friendly

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from osiris.llm.types import TokenUsage
+
+if TYPE_CHECKING:
+    from osiris.sample.dry_run import DryRun
+    from osiris.validate.issue import ValidationReport
 
 AttemptKind = Literal["generate", "fix_errors", "fix_sample", "no_pipeline", "cut_off", "edit"]
 StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "dry_run_exhausted",
@@ -20,13 +24,13 @@ class Attempt:
     kind: AttemptKind
     prompt: str  # the user message sent, scrubbed ("" for an edit)
     answer: str  # the raw answer text (the edited file for an edit)
-    report: Any  # ValidationReport
+    report: ValidationReport
     usage: TokenUsage = field(default_factory=TokenUsage)
     llm_ms: float = 0.0
     validate_ms: float = 0.0
     wall_ms: float = 0.0  # the whole attempt, LLM wait included
     llm_stop_reason: str | None = None
-    dry_run: Any = None  # osiris.sample.dry_run.DryRun when the attempt was tested on samples
+    dry_run: DryRun | None = None  # set when the attempt was tested on samples
 
     @property
     def failed_on_samples(self) -> bool:
@@ -38,7 +42,8 @@ class Attempt:
 
     @property
     def oml_text(self) -> str | None:
-        return self.report.oml_text
+        text: str | None = self.report.oml_text
+        return text
 
     @property
     def error_key(self) -> frozenset[tuple[str, str, str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.explain import compact
 from osiris.llm import Provider, make_provider
@@ -26,9 +26,12 @@ from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator
 
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
+
 
 def open_engine(
-    effective: Any,
+    effective: EffectiveSettings,
     *,
     command: str,
     observer: Observer = ignore,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.prompt.retry import without_previous_pipeline
 from osiris.retry.result import Attempt, CycleResult
 from osiris.session import Session
+
+if TYPE_CHECKING:
+    from osiris.validate.issue import ValidationReport
 
 
 def cycle_dir(cycle: int) -> str:
@@ -47,7 +50,7 @@ def unified_diff(previous: Attempt, current: Attempt, session: Session) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def issues_json(report: Any) -> dict[str, Any]:
+def issues_json(report: ValidationReport) -> dict[str, Any]:
     return {
         "valid": bool(report.valid),
         "error_codes": list(report.error_codes),

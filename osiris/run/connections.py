@@ -54,8 +54,9 @@ def resolve_step_config(
     for name, value in list(merged.items()):
         resolved = _resolve(value, env, origin[name])
         merged[name] = resolved
-        if (name.lower() in secret_fields or is_secret_key(name)) and secret_text(resolved):
-            secrets.append(secret_text(resolved))
+        text = secret_text(resolved)
+        if (name.lower() in secret_fields or is_secret_key(name)) and text:
+            secrets.append(text)
     return merged, tuple(secrets)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from osiris.run.connections import Connections, resolve_step_config
+from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
@@ -87,7 +88,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
     con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
     con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    threads = int(first_value(con, "SELECT current_setting('threads')"))
     con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
     try:
         for step_id in run_order(pipeline["steps"]):
@@ -215,7 +216,7 @@ def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
     query = str(ctx.config.get("query", ""))
     if result.rows_out or not (_JOIN.search(query) or len(ctx.input_tables) > 1):
         return
-    counts = {step_id: con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    counts = {step_id: row_count(con, table)
               for step_id, table in ctx.input_tables.items()}
     if counts and not all(counts.values()):
         return

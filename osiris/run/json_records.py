@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.counts import first_value
 from osiris.suggest import listing
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def records_at(body: Any, path: str, where: str) -> list[dict[str, Any]]:
     if isinstance(value, Mapping):
         return [dict(value)]
     if isinstance(value, list):
-        return [item if isinstance(item, Mapping) else {"value": item} for item in value]
+        return [dict(item) if isinstance(item, Mapping) else {"value": item} for item in value]
     shown = f"'{path}'" if path else "'' (the whole body)"
     raise RuntimeProblem(
         "OML509",
@@ -113,7 +114,7 @@ class RecordSpool:
         if self.count == 0:
             con.execute(f"CREATE OR REPLACE TABLE {target} (record JSON)")
         else:
-            threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+            threads = first_value(con, "SELECT current_setting('threads')")
             con.execute("SET threads = 1")  # read_json holds a 32 MiB buffer per thread: one fits the engine's cap
             try:
                 con.execute(

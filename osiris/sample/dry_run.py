@@ -103,14 +103,14 @@ def judge(pipeline: Mapping[str, Any], result: RunResult, rows: int) -> DryRun:
     """passed, failed (issues for the LLM) or skipped (a problem of the environment)."""
     index = {str(step["id"]): n for n, step in enumerate(pipeline.get("steps") or [])}
     warnings = [_issue(index[s.step_id], s, w, "warning") for s in result.steps for w in s.warnings]
-    failed = [s for s in result.steps if s.status == "failed" and s.problem is not None]
-    fixable = [s for s in failed if not is_environment(s.problem)]
+    failed = [(s, s.problem) for s in result.steps if s.status == "failed" and s.problem is not None]
+    fixable = [(s, problem) for s, problem in failed if not is_environment(problem)]
     if fixable:
-        errors = [_issue(index[s.step_id], s, s.problem, "error") for s in fixable]
+        errors = [_issue(index[s.step_id], s, problem, "error") for s, problem in fixable]
         return DryRun("failed", rows, result.steps, errors + warnings)
     if failed:
-        step = failed[0]
-        return DryRun("skipped", rows, result.steps, warnings, reason=f"step '{step.step_id}': {step.problem.message}")
+        step, problem = failed[0]
+        return DryRun("skipped", rows, result.steps, warnings, reason=f"step '{step.step_id}': {problem.message}")
     return DryRun("passed", rows, result.steps, warnings)
 
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.text_table import format_table
+
+if TYPE_CHECKING:
+    from osiris.chat.display import Display
+    from osiris.sample.dry_run import DryRun
 
 CELL_WIDTH = 24
 
@@ -20,7 +24,7 @@ class StepPreview:
     rows: list[list[str]]
 
 
-def step_previews(dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> Iterator[StepPreview]:
+def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> Iterator[StepPreview]:
     """One preview per step that ran: its first rows, or for a writer what it proved."""
     for step in dry_run.steps:
         if step.status != "ok":
@@ -35,7 +39,7 @@ def step_previews(dry_run: Any, redact: Callable[[str], str] = lambda text: text
         yield StepPreview(f"{step.step_id}: {step.rows_out} rows{shown}", [redact(h) for h in headers], cells)
 
 
-def preview_lines(dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> list[str]:
+def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> list[str]:
     """The previews as plain text, for `osiris generate`'s stderr."""
     lines = [f"sample run: {dry_run.rows} rows a source, nothing kept"]
     for preview in step_previews(dry_run, redact):
@@ -45,7 +49,7 @@ def preview_lines(dry_run: Any, redact: Callable[[str], str] = lambda text: text
     return lines
 
 
-def show_previews(display: Any, dry_run: Any, redact: Callable[[str], str] = lambda text: text) -> None:
+def show_previews(display: Display, dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> None:
     """The previews on the chat's display: `display.table` is rich on a terminal, plain on a pipe."""
     display.note(f"Sample run: {dry_run.rows} rows a source, writes rolled back, nothing kept.")
     for preview in step_previews(dry_run, redact):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.retry.progress import Observer, SamplesTested, TestingSamples
 from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_run
@@ -19,6 +19,10 @@ from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import DryRunPolicy, sources
 from osiris.sample.trail import SampleTrail
 from osiris.session import Session
+
+if TYPE_CHECKING:
+    from osiris.registry import Registry
+    from osiris.settings.loader import EffectiveSettings
 
 
 class SampleTier:
@@ -86,7 +90,7 @@ def last_time(previous: Any) -> str | None:
     return problem_headline(dry_run.errors[0], previous.report.pipeline or {})
 
 
-def build_tier(effective: Any, session: Session, registry: Any, *, interactive: bool) -> SampleTier | None:
+def build_tier(effective: EffectiveSettings, session: Session, registry: Registry, *, interactive: bool) -> SampleTier | None:
     """The tier for these settings, or None when it never runs (`off`; `ask` where nobody is asked).
     An interactive caller sets `tier.policy.ask` to the function that asks the person."""
     validation = effective.settings.validation

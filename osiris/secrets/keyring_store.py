@@ -66,7 +66,7 @@ def delete_api_key() -> bool:
     """Remove the key from the keyring; False when there was none."""
     import keyring.errors
 
-    def delete(backend) -> bool:
+    def delete(backend: Any) -> bool:
         try:
             backend.delete_password(SERVICE, USERNAME)
         except keyring.errors.PasswordDeleteError:
@@ -81,7 +81,7 @@ def mask(key: str) -> str:
     return f"…{key[-4:]}" if len(key) > 4 else "…"
 
 
-def _backend():
+def _backend() -> Any:
     """The active keyring backend, or KeyringUnavailableError for keyring's fail backend."""
     import keyring
     import keyring.backends.fail

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.secrets.redact import Redactor, connection_secrets
 
+if TYPE_CHECKING:
+    from osiris.registry import Registry
+    from osiris.settings.loader import EffectiveSettings
 
-def build_redactor(effective: Any, api_key: str | None, registry: Any) -> Redactor:
+
+def build_redactor(effective: EffectiveSettings, api_key: str | None, registry: Registry) -> Redactor:
     """Knows the API key, the resolved secret connection values, and the spec-marked secret fields."""
     secret_fields = all_secret_fields(registry)
     known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
     return Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
 
 
-def all_secret_fields(registry: Any) -> set[str]:
+def all_secret_fields(registry: Registry) -> set[str]:
     """The names of every config field that some component spec marks secret.
 
     The registry gives JSON pointers ("/password", "/headers/Authorization"); the redactor

@@ -13,9 +13,13 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from osiris.secrets.names import MASK
 from osiris.secrets.patterns import is_reference
+
+if TYPE_CHECKING:
+    import yaml
 
 _NOTHING = {"", "~", "null", "Null", "NULL"}
 _PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+){1,2}")  # an anchor and/or a tag before the value
@@ -52,6 +56,8 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
     for event, _is_key, secret in _walk(events, is_secret_key):
         if not isinstance(event, yaml.ScalarEvent):
             continue
+        if event.start_mark is None or event.end_mark is None:  # the parser marks every event
+            continue
         start, end = event.start_mark.index, event.end_mark.index
         secret = (secret or event.anchor in secret_anchors) and not _is_empty(event) and not is_reference(event.value)
         source = text[start:end]
@@ -81,7 +87,7 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def _walk(events: list, is_secret_key: Callable[[str], bool]) -> Iterator[tuple[object, bool, bool]]:
+def _walk(events: list[yaml.Event], is_secret_key: Callable[[str], bool]) -> Iterator[tuple[yaml.Event, bool, bool]]:
     """(event, is it a mapping key?, is it in a secret place?) for each node event."""
     import yaml
 
@@ -120,7 +126,7 @@ def _node_done(stack: list[_Frame], *, key_secret: bool) -> None:
         frame.at_key = not frame.at_key
 
 
-def _is_empty(event) -> bool:
+def _is_empty(event: yaml.ScalarEvent) -> bool:
     return event.value in ("", MASK) or (event.style in (None, "") and event.value in _NOTHING)
 
 
@@ -130,7 +136,7 @@ def _split_properties(source: str) -> tuple[str, str]:
     return (source[: found.end()], source[found.end():]) if found else ("", source)
 
 
-def _secret_scalar(source: str, event) -> str:
+def _secret_scalar(source: str, event: yaml.ScalarEvent) -> str:
     """The mask in the scalar's own style; a block scalar keeps its header and its line count."""
     head, body = _split_properties(source)
     if event.style in ("|", ">"):
@@ -140,7 +146,7 @@ def _secret_scalar(source: str, event) -> str:
     return f'{head}"{MASK}"'
 
 
-def _masked_scalar(source: str, event, mask: Callable[[str], str]) -> str | None:
+def _masked_scalar(source: str, event: yaml.ScalarEvent, mask: Callable[[str], str]) -> str | None:
     """The scalar with free-text secrets masked, in a style that parses back; None when unchanged."""
     value = event.value
     masked = mask(value)

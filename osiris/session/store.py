@@ -217,7 +217,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise UsageError(f"cannot resume {path.name}: {SESSION_FILE} is unreadable ({error})") from None
     problem = meta_problem(meta)
-    if problem:
+    if problem or not isinstance(meta, dict):
         raise UsageError(f"cannot resume {path.name}: {SESSION_FILE} is unreadable ({problem})")
     return meta
 

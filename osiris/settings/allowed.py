@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -60,7 +60,7 @@ def annotation_at(parts: list[str]) -> Any:
     return annotation
 
 
-def is_model(annotation: Any) -> bool:
+def is_model(annotation: Any) -> TypeGuard[type[BaseModel]]:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 

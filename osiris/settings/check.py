@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.errors import SettingsError
 
+if TYPE_CHECKING:
+    from osiris.settings.loader import EffectiveSettings
 
-def check_settings(effective: Any) -> None:
+
+def check_settings(effective: EffectiveSettings) -> None:
     """Raise SettingsError for a bad llm.base_url or rule; warn (stderr) about missing component folders."""
     settings = effective.settings
     base_url = settings.llm.base_url

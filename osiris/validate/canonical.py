@@ -47,7 +47,7 @@ def canonical_text(text: str, edits: list[Edit]) -> str:
         key, value = found
         if edit.rename_to is not None:
             spans[(key.start_mark.index, key.end_mark.index)] = _scalar(edit.rename_to, key.style)
-        if edit.value is not KEEP and _is_own(key, value):
+        if edit.value is not KEEP and isinstance(value, ScalarNode) and _is_own(key, value):
             spans[(value.start_mark.index, value.end_mark.index)] = _value(edit.value, value)
     patched = text
     for (start, end), replacement in sorted(spans.items(), reverse=True):
@@ -73,10 +73,9 @@ def _find(node: Node | None, parts: list[str]) -> tuple[ScalarNode, Node] | None
     return None
 
 
-def _is_own(key: Node, value: Node) -> bool:
+def _is_own(key: Node, value: ScalarNode) -> bool:
     """False for a YAML alias (*name): its node lives at the anchor, elsewhere in the text."""
-    return isinstance(value, ScalarNode) and value.start_mark.index >= key.end_mark.index \
-        and value.start_mark.line == value.end_mark.line
+    return value.start_mark.index >= key.end_mark.index and value.start_mark.line == value.end_mark.line
 
 
 def _value(new: Any, old: ScalarNode) -> str:

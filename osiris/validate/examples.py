@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 from osiris.registry import ComponentSpec, Registry
-from osiris.validate.connections import CONNECTION_KEY, parse_reference
+from osiris.validate.connections import CONNECTION_KEY, Connections, parse_reference
 from osiris.validate.validator import Validator
 
 
@@ -39,7 +39,7 @@ def _example_errors(registry: Registry) -> list[tuple[str, str]]:
         for number, example in enumerate(spec.examples, start=1):
             config = example.get("config") or {}
             reference = parse_reference(config.get(CONNECTION_KEY))
-            connections = {reference[0]: {reference[1]: {}}} if reference else {}
+            connections: Connections = {reference[0]: {reference[1]: {}}} if reference else {}
             report = Validator(registry, connections).validate(example_pipeline(spec, config))
             for issue in report.errors:
                 if issue.code == "OML407":

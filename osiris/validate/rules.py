@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from osiris.registry.patterns import pattern_problem, search
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": lambda value: len(value) if isinstance(value, (str, list, dict)) else 0,
     "lower": lambda value: value.lower() if isinstance(value, str) else value,
     "upper": lambda value: value.upper() if isinstance(value, str) else value,
@@ -35,7 +36,8 @@ _FUNCTIONS = {
     "endswith": lambda value, suffix: isinstance(value, str) and value.endswith(suffix),
     "matches": lambda value, pattern: isinstance(value, str) and isinstance(pattern, str) and search(pattern, value),
 }
-_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: lambda a, b: a is b,
             ast.IsNot: lambda a, b: a is not b, ast.In: lambda a, b: _contains(b, a),
             ast.NotIn: lambda a, b: not _contains(b, a)}
@@ -124,7 +126,8 @@ def _short(text: str, limit: int = 200) -> str:
 
 
 def check_rules(rules: list[CompiledRule], pipeline: dict[str, Any], findings: Findings) -> None:
-    steps = pipeline.get("steps") if isinstance(pipeline.get("steps"), list) else []
+    found = pipeline.get("steps")
+    steps: list[Any] = found if isinstance(found, list) else []
     for rule in rules:
         if not rule.per_step:
             _check(rule, {"pipeline": pipeline, "steps": steps, "step": None}, "", findings)
@@ -199,8 +202,10 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
             left = right
         return True
     if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name):  # compile_rule allows only calls of _FUNCTIONS by name
+            raise _Failed
         args = [_eval(arg, names) for arg in node.args]
-        return _FUNCTIONS[node.func.id](*args)  # type: ignore[attr-defined]
+        return _FUNCTIONS[node.func.id](*args)
     raise _Failed
 
 

@@ -50,8 +50,9 @@ def _part_ok(part: str, position: int, low: int, high: int) -> bool:
     if match.group("step") is not None and int(match.group("step")) == 0:
         return False
     bounds = [match.group("low"), match.group("high")]
-    values = [_number(b, position) for b in bounds if b is not None]
-    if any(v is None or not low <= v <= high for v in values):
+    numbers = [_number(b, position) for b in bounds if b is not None]
+    values = [v for v in numbers if v is not None]
+    if len(values) < len(numbers) or any(not low <= v <= high for v in values):
         return False
     return len(values) < 2 or values[0] <= values[1]
 

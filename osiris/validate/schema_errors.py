@@ -38,7 +38,7 @@ def _explain(keyword: str, error: Any, field: str, schema: dict[str, Any], shown
     example = _example(schema)
     if keyword == "type":
         kinds = expected if isinstance(expected, list) else [expected]
-        words = " or ".join(_TYPE_WORDS.get(k, k) for k in kinds)
+        words = " or ".join(_TYPE_WORDS.get(k, str(k)) for k in kinds)
         return f"{field} must be {words}, not {shown}", f"set {field} to {words}{example}"
     if keyword in ("oneOf", "anyOf"):
         forms = [_form(s) for s in expected if isinstance(s, dict)]

@@ -8,7 +8,6 @@ and block (`|`, `>`) scalars; escapes in double-quoted strings (`\\"`) are stepp
 
 from __future__ import annotations
 
-from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -50,7 +49,7 @@ class ValueLocator:
                 self._root = yaml.compose(self.text, Loader=_Loader)
             except yaml.YAMLError:
                 self._root = None
-        node: Any = self._root
+        node = self._root if isinstance(self._root, Node) else None
         for part in split(pointer):
             node = _child(node, part)
             if node is None:
@@ -63,13 +62,15 @@ class ValueLocator:
         return Position(line + self.line_offset, index - line_start + 1)
 
 
-def _child(node: Any, part: str) -> Node | None:
+def _child(node: Node | None, part: str) -> Node | None:
     if isinstance(node, MappingNode):
-        for key, value in node.value:
+        pairs: list[tuple[Node, Node]] = node.value
+        for key, value in pairs:
             if isinstance(key, ScalarNode) and key.value == part:
                 return value
     if isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.value):
-        return node.value[int(part)]
+        items: list[Node] = node.value
+        return items[int(part)]
     return None
 
 

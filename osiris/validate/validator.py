@@ -49,12 +49,14 @@ class Validator:
         if not parsed.ok:
             report.issues = _ordered(findings.issues)
             return report
+        text = parsed.text or ""  # a parsed answer always has its text
         document = parsed.document  # freshly built for this run: safe to coerce in place
         check_structure(document, findings)
         edits: list[Edit] = []
         if isinstance(document, dict):
             key = steps_key(document)
-            steps = document.get(key) if isinstance(document.get(key), list) else []
+            found = document.get(key)
+            steps: list[Any] = found if isinstance(found, list) else []
             base = "/" + key
             for index, step in enumerate(steps):
                 if findings.full:
@@ -67,13 +69,13 @@ class Validator:
             check_graph(steps, findings, base)
             if key == "steps":  # SQL paths and inputs follow OML; a legacy `tasks:` list is OML203 first
                 named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
-                check_sql(steps, named, self.registry, self.catalogs, findings, parsed.text)
+                check_sql(steps, named, self.registry, self.catalogs, findings, text)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
         findings.note_dropped()
         report.issues = _ordered(findings.issues)
-        report.oml_text = canonical_text(parsed.text, edits)
+        report.oml_text = canonical_text(text, edits)
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
         return report
 

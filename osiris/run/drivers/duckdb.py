@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.counts import row_count
 from osiris.run.problems import names_hint, quoted_name, redacted, sql_problem, type_problem
 from osiris.run.spool import quote_ident
 
@@ -31,9 +32,8 @@ class DuckDBDriver:
             raise type_problem(redacted(error, ctx.secrets)) from None
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
-        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(ctx.output_table)}").fetchone()[0]
-        rows_in = sum(ctx.con.execute(f"SELECT count(*) FROM {quote_ident(t)}").fetchone()[0]
-                      for t in ctx.input_tables.values())
+        rows = row_count(ctx.con, ctx.output_table)
+        rows_in = sum(row_count(ctx.con, t) for t in ctx.input_tables.values())
         ctx.progress(rows)
         return StepOutcome(rows_in=rows_in, rows_out=rows)
 

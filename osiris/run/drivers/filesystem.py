@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.counts import row_count
 from osiris.run.problems import redacted
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
@@ -48,7 +49,7 @@ class FilesystemDriver:
         except Exception as error:
             raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
                                  "check delimiter, header and encoding for this file") from None
-        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(ctx.output_table)}").fetchone()[0]
+        rows = row_count(ctx.con, ctx.output_table)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
 
@@ -71,7 +72,7 @@ class FilesystemDriver:
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
-        rows = ctx.con.execute(f"SELECT count(*) FROM {quote_ident(source)}").fetchone()[0]
+        rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
 

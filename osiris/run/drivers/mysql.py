@@ -192,7 +192,7 @@ def _source_query(config: Mapping[str, Any]) -> str:
     return f"SELECT {columns} FROM {_ident(str(config['table']))}{offset}"
 
 
-def _duckdb_type(description: tuple) -> str:
+def _duckdb_type(description: tuple[Any, ...]) -> str:
     code, precision, scale = description[1], description[4], description[5]
     if code in (0, 246):  # DECIMAL / NEWDECIMAL
         digits = (precision or 0) - (1 if scale else 0) - 1  # pymysql reports the display width

@@ -31,6 +31,8 @@ from typing import Any
 from urllib.parse import quote
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.counts import row_count
+from osiris.run.spool import quote_ident
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
@@ -167,7 +169,8 @@ def _keys(config: Mapping[str, Any]) -> list[str]:
 def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     config = ctx.config
     mode = str(config.get("write_mode") or "append")
-    source = '"' + next(iter(ctx.input_tables.values())).replace('"', '""') + '"'
+    table = next(iter(ctx.input_tables.values()))
+    source = quote_ident(table)
     described = ctx.con.execute(f"DESCRIBE {source}").fetchall()
     names = [row[0] for row in described]
     keys = _keys(config)
@@ -177,7 +180,7 @@ def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
         if problem.code == "OML501" and config.get("create_if_missing"):
             problem.hint = "Create it in the Supabase SQL editor: " + create_table_sql(config, described, keys)
         raise
-    total = ctx.con.execute(f"SELECT count(*) FROM {source}").fetchone()[0]
+    total = row_count(ctx.con, table)
     if ctx.sample is not None:
         verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
         note = (f"sample: nothing was written; {total} rows would be {verb[mode]} '{config['table']}' "
@@ -189,7 +192,7 @@ def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     return StepOutcome(rows_in=total, rows_out=written, warnings=list(client.notes))
 
 
-def create_table_sql(config: Mapping[str, Any], described: list[tuple], keys: list[str]) -> str:
+def create_table_sql(config: Mapping[str, Any], described: list[tuple[Any, ...]], keys: list[str]) -> str:
     """The PostgreSQL DDL for a table shaped like the input (`create_if_missing` prints it)."""
     columns = [f'"{name}" {_pg_type(str(kind))}' for name, kind, *_ in described]
     if keys:
