@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: chat test lint bench clean
+.PHONY: chat test lint typecheck bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: $(VENV)/.installed
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+
+# mypy strict on osiris/ (configured in pyproject.toml; ADR 0115).
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.installed
 	$(PY) bench/startup.py
