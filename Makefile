@@ -22,8 +22,10 @@ chat: $(VENV)/.installed
 		exit 0; \
 	fi; exit $$status
 
+# One worker per core (ADR 0116); coverage of osiris/ with its floor (ADR 0117). For one file:
+# $(PY) -m pytest -q tests/test_x.py
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --cov --cov-report=
 
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
 lint: $(VENV)/.installed
