@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from osiris import suggest
+from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("history", "/history", "the attempts of the last generation cycle"),
     SlashCommand("cost", "/cost", "tokens and estimated cost: last turn and whole session"),
     SlashCommand("session", "/session", "this session's id and directory"),
-    SlashCommand("retry-attempts", "/retry-attempts N", "retries after the first generation, 0..5"),
+    SlashCommand("retry-attempts", "/retry-attempts N", "retries after the first generation, {}..{}".format(
+        *int_bounds(MAX_ATTEMPTS))),
     SlashCommand("exit", "/exit", "end the session (Ctrl-D does the same)"),
 )
 BY_NAME = {command.name: command for command in COMMANDS}

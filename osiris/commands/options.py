@@ -37,10 +37,13 @@ def add_action(actions: argparse._SubParsersAction[argparse.ArgumentParser], nam
 def add_llm_options(parser: argparse.ArgumentParser) -> None:
     """`--retry-attempts N`, `--model`, `--provider`, `--dry-run`/`--no-dry-run`: the command-line
     settings layer."""
+    from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
+
+    lowest, highest = int_bounds(MAX_ATTEMPTS)
     parser.add_argument(
         "--retry-attempts",
         metavar="N",
-        help="retries after the first generation, 0..5 (0 is strict mode)",
+        help=f"retries after the first generation, {lowest}..{highest} (0 is strict mode)",
     )
     parser.add_argument("--model", help="LLM model name")
     parser.add_argument("--provider", help="LLM provider: anthropic or demo")

@@ -47,7 +47,6 @@ from osiris.retry.seams import PipelineValidator
 from osiris.session import Session
 
 MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
-MAX_ATTEMPTS_LIMIT = 5  # SPEC §5: validation.retry.max_attempts is 0..5
 
 
 @dataclass(frozen=True)
@@ -150,9 +149,12 @@ class GenerationEngine:
 
     def set_max_attempts(self, max_attempts: int) -> None:
         """Change the retry budget for the next cycles (e.g. chat's `/retry-attempts N`)."""
-        if not 0 <= max_attempts <= MAX_ATTEMPTS_LIMIT:
+        from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
+
+        lowest, highest = int_bounds(MAX_ATTEMPTS)  # SPEC §5, from the settings model
+        if not lowest <= max_attempts <= highest:
             raise UsageError(
-                f"retry attempts must be a whole number from 0 to {MAX_ATTEMPTS_LIMIT}, not {max_attempts}"
+                f"retry attempts must be a whole number from {lowest} to {highest}, not {max_attempts}"
             )
         self.config = replace(self.config, max_attempts=max_attempts)
         self.session.emit("settings_changed", setting="validation.retry.max_attempts", value=max_attempts)

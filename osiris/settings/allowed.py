@@ -34,6 +34,20 @@ def describe_allowed(loc: list[str]) -> str | None:
     return _describe_field(field)
 
 
+def int_bounds(loc: list[str]) -> tuple[int, int]:
+    """(lowest, highest) a whole-number setting allows, read from its Field (ge/le): the one source
+    of e.g. validation.retry.max_attempts's 0..5 for the CLI's help, `/retry-attempts` and the engine."""
+    parent = _model_at(loc[:-1])
+    field = parent.model_fields[loc[-1]] if parent is not None and loc[-1] in parent.model_fields else None
+    limits = {type(item).__name__: item for item in field.metadata} if field is not None else {}
+    if "Ge" not in limits or "Le" not in limits:
+        raise KeyError(f"{'.'.join(loc)} has no ge/le bounds")
+    return int(limits["Ge"].ge), int(limits["Le"].le)
+
+
+MAX_ATTEMPTS = ["validation", "retry", "max_attempts"]
+
+
 def _model_at(loc: list[str]) -> type[BaseModel] | None:
     annotation = annotation_at(loc)
     if typing.get_origin(annotation) is list:  # validation.rules -> Rule
