@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+FORMAT = 1  # session.json's layout; a file without "format" is format 1 (written before it existed)
 TEXT_KEYS = ("id", "started_at", "ended_at", "command", "status", "provider", "model")
 COUNT_KEYS = ("cycles", "attempts")
 DURATION_KEYS = ("llm_ms", "validation_ms")
@@ -13,6 +14,9 @@ def meta_problem(meta: Any) -> str | None:
     """Why `meta` (a parsed session.json) cannot be shown or resumed, or None when it can."""
     if not isinstance(meta, dict):
         return "not a JSON object"
+    too_new = _format_problem(meta.get("format", 1))
+    if too_new:
+        return too_new
     for key in TEXT_KEYS:
         if meta.get(key) is not None and not isinstance(meta[key], str):
             return f"'{key}' is not a string"
@@ -30,6 +34,14 @@ def meta_problem(meta: Any) -> str | None:
     tokens = totals.get("tokens")
     if tokens is not None and not (isinstance(tokens, dict) and all(map(_is_count, tokens.values()))):
         return "'totals.tokens' is not an object of whole numbers"
+    return None
+
+
+def _format_problem(version: Any) -> str | None:
+    if not _is_count(version):
+        return "'format' is not a whole number"
+    if version > FORMAT:
+        return f"format {version} is newer than this Osiris reads ({FORMAT}): upgrade Osiris to open it"
     return None
 
 

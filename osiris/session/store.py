@@ -19,7 +19,7 @@ from osiris.session.files import (
     write_json_atomic,
 )
 from osiris.session.lock import LOCK_FILE, SessionLock
-from osiris.session.meta import meta_problem
+from osiris.session.meta import FORMAT, meta_problem
 from osiris.session.safe_io import refuse_links_below, write_error
 
 SESSION_FILE = "session.json"
@@ -90,6 +90,7 @@ class Session:
         session_id = new_session_id()
         path = ensure_private_dir(root / session_id)
         meta = {
+            "format": FORMAT,
             "id": session_id,
             "command": command,
             "started_at": now_iso(),
