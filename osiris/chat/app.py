@@ -41,7 +41,7 @@ def start_chat(
     display = progress.display = RedactedDisplay(display, engine.session.redactor.text)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
     if isinstance(reader, TerminalReader):  # someone types: import the SDK meanwhile (piped input is there at once)
-        warm_up_in_background(engine.provider.name)
+        warm_up_in_background(engine.provider)
     loop = ChatLoop(
         engine, display, reader, progress,
         project_root=effective.project_root, cwd=Path.cwd(), env=effective.env,

@@ -8,6 +8,7 @@ The SDK is imported on first use (it takes over a second to import).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from typing import Any
 
@@ -48,23 +49,32 @@ class AnthropicProvider:
         self._timeout = timeout_seconds
         self._deadline = deadline_seconds
         self._client: Any = None
+        self._client_lock = threading.Lock()  # the chat's warm-up thread may build it first
+
+    def prepare(self) -> None:
+        """Build the SDK client now (the chat calls this while the person types)."""
+        self._get_client()
 
     def _get_client(self) -> Any:
-        if self._client is None:
-            import anthropic
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._new_client()
+            return self._client
 
-            from osiris.llm.deadline import client_with_deadline
+    def _new_client(self) -> Any:
+        import anthropic
 
-            self._client = anthropic.Anthropic(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                timeout=self._timeout,
-                max_retries=0,  # our backoff is the only retry layer
-                http_client=client_with_deadline(
-                    anthropic, timeout_seconds=self._timeout, deadline_seconds=self._deadline
-                ),
-            )
-        return self._client
+        from osiris.llm.deadline import client_with_deadline
+
+        return anthropic.Anthropic(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=0,  # our backoff is the only retry layer
+            http_client=client_with_deadline(
+                anthropic, timeout_seconds=self._timeout, deadline_seconds=self._deadline
+            ),
+        )
 
     def complete(self, request: LLMRequest) -> LLMReply:
         import anthropic
