@@ -10,6 +10,8 @@ from osiris.validate.codes import CODES
 from osiris.validate.issue import Issue
 from osiris.validate.pointer import readable
 
+__all__ = ["compact", "friendly", "located"]
+
 
 def friendly(issue: Issue) -> str:
     """E.g.

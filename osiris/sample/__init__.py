@@ -10,3 +10,5 @@ retry loop.
 - `trail`: `dry_run.json` and the `dry_run_start` / `dry_run_complete` events;
 - `tier`: the glue the generation engine calls after an attempt validates.
 """
+
+__all__: list[str] = []  # a namespace: import its modules (osiris.sample.<module>)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from osiris.run.driver import Driver
 
+__all__ = ["FAMILIES", "driver_for"]
+
 FAMILIES = ("duckdb", "filesystem", "graphql", "mysql", "postgres", "rest", "supabase")
 
 
