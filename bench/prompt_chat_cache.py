@@ -1,7 +1,7 @@
-"""Cache-read share of the input tokens over a 5-turn chat (one turn with a retry), computed from the
-request bodies the fake Messages API receives. Prints figures; asserts nothing.
+"""Cache-read share of the input tokens over a chat of 5 turns or more (one turn with a retry),
+computed from the request bodies the fake Messages API receives. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/prompt_chat_cache.py [--source DIR ...]
+    .venv/bin/python bench/prompt_chat_cache.py [--turns 5] [--source DIR ...]
 
 The model of Anthropic's prompt cache applied to the bodies (tokens estimated at 4 characters): each
 `cache_control` mark writes the prefix that ends there (tools, system, messages, in that order); a
@@ -37,6 +37,9 @@ answers = [VALID, VALID.replace(".csv\\n", ".parquet\\n", 1),
            VALID.replace("steps:", "description: nightly export\\nsteps:")]
 script = [Reply(fenced(answers[0])), Reply(fenced(answers[1])), Reply(fenced(BAD_MODE)), Reply(fenced(answers[2])),
           Reply(fenced(answers[3])), Reply(fenced(answers[4]))]
+for n in range(int(sys.argv[2]) - 5):  # turns beyond the first five: renames
+    turns.append(f"name the pipeline customers-export-{n}")
+    script.append(Reply(fenced(VALID.replace("active-customers-to-csv", f"customers-export-{n}"))))
 with tempfile.TemporaryDirectory() as directory, FakeAnthropic(script) as server:
     effective = load_settings(cli={"llm": {"base_url": server.url}}, cwd=Path(directory),
                               env={"ANTHROPIC_API_KEY": "sk-ant-bench-0000"})
@@ -78,15 +81,16 @@ def usage(bodies: list[dict]) -> list[tuple[int, int, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", action="append", default=[])
+    parser.add_argument("--turns", type=int, default=5, help="turns in the chat (at least 5)")
     args = parser.parse_args()
     for source in [str(Path(s).resolve()) for s in args.source] or [None]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OSIRIS_"))}
         if source:
             env["PYTHONPATH"] = source
-        out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT)], env=env, cwd=source or ROOT,
+        out = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), str(max(args.turns, 5))], env=env, cwd=source or ROOT,
                              capture_output=True, text=True, check=True).stdout
         figures = usage(json.loads(out))
-        print(f"{source or 'this checkout'}: {len(figures)} requests (5 turns, one retry)")
+        print(f"{source or 'this checkout'}: {len(figures)} requests ({max(args.turns, 5)} turns, one retry)")
         for n, (fresh, write, read) in enumerate(figures, 1):
             total = fresh + write + read
             print(f"  request {n}: input {total:,} tokens: {read / total:4.0%} cache read, "

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from osiris.errors import UsageError
+from osiris.prompt.history import EARLIER_HEAD
 from tests.engine_harness import make_engine
 from tests.engine_samples import BAD_COMPONENT, BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply
@@ -107,17 +108,30 @@ def test_escalation_shows_the_last_history_limit_attempts(project, fake_api):
     assert [a["attempt_index"] for a in h.events("hitl_escalation")[0]["attempts"]] == [2, 3]
 
 
-def test_at_most_ten_earlier_turns_are_sent_along(project, fake_api):
+def text_of(message: dict) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(block["text"] for block in content)
+
+
+def test_ten_turns_go_in_full_then_the_oldest_fold_five_at_a_time(project, fake_api):
+    """ADR 0120: up to ten earlier turns are sent whole; beyond that the oldest five are folded
+    into a list of their requests, so the prefix before the cache breakpoint stays the same for
+    five turns in a row instead of shifting on every turn."""
     fake_api.add(Reply(fenced(VALID)))  # the last scripted reply answers every request
     h = make_engine(project)
-    for turn in range(12):
+    for turn in range(17):
         assert h.engine.run(f"{REQUEST}, take {turn}").valid
+    sent = [[text_of(m) for m in request.body["messages"]] for request in fake_api.requests]
 
-    roles = [m["role"] for m in fake_api.requests[-1].body["messages"]]
-    assert len(roles) == 21 and roles[:2] == ["user", "assistant"] and roles[-1] == "user"
-    assert fake_api.requests[-1].body["messages"][0]["content"] == f"Request: {REQUEST}, take 1"
-    assert len(fake_api.requests[10].body["messages"]) == 21
-    assert len(fake_api.requests[9].body["messages"]) == 19
+    assert [len(messages) for messages in sent] == [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                                    13, 15, 17, 19, 21, 13]
+    folded = sent[11][0]
+    assert folded == (EARLIER_HEAD + "\n" + "".join(f"- {REQUEST}, take {n}\n" for n in range(5))
+                      + f"\nRequest: {REQUEST}, take 5")
+    for turn in range(11, 15):  # each call's history is the start of the next one's: the cache hits
+        assert sent[turn + 1][: len(sent[turn]) - 1] == sent[turn][:-1]
+    assert sent[16][0].startswith(EARLIER_HEAD + "\n" + f"- {REQUEST}, take 0\n")
+    assert sent[16][0].endswith(f"- {REQUEST}, take 9\n\nRequest: {REQUEST}, take 10")
 
 
 def test_an_edit_that_is_still_invalid_stops_as_edited_invalid(project, fake_api):
@@ -152,3 +166,15 @@ def test_restore_keeps_only_valid_answers_that_follow_a_request(project, fake_ap
     ])
     assert (h.engine.current_oml, len(h.engine.history)) == ("name: kept\n", 2)
     assert h.engine.history[0].content == "Request: first"
+
+
+def test_a_password_typed_in_a_request_stays_out_of_the_folded_list(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)))
+    h = make_engine(project)
+    secret = "Fold-Pw-7731-zq"
+    assert h.engine.run(f"{REQUEST} from postgresql://app:{secret}@db.internal/shop").valid
+    for turn in range(11):
+        assert h.engine.run(f"{REQUEST}, take {turn}").valid
+    folded = text_of(fake_api.requests[-1].body["messages"][0])
+    assert folded.startswith(EARLIER_HEAD) and "postgresql://app:" in folded
+    assert all(secret not in json.dumps(request.body) for request in fake_api.requests)

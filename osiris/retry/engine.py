@@ -26,6 +26,7 @@ from osiris.prompt import (
     build_retry_prompt,
     retry_kind,
 )
+from osiris.prompt.history import Turn, history_messages
 from osiris.prompt.request import pipeline_message
 from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
@@ -46,7 +47,6 @@ from osiris.retry.result import Attempt, AttemptKind, CycleResult
 from osiris.retry.seams import PipelineValidator
 from osiris.session import Session
 
-MAX_HISTORY_TURNS = 10  # earlier accepted turns sent along with each call (chat follow-ups)
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class GenerationEngine:
         self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
         self.spending_cap = SpendingCap()  # none unless set (open_engine: from llm.max_*_tokens)
         self.budget_stop: str | None = None  # why the last cycle stopped at a spending cap
-        self.history: list[Message] = []  # earlier accepted turns, sent with every call
+        self.turns: list[Turn] = []  # every accepted turn (request, answer); `history` is what is sent
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
         self._request: str | None = None
@@ -368,7 +368,7 @@ class GenerationEngine:
         elif result.question:
             self.session.emit("assistant_question", cycle=result.cycle, text=result.question)
             question = self.session.redactor.text(result.question)
-            self.history += [Message("user", f"Request: {result.request}"), Message("assistant", question)]
+            self.turns.append((Message("user", f"Request: {result.request}"), Message("assistant", question)))
         else:
             self.session.emit(
                 "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
@@ -386,11 +386,15 @@ class GenerationEngine:
         return result
 
     def _remember_turn(self, request: str, oml: str) -> None:
-        """Keep an accepted turn for later calls; only the last MAX_HISTORY_TURNS are sent."""
+        """Keep an accepted turn for later calls (osiris.prompt.history decides what is sent)."""
         self.current_oml = oml
         redacted = self.session.redactor.text(oml)
-        self.history.extend([Message("user", f"Request: {request}"), Message("assistant", pipeline_message(redacted))])
-        del self.history[: -2 * MAX_HISTORY_TURNS]
+        self.turns.append((Message("user", f"Request: {request}"), Message("assistant", pipeline_message(redacted))))
+
+    @property
+    def history(self) -> list[Message]:
+        """The earlier turns sent with each call: the last ones in full, older requests folded."""
+        return history_messages(self.turns)
 
     def _take_user_text(self, text: str, *, kind: str) -> str:
         scrubbed = scrub_request(text, self.session.redactor)
