@@ -35,7 +35,7 @@ def test_directories_are_0700_and_files_0600(tmp_path):
 
 def test_events_have_increasing_seq_and_the_common_fields(tmp_path):
     session = new_session(tmp_path)
-    session.emit("user_message", text="hi")
+    session.write_event("user_message", dict(text="hi"))
     session.finish("valid")
 
     events = [json.loads(line) for line in (session.path / "events.jsonl").read_text().splitlines()]
@@ -46,7 +46,8 @@ def test_events_have_increasing_seq_and_the_common_fields(tmp_path):
 
 def test_everything_written_is_redacted(tmp_path):
     session = new_session(tmp_path)
-    session.emit("user_message", text="use Known-Secret-1 and mysql://u:dsnpass99@h/db", password="p4ss-word")
+    session.write_event("user_message", dict(text="use Known-Secret-1 and mysql://u:dsnpass99@h/db",
+                                             password="p4ss-word"))
     session.write_text("artifacts/x.txt", "token: abcdef123456 Known-Secret-1")
     session.write_json("artifacts/x.json", {"api_key": "k-123456", "note": "Known-Secret-1"})
     session.append_conversation("user", "Known-Secret-1")

@@ -143,7 +143,7 @@ def test_a_running_session_nobody_holds_is_shown_as_interrupted(tmp_path):
 
 def test_a_torn_last_line_is_ended_before_the_next_event(tmp_path):
     session = new_session(tmp_path)
-    session.emit("user_message", text="first")
+    session.write_event("user_message", dict(text="first"))
     session.finish("valid")
     events = session.path / "events.jsonl"
     whole = events.read_bytes()
@@ -172,11 +172,11 @@ PARTIAL_WRITE = textwrap.dedent("""
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
     try:
-        session.emit("user_message", text="x" * 200)
+        session.write_event("user_message", dict(text="x" * 200))
     except FileWriteError as error:
         print(error)
     resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-    session.emit("user_message", text="after the disk was freed")
+    session.write_event("user_message", dict(text="after the disk was freed"))
     session.finish("valid")
     print(session.path)
 """)
@@ -226,8 +226,8 @@ def test_an_empty_session_id_is_a_usage_error(tmp_path):
 
 def test_non_finite_numbers_are_written_as_strings_and_every_line_is_strict_json(tmp_path):
     session = new_session(tmp_path)
-    session.emit("api_error", delay_s=math.inf, retry_after=float("inf"), ratio=-math.inf, value=math.nan,
-                 nested={"x": [math.nan]})
+    session.write_event("api_error", dict(delay_s=math.inf, retry_after=float("inf"), ratio=-math.inf, value=math.nan,
+                                          nested={"x": [math.nan]}))
     session.write_json("artifacts/cycle-1/attempt-1/errors.json", {"value": math.nan})
     session.finish("valid")
 
@@ -241,7 +241,7 @@ def test_non_finite_numbers_are_written_as_strings_and_every_line_is_strict_json
 def test_a_lone_surrogate_is_written_escaped_and_the_session_stays_valid(tmp_path):
     session = new_session(tmp_path)
     answer = "name: a\ud800b"
-    session.emit("llm_response", text=answer)
+    session.write_event("llm_response", dict(text=answer))
     session.append_conversation("assistant", answer, note="\udcff")
     written = session.write_text("artifacts/cycle-1/attempt-1/answer.txt", answer)
     session.write_json("artifacts/cycle-1/attempt-1/errors.json", {answer: answer})
@@ -258,7 +258,7 @@ def test_a_lone_surrogate_is_written_escaped_and_the_session_stays_valid(tmp_pat
 
 def test_unicode_line_separators_never_cut_an_event_in_two(tmp_path):
     session = new_session(tmp_path)
-    session.emit("user_message", text="one\u2028two\u2029three\x85four")
+    session.write_event("user_message", dict(text="one\u2028two\u2029three\x85four"))
     session.finish("valid")
 
     read = read_events(find_session(session.path.parent, session.id))

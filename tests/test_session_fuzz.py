@@ -45,7 +45,7 @@ def test_hostile_inputs_never_crash_a_session_writer_and_every_file_stays_strict
                              redactor=Redactor(known_values=["hunter2"]))
     for index in range(INPUTS):
         value = hostile_value(rng)
-        session.emit("fuzz", index=index, value=value)
+        session.write_event("fuzz", dict(index=index, value=value))
         session.append_conversation("assistant", hostile_text(rng), extra=value)
         if index % 50 == 0:
             session.write_text(f"artifacts/cycle-1/attempt-{index}/answer.txt", hostile_text(rng))

@@ -41,6 +41,7 @@ from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
 from osiris.retry.budget import SpendingCapReached
 from osiris.retry.engine import GenerationEngine
+from osiris.session.events import LlmCallCancelled
 
 if TYPE_CHECKING:
     from osiris.retry.result import CycleResult
@@ -145,7 +146,7 @@ class ChatLoop:
             with self.progress.working(status):
                 result = call()
         except KeyboardInterrupt:
-            self.engine.session.emit("llm_call_cancelled", reason="ctrl-c")
+            self.engine.session.emit(LlmCallCancelled(reason="ctrl-c"))
             self.display.warn("Cancelled. The session goes on: type a new request, or /exit.")
             return None
         except (LLMAuthError, LLMUnavailableError) as error:

@@ -19,13 +19,3 @@ class LLMServiceError(Exception):
     def __str__(self) -> str:
         status = f" (HTTP {self.status})" if self.status else ""
         return f"{self.kind}{status}: {self.message}"
-
-    def to_event(self) -> dict[str, object]:
-        """The fields of an `api_error` event (SPEC §8)."""
-        return {
-            "class": self.kind,
-            "status": self.status,
-            "retryable": self.retryable,
-            "retry_after": self.retry_after,
-            "message": self.message,
-        }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from osiris.errors import PipelineInvalidError
+from osiris.session import events
 
 if TYPE_CHECKING:
     from osiris.retry.engine import GenerationEngine
@@ -71,9 +72,9 @@ def stop_before_call(engine: GenerationEngine, attempts: list[Any], prompt: str)
     if reason is None:
         return False
     engine.budget_stop = reason
-    engine.session.emit("spending_cap_reached", reason=reason, session_tokens=session_spent,
-                        cycle_tokens=cycle_spent, next_call_tokens=next_call,
-                        max_session_tokens=cap.max_session_tokens, max_cycle_tokens=cap.max_cycle_tokens)
+    engine.session.emit(events.SpendingCapReached(
+        reason=reason, session_tokens=session_spent, cycle_tokens=cycle_spent, next_call_tokens=next_call,
+        max_session_tokens=cap.max_session_tokens, max_cycle_tokens=cap.max_cycle_tokens))
     if not attempts:
         raise SpendingCapReached(reason)
     return True

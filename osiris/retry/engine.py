@@ -46,6 +46,7 @@ from osiris.retry.progress import (
 from osiris.retry.result import Attempt, AttemptKind, CycleResult
 from osiris.retry.seams import PipelineValidator
 from osiris.session import Session
+from osiris.session import events as ev
 
 
 
@@ -119,7 +120,7 @@ class GenerationEngine:
         """After an escalation: the person's guidance, the last pipeline, and a fresh retry budget."""
         request = self._require_request()
         text = self._take_user_text(hint, kind="hint")
-        self.session.emit("retry_counter_reset", reason="hint", max_attempts=self.config.max_attempts)
+        self.session.emit(ev.RetryCounterReset(reason="hint", max_attempts=self.config.max_attempts))
         base = self.last.oml_text if self.last and self.last.oml_text else self.current_oml
         still_open = self.last.report.errors if self.last and not self.last.valid and self.last.attempts else []
         redact = self.session.redactor.text
@@ -128,14 +129,14 @@ class GenerationEngine:
     def fresh(self) -> CycleResult:
         """After an escalation: the same request generated anew, with a fresh retry budget."""
         request = self._require_request()
-        self.session.emit("retry_counter_reset", reason="fresh", max_attempts=self.config.max_attempts)
+        self.session.emit(ev.RetryCounterReset(reason="fresh", max_attempts=self.config.max_attempts))
         return self._cycle(request, hint=None, base_oml=self.current_oml)
 
     def revalidate(self, oml_text: str) -> CycleResult:
         """After the person edited the pipeline: validate it again, without the LLM."""
         cycle = self.session.start_cycle()
         started = time.perf_counter()
-        self.session.emit("validation_attempt_start", cycle=cycle, attempt_index=1, kind="edit")
+        self.session.emit(ev.ValidationAttemptStart(cycle=cycle, attempt_index=1, kind="edit"))
         self.observer(Validating(cycle, 1, 1))
         report, validate_ms = self._validate(oml_text, truncated=False)
         attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
@@ -157,23 +158,19 @@ class GenerationEngine:
                 f"retry attempts must be a whole number from {lowest} to {highest}, not {max_attempts}"
             )
         self.config = replace(self.config, max_attempts=max_attempts)
-        self.session.emit("settings_changed", setting="validation.retry.max_attempts", value=max_attempts)
+        self.session.emit(ev.SettingsChanged(setting="validation.retry.max_attempts", value=max_attempts))
 
     def escalate(self, result: CycleResult) -> list[dict[str, Any]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
         shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
-        self.session.emit(
-            "hitl_escalation",
-            cycle=result.cycle,
-            stop_reason=result.stop_reason,
-            attempts=shown,
-            token_usage=result.usage.to_dict(),
-        )
+        self.session.emit(ev.HitlEscalation(
+            cycle=result.cycle, stop_reason=result.stop_reason, attempts=shown, token_usage=result.usage.to_dict(),
+        ))
         return shown
 
-    def record_choice(self, action: str, **details: Any) -> None:
+    def record_choice(self, action: str, reason: str = ev.OMITTED) -> None:
         """The person's answer to an escalation: hint, edit, fresh or cancel."""
-        self.session.emit("hitl_response", action=action, **details)
+        self.session.emit(ev.HitlResponse(action=action, reason=reason))
 
     def accept(self, result: CycleResult, saved_to: str | None = None) -> str:
         """Mark a valid pipeline accepted: save it in the session and return its sha256."""
@@ -181,7 +178,7 @@ class GenerationEngine:
         digest = trail.sha256(oml)
         self.session.write_text(f"{trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
         tested = result.dry_run.status if result.dry_run is not None else "off"
-        self.session.emit("pipeline_accepted", cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested)
+        self.session.emit(ev.PipelineAccepted(cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested))
         return digest
 
     def restore(self, conversation: list[dict[str, Any]]) -> None:
@@ -248,13 +245,13 @@ class GenerationEngine:
             reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
             trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
-            self.session.emit("retry_stopped", cycle=cycle, stop_reason=reason, attempts=len(attempts))
+            self.session.emit(ev.RetryStopped(cycle=cycle, stop_reason=reason, attempts=len(attempts)))
             raise
         return self._finish_cycle(result)
 
     def _attempt(self, cycle: int, index: int, total: int, prompt: str, kind: AttemptKind) -> Attempt:
         started = time.perf_counter()
-        self.session.emit("validation_attempt_start", cycle=cycle, attempt_index=index, kind=kind)
+        self.session.emit(ev.ValidationAttemptStart(cycle=cycle, attempt_index=index, kind=kind))
         self.observer(Generating(cycle, index, total))
         request = LLMRequest(
             system_stable=self.system_prompt.stable,
@@ -262,14 +259,10 @@ class GenerationEngine:
             messages=[*self.history, Message("user", self.session.redactor.text(prompt))],  # the last lock
             max_tokens=self.config.max_tokens,
         )
-        self.session.emit(
-            "llm_request",
-            cycle=cycle,
-            attempt_index=index,
-            model=self.provider.model,
-            messages=len(request.messages),
+        self.session.emit(ev.LlmRequest(
+            cycle=cycle, attempt_index=index, model=self.provider.model, messages=len(request.messages),
             prompt_chars=len(prompt),
-        )
+        ))
         llm_started = time.perf_counter()
         reply: LLMReply = call_with_backoff(
             lambda: self.provider.complete(request),
@@ -278,15 +271,10 @@ class GenerationEngine:
             sleep=self.sleep,
         )
         llm_ms = (time.perf_counter() - llm_started) * 1000
-        self.session.emit(
-            "llm_response",
-            cycle=cycle,
-            attempt_index=index,
-            model=reply.model,
-            stop_reason=reply.stop_reason,
-            token_usage=reply.usage.to_dict(),
-            duration_ms=round(reply.duration_ms or llm_ms, 1),
-        )
+        self.session.emit(ev.LlmResponse(
+            cycle=cycle, attempt_index=index, model=reply.model, stop_reason=reply.stop_reason,
+            token_usage=reply.usage.to_dict(), duration_ms=round(reply.duration_ms or llm_ms, 1),
+        ))
         self.observer(Validating(cycle, index, total))
         report, validate_ms = self._validate(reply.text, truncated=reply.truncated)
         attempt = Attempt(index, kind, prompt, reply.text, report, reply.usage, llm_ms, validate_ms)
@@ -317,26 +305,18 @@ class GenerationEngine:
             validation_ms=attempt.validate_ms,
             attempts=1,
         )
-        self.session.emit(
-            "validation_attempt_complete",
-            cycle=cycle,
-            attempt_index=attempt.index,
-            valid=attempt.valid,
-            error_count=len(attempt.report.errors),
-            warning_count=len(attempt.report.warnings),
-            error_codes=list(attempt.report.error_codes),
+        self.session.emit(ev.ValidationAttemptComplete(
+            cycle=cycle, attempt_index=attempt.index, valid=attempt.valid, error_count=len(attempt.report.errors),
+            warning_count=len(attempt.report.warnings), error_codes=list(attempt.report.error_codes),
             duration_ms=round(attempt.validate_ms, 2),
-        )
+        ))
 
     def _announce_retry(self, cycle: int, attempt: Attempt, total: int) -> None:
-        self.session.emit(
-            "validation_retry",
-            cycle=cycle,
-            attempt_index=attempt.index,
+        self.session.emit(ev.ValidationRetry(
+            cycle=cycle, attempt_index=attempt.index,
             validation_errors=[issue.to_dict() for issue in attempt.report.errors],
-            token_usage=attempt.usage.to_dict(),
-            duration_ms=round(attempt.wall_ms, 1),
-        )
+            token_usage=attempt.usage.to_dict(), duration_ms=round(attempt.wall_ms, 1),
+        ))
         self.observer(AttemptFailed(cycle, attempt.index, total, attempt.report, will_retry=True))
 
     def _delta(self, attempts: list[Attempt]) -> str:
@@ -355,9 +335,10 @@ class GenerationEngine:
                                   sample_rows=sample.rows if sample else None)
 
     def _api_error(self, cycle: int, index: int, error: LLMServiceError, delay: float | None, n: int) -> None:
-        self.session.emit(
-            "api_error", cycle=cycle, attempt_index=index, delay_s=delay, retry_number=n, **error.to_event()
-        )
+        self.session.emit(ev.ApiError(
+            cycle=cycle, attempt_index=index, delay_s=delay, retry_number=n, error_class=error.kind,
+            status=error.status, retryable=error.retryable, retry_after=error.retry_after, message=error.message,
+        ))
         self.observer(ApiErrorRetrying(error, delay, n, self.config.backoff.retries))
 
     def _finish_cycle(self, result: CycleResult) -> CycleResult:
@@ -366,13 +347,13 @@ class GenerationEngine:
         if result.valid:
             self._remember_turn(result.request, result.oml_text or "")
         elif result.question:
-            self.session.emit("assistant_question", cycle=result.cycle, text=result.question)
+            self.session.emit(ev.AssistantQuestion(cycle=result.cycle, text=result.question))
             question = self.session.redactor.text(result.question)
             self.turns.append((Message("user", f"Request: {result.request}"), Message("assistant", question)))
         else:
-            self.session.emit(
-                "retry_stopped", cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
-            )
+            self.session.emit(ev.RetryStopped(
+                cycle=result.cycle, stop_reason=result.stop_reason, attempts=len(result.attempts)
+            ))
         self.session.append_conversation(
             "assistant",
             result.last.answer if result.attempts else "",
@@ -401,7 +382,7 @@ class GenerationEngine:
         notice = scrubbed.notice()
         if notice:
             self.observer(RequestScrubbed(notice))
-        self.session.emit("user_message", kind=kind, text=scrubbed.text, scrubbed=scrubbed.original_changed)
+        self.session.emit(ev.UserMessage(kind=kind, text=scrubbed.text, scrubbed=scrubbed.original_changed))
         self.session.append_conversation("user", scrubbed.text, kind=kind)
         return scrubbed.text
 

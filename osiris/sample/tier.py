@@ -18,7 +18,7 @@ from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_ru
 from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import DryRunPolicy, sources
 from osiris.sample.trail import SampleTrail
-from osiris.session import Session
+from osiris.session import Session, events
 
 if TYPE_CHECKING:
     from osiris.registry import Registry
@@ -77,8 +77,8 @@ class SampleTier:
         unasked = self.policy.answer is None
         wanted = self.policy.wants_run(pipeline)
         if unasked and self.policy.answer is not None:
-            self.session.emit("dry_run_answer", sources=sources(pipeline), sample_rows=self.options.rows,
-                              answer="yes" if self.policy.answer else "no")
+            self.session.emit(events.DryRunAnswer(sources=sources(pipeline), sample_rows=self.options.rows,
+                                                  answer="yes" if self.policy.answer else "no"))
         return wanted
 
 

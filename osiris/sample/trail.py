@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from osiris.run.engine import StepResult
-from osiris.run.trail import RunTrail
+from osiris.run.trail import RunTrail, run_end
 from osiris.sample.dry_run import DryRun
-from osiris.session import Session
+from osiris.session import Session, events
 
 
 class SampleTrail(RunTrail):
@@ -26,8 +26,8 @@ class SampleTrail(RunTrail):
         self.where, self.cycle, self.attempt = where, cycle, attempt
 
     def begin(self, steps: int, sources: list[str]) -> None:
-        self.session.emit("dry_run_start", cycle=self.cycle, attempt_index=self.attempt,
-                          sample_rows=self.sample, steps=steps, sources=sources)
+        self.session.emit(events.DryRunStart(cycle=self.cycle, attempt_index=self.attempt,
+                                             sample_rows=self.sample, steps=steps, sources=sources))
 
     def complete(self, dry_run: DryRun, ran: bool) -> None:
         """dry_run.json, then `run_end` (when steps ran) and `dry_run_complete`."""
@@ -37,14 +37,13 @@ class SampleTrail(RunTrail):
             "issues": [issue.to_dict() for issue in dry_run.issues],
             "steps": [self.step_record(step) for step in dry_run.steps]})
         if ran:
-            self.session.emit("run_end", status="succeeded" if dry_run.status == "passed" else dry_run.status,
-                              steps_ok=sum(s.status == "ok" for s in dry_run.steps),
-                              steps_failed=sum(s.status == "failed" for s in dry_run.steps),
-                              steps_skipped=sum(s.status == "skipped" for s in dry_run.steps))
-        self.session.emit("dry_run_complete", cycle=self.cycle, attempt_index=self.attempt, status=dry_run.status,
-                          reason=dry_run.reason, error_codes=sorted({i.code for i in dry_run.errors}),
-                          steps=[{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps],
-                          duration_ms=dry_run.duration_ms)
+            self.session.emit(run_end(
+                "succeeded" if dry_run.status == "passed" else dry_run.status, dry_run.steps))
+        self.session.emit(events.DryRunComplete(
+            cycle=self.cycle, attempt_index=self.attempt, status=dry_run.status, reason=dry_run.reason,
+            error_codes=sorted({i.code for i in dry_run.errors}),
+            steps=[{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps],
+            duration_ms=dry_run.duration_ms))
 
     def step_record(self, step: StepResult) -> dict[str, Any]:
         return self._step_record(step)

@@ -1,7 +1,7 @@
 """The session directory (SPEC §8): a redacted, append-only record of everything that happened.
 
     session = Session.create(root, provider="anthropic", model=..., effective=..., redactor=...)
-    session.emit("user_message", text="...")
+    session.emit(events.UserMessage(kind="request", text="...", scrubbed=False))
     session.write_json("artifacts/cycle-1/retry_trail.json", trail)
     session.finish("valid")
 

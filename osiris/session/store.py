@@ -7,6 +7,7 @@ import secrets as _random
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from osiris.errors import UsageError
@@ -19,6 +20,7 @@ from osiris.session.files import (
     write_json_atomic,
 )
 from osiris.session.lock import LOCK_FILE, SessionLock
+from osiris.session.events import Event, SessionEnd, SessionResumed, SessionStart
 from osiris.session.meta import FORMAT, meta_problem
 from osiris.session.safe_io import refuse_links_below, write_error
 
@@ -103,7 +105,7 @@ class Session:
         session = cls(path, session_id, redactor, meta)
         session._lock = _acquire(path, session_id)
         session._save_meta()
-        session.emit("session_start", provider=provider, model=model, command=command)
+        session.emit(SessionStart(provider=provider, model=model, command=command))
         return session
 
     @classmethod
@@ -130,16 +132,20 @@ class Session:
         session._seq = _last_seq(path / EVENTS_FILE)
         meta.update(status="running", ended_at=None)
         session._save_meta()
-        session.emit("session_resumed", provider=provider, model=model)
+        session.emit(SessionResumed(provider=provider, model=model))
         return session
 
     # --- writing -------------------------------------------------------------------------
 
-    def emit(self, event_type: str, **fields: Any) -> dict[str, Any]:
-        """Append one event to events.jsonl (redacted, flushed) and return it."""
+    def emit(self, event: Event) -> dict[str, Any]:
+        """Append one event (osiris.session.events) to events.jsonl, redacted and flushed; return it."""
+        return self.write_event(event.TYPE, event.to_fields())
+
+    def write_event(self, event_type: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The line `emit` writes, for any type and fields: the storage layer on its own."""
         self._seq += 1
         event = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
-        event.update(self.redactor.data(fields))
+        event.update(self.redactor.data(dict(fields)))
         self._events.append(strict_json.dumps(event))
         return event
 
@@ -193,7 +199,7 @@ class Session:
         self.meta["status"] = status
         self.meta["ended_at"] = now_iso()
         self._save_meta()
-        self.emit("session_end", status=status, totals=self.totals.to_dict())
+        self.emit(SessionEnd(status=status, totals=self.totals.to_dict()))
         self._events.close()
         self._conversation.close()
         if self._lock is not None:
