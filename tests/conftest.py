@@ -55,6 +55,16 @@ def run_osiris(
     return support.run_osiris(*args, cwd=cwd, env=env, timeout=timeout)
 
 
+def osiris_here(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None
+) -> subprocess.CompletedProcess:
+    """Like `run_osiris`, inside the test process (tests/inprocess.py): for what a process adds nothing to."""
+    from tests.inprocess import run_inprocess
+
+    env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY) if env is None else env
+    return run_inprocess(*args, cwd=cwd, env=env, input=input)
+
+
 def session_dirs(root: Path) -> list[Path]:
     base = root / ".osiris" / "sessions"
     return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import re
 
-from tests.conftest import run_osiris, session_dirs, write_settings
+from tests.conftest import session_dirs, write_settings
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply
 from tests.test_chat_pipe import REQUEST, chat
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 
 def _caps(project, fake_api, **caps: int) -> None:

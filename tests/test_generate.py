@@ -1,4 +1,5 @@
-"""`osiris generate` as users run it: a subprocess, the real SDK, the fake server, real files."""
+"""`osiris generate` as users run it: the real SDK, the fake server, real files. In-process
+(`cli.main`) where a process adds nothing; a real subprocess for the entry point and the keyring."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import yaml
 from tests.conftest import (
     TEST_API_KEY,
     cli_env,
+    osiris_here,
     run_osiris,
     session_dirs,
     write_settings,
@@ -38,7 +40,7 @@ def test_fixed_on_retry_prints_the_valid_pipeline_and_the_session(project, fake_
 def test_output_file_and_json(project, fake_api):
     fake_api.add(Reply(fenced(VALID), input_tokens=321, output_tokens=123))
 
-    done = run_osiris("generate", REQUEST, "-o", "pipelines/out.yaml", "--json", cwd=project)
+    done = osiris_here("generate", REQUEST, "-o", "pipelines/out.yaml", "--json", cwd=project)
 
     assert done.returncode == 0, done.stderr
     assert yaml.safe_load((project / "pipelines" / "out.yaml").read_text()) == yaml.safe_load(VALID)
@@ -51,7 +53,7 @@ def test_output_file_and_json(project, fake_api):
 def test_never_fixed_exits_1_after_exactly_max_attempts_plus_one_requests(project, fake_api):
     fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)), Reply(fenced(BAD_NEEDS)), Reply(fenced(VALID)))
 
-    done = run_osiris("generate", REQUEST, cwd=project)
+    done = osiris_here("generate", REQUEST, cwd=project)
 
     assert done.returncode == 1
     assert len(fake_api.requests) == 3
@@ -64,7 +66,7 @@ def test_never_fixed_exits_1_after_exactly_max_attempts_plus_one_requests(projec
 def test_strict_mode_from_the_command_line(project, fake_api):
     fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(VALID)))
 
-    done = run_osiris("generate", REQUEST, "--retry-attempts", "0", cwd=project)
+    done = osiris_here("generate", REQUEST, "--retry-attempts", "0", cwd=project)
 
     assert done.returncode == 1 and len(fake_api.requests) == 1
     meta = json.loads((session_dirs(project)[0] / "session.json").read_text())
@@ -75,7 +77,7 @@ def test_strict_mode_from_the_command_line(project, fake_api):
 def test_retry_attempts_from_the_environment(project, fake_api):
     fake_api.add(*[Reply(fenced(BAD_MODE if i % 2 == 0 else BAD_COMPONENT)) for i in range(6)])
 
-    done = run_osiris(
+    done = osiris_here(
         "generate", REQUEST, cwd=project,
         env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, OSIRIS_VALIDATE_RETRY_ATTEMPTS="1"),
     )
@@ -84,7 +86,7 @@ def test_retry_attempts_from_the_environment(project, fake_api):
 
 
 def test_out_of_range_retry_attempts_is_a_usage_error_naming_cli(project, fake_api):
-    done = run_osiris("generate", REQUEST, "--retry-attempts", "9", cwd=project)
+    done = osiris_here("generate", REQUEST, "--retry-attempts", "9", cwd=project)
 
     assert done.returncode == 2
     assert "cli" in done.stderr and "max_attempts" in done.stderr and "Traceback" not in done.stderr
@@ -92,7 +94,7 @@ def test_out_of_range_retry_attempts_is_a_usage_error_naming_cli(project, fake_a
 
 
 def test_no_key_exits_3_and_points_to_the_ways_to_set_one(project, fake_api):
-    done = run_osiris("generate", REQUEST, cwd=project, env=cli_env())
+    done = osiris_here("generate", REQUEST, cwd=project, env=cli_env())
 
     assert done.returncode == 3
     assert "ANTHROPIC_API_KEY" in done.stderr and "osiris auth login" in done.stderr
@@ -103,7 +105,7 @@ def test_no_key_exits_3_and_points_to_the_ways_to_set_one(project, fake_api):
 def test_rejected_key_exits_3_in_one_line(project, fake_api):
     fake_api.add(Status(401, message="invalid x-api-key"))
 
-    done = run_osiris("generate", REQUEST, cwd=project)
+    done = osiris_here("generate", REQUEST, cwd=project)
 
     assert done.returncode == 3 and len(fake_api.requests) == 1
     assert "key was rejected" in done.stderr and "Traceback" not in done.stderr
@@ -120,7 +122,7 @@ def test_service_down_exits_4(project, fake_api):
 
 
 def test_demo_provider_runs_offline_invalid_then_valid(tmp_path):
-    done = run_osiris("generate", "active customers to CSV", "--provider", "demo", cwd=tmp_path, env=cli_env())
+    done = osiris_here("generate", "active customers to CSV", "--provider", "demo", cwd=tmp_path, env=cli_env())
 
     assert done.returncode == 0, done.stderr
     assert "asking the LLM to fix them" in done.stderr and "attempt 2: valid" in done.stderr
@@ -168,7 +170,7 @@ steps:
     fake_api.add(Reply(fenced(leaky)), Reply(fenced(leaky.replace("password", "pass_word"))), Reply(fenced(VALID)))
     request = f"copy customers from mysql://reader:{PLANTED['dsn']}@db.internal/shop (pw {PLANTED['yaml']}) to csv"
 
-    done = run_osiris(
+    done = osiris_here(
         "generate", request, "--json", cwd=project,
         env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=PLANTED["env"]),
     )
@@ -200,7 +202,7 @@ steps:
 def test_model_flag_reaches_the_api_and_rate_limits_are_shown(project, fake_api):
     fake_api.add(Status(429, retry_after="0"), Reply(fenced(VALID)))
 
-    done = run_osiris("generate", REQUEST, "--model", "claude-haiku-5-5", cwd=project)
+    done = osiris_here("generate", REQUEST, "--model", "claude-haiku-5-5", cwd=project)
 
     assert done.returncode == 0, done.stderr
     assert [r.body["model"] for r in fake_api.requests] == ["claude-haiku-5-5"] * 2
@@ -208,7 +210,7 @@ def test_model_flag_reaches_the_api_and_rate_limits_are_shown(project, fake_api)
 
 
 def test_demo_in_strict_mode_is_invalid_and_says_where_the_session_is(tmp_path):
-    done = run_osiris("generate", "x", "--provider", "demo", "--retry-attempts", "0", cwd=tmp_path, env=cli_env())
+    done = osiris_here("generate", "x", "--provider", "demo", "--retry-attempts", "0", cwd=tmp_path, env=cli_env())
 
     assert done.returncode == 1 and done.stdout == ""
     assert "still invalid after 1 attempt " in done.stderr and str(session_dirs(tmp_path)[0]) in done.stderr
@@ -218,7 +220,7 @@ def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fa
     write_settings(project, {"llm": {"timeout_seconds": 5}})  # base_url: null
     fake_api.add(Reply(fenced(VALID)))
 
-    done = run_osiris(
+    done = osiris_here(
         "generate", REQUEST, cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, ANTHROPIC_BASE_URL=fake_api.url)
     )
 
@@ -227,6 +229,7 @@ def test_without_base_url_the_sdk_default_honours_anthropic_base_url(project, fa
 
 
 def test_the_key_can_come_from_the_keyring(project, fake_api, tmp_path):
+    # A real process: keyring picks its backend once per process, from PYTHON_KEYRING_BACKEND.
     """A keyring backend (a tiny in-memory one on the path) instead of ANTHROPIC_API_KEY."""
     backend_dir = tmp_path / "backend"
     backend_dir.mkdir()
@@ -251,7 +254,7 @@ def test_the_key_can_come_from_the_keyring(project, fake_api, tmp_path):
 def test_warnings_of_the_valid_pipeline_are_shown(project, fake_api):
     fake_api.add(Reply(fenced(VALID.replace("path: output/", "file_path: output/"))))
 
-    done = run_osiris("generate", REQUEST, cwd=project)
+    done = osiris_here("generate", REQUEST, cwd=project)
 
     assert done.returncode == 0, done.stderr
     assert "valid with 1 warning" in done.stderr and "OML315" in done.stderr
@@ -265,11 +268,11 @@ def test_closing_line_counts_each_kind_of_token_once(project, fake_api):
         Reply(fenced(VALID), input_tokens=420, output_tokens=190, cache_read=1600),
     )
 
-    done = run_osiris("generate", REQUEST, cwd=project)
+    done = osiris_here("generate", REQUEST, cwd=project)
 
     assert done.returncode == 0, done.stderr
     assert "tokens: 2,270 in, 400 out, 1,600 cache read, 1,600 cache write" in done.stderr
-    attempts = run_osiris("sessions", "attempts", "last", cwd=project).stdout.splitlines()
+    attempts = osiris_here("sessions", "attempts", "last", cwd=project).stdout.splitlines()
     assert attempts[0].split()[6:10] == ["TOK", "IN", "TOK", "OUT"]
     assert attempts[1].split()[5:9] == ["1850", "210", "0", "1600"]
     assert attempts[2].split()[5:9] == ["420", "190", "1600", "0"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support import REPO, run_osiris
+from tests.support import REPO
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 
 def test_init_writes_settings_and_components(tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs
+from tests.conftest import TEST_API_KEY, cli_env, session_dirs
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import FakeAnthropic, Reply, Status
 from tests.support import run_osiris as run_with_input
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"
 

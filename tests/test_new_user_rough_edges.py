@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_env, run_osiris
+from tests.conftest import cli_env
 from tests.support import REPO
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 
 def test_components_show_prints_yaml_words_not_python_reprs(tmp_path: Path):

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs
+from tests.conftest import TEST_API_KEY, cli_env, session_dirs
 from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import Reply
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 
 def settings_error(tmp_path: Path, text: str | None = None, **env: str):

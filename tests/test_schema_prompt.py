@@ -11,9 +11,10 @@ import pytest
 
 from osiris.catalog import Catalog, write_catalog
 from osiris.prompt.schema import schema_section
-from tests.conftest import run_osiris, write_settings
+from tests.conftest import write_settings
 from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import Reply
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 
 def table(*columns: str, key: str = "id") -> dict[str, Any]:

@@ -9,9 +9,10 @@ import json
 
 import yaml
 
-from tests.conftest import TEST_API_KEY, cli_env, run_osiris, session_dirs, write_settings
+from tests.conftest import TEST_API_KEY, cli_env, session_dirs, write_settings
 from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import Reply
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 ENV_PW = "MyEnv-Pw-5521"  # a connection password from the environment
 NUMERIC_PW = 98765432  # a connection password that YAML reads as a number

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 HEAD = """\
 oml_version: "0.1.0"

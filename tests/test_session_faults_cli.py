@@ -11,11 +11,12 @@ import signal
 import pytest
 
 from tests.chat_harness import events, only_session
-from tests.conftest import cli_env, run_osiris, write_settings
+from tests.conftest import cli_env, write_settings
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply, Status
 from tests.test_chat_pipe import chat
 from tests.test_new_user_chat import chats  # noqa: F401  (the fixture: chat processes closed after the test)
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 pexpect = pytest.importorskip("pexpect")
 

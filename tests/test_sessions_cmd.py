@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.conftest import cli_env, run_osiris, session_dirs
+from tests.conftest import cli_env, session_dirs
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 
 @pytest.fixture(scope="module")

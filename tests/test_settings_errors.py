@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import clean_env, run_osiris
+from tests.support import clean_env
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 
 def assert_one_line_usage_error(result, *fragments: str) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import clean_env, run_osiris
+from tests.support import clean_env
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 KEY = "validation.retry.max_attempts"
 
