@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from tests.support import clean_env
+from tests.inprocess import run_inprocess
 from tests.support import run_osiris as _run_osiris
 
 PG_ENV, MARIA_ENV = "PG_PASSWORD", "MARIA_PASSWORD"
@@ -37,8 +38,12 @@ class RunProject:
                         encoding="utf-8")
         return path
 
-    def run(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-        result = _run_osiris("run", *args, cwd=self.root, env=clean_env(**{**self.env, **(env or {})}), timeout=120)
+    def run(self, *args: str, env: dict[str, str] | None = None, process: bool = False
+            ) -> subprocess.CompletedProcess[str]:
+        """`osiris run ARGS` in the project: in-process (tests/inprocess.py) unless `process` asks for
+        a real child (what only a process shows: its exit status from the entry point)."""
+        runner = _run_osiris if process else run_inprocess
+        result = runner("run", *args, cwd=self.root, env=clean_env(**{**self.env, **(env or {})}), timeout=120)
         self.assert_no_secrets(result.stdout + result.stderr)
         return result
 

@@ -71,7 +71,7 @@ def test_json_output_on_stdout(files):
 
 def test_file_not_found_is_oml510_and_lists_the_files_there(files):
     path = files.pipeline([csv_step("read-people", "read", "data/peple.csv")])
-    result = files.run(str(path))
+    result = files.run(str(path), process=True)  # exit 6 from the real entry point
     assert result.returncode == 6
     assert result.stderr.splitlines()[:2] == [
         f"{path} OML510 step 'read-people': file not found: data/peple.csv",
@@ -126,7 +126,7 @@ def test_invalid_pipeline_exits_1_and_runs_nothing(files):
 
 def test_usage_errors_exit_2(files):
     assert files.run("--sample", "0", "x.yaml").returncode == 2
-    assert files.run("missing.yaml").returncode == 2
+    assert files.run("missing.yaml", process=True).returncode == 2
 
 
 def test_unset_password_variable_is_oml511(tmp_path, postgres_server):
