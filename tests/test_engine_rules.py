@@ -10,7 +10,7 @@ import pytest
 from osiris.errors import UsageError
 from osiris.prompt.history import EARLIER_HEAD
 from tests.engine_harness import make_engine
-from tests.engine_samples import BAD_COMPONENT, BAD_MODE, VALID, fenced
+from tests.engine_samples import BAD_COMPONENT, BAD_MODE, BAD_NEEDS, VALID, fenced
 from tests.fake_anthropic import Reply
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"
@@ -178,3 +178,56 @@ def test_a_password_typed_in_a_request_stays_out_of_the_folded_list(project, fak
     folded = text_of(fake_api.requests[-1].body["messages"][0])
     assert folded.startswith(EARLIER_HEAD) and "postgresql://app:" in folded
     assert all(secret not in json.dumps(request.body) for request in fake_api.requests)
+
+
+def test_one_retry_that_runs_out_is_exhausted_not_strict_and_no_retry_is_announced_last(project, fake_api):
+    """max_attempts 1: two attempts, both invalid (different errors): 'exhausted'; the last progress
+    event says that no retry follows."""
+    from osiris.retry.progress import AttemptFailed
+
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)))
+    h = make_engine(project, cli={"validation": {"retry": {"max_attempts": 1}}})
+    result = h.engine.run(REQUEST)
+    assert (result.stop_reason, len(result.attempts), len(fake_api.requests)) == ("exhausted", 2, 2)
+    failed = [p for p in h.progress if isinstance(p, AttemptFailed)]
+    assert [(p.attempt, p.will_retry) for p in failed] == [(1, True), (2, False)]
+    assert [e["attempt_index"] for e in h.events("validation_attempt_start")] == [1, 2]
+
+
+def test_accept_returns_the_sha256_it_records(project, fake_api):
+    import hashlib
+
+    fake_api.add(Reply(fenced(VALID)))
+    h = make_engine(project)
+    result = h.engine.run(REQUEST)
+    digest = h.engine.accept(result, saved_to="pipelines/p.yaml")
+    assert digest == hashlib.sha256((result.oml_text or "").encode()).hexdigest()
+    assert h.events("pipeline_accepted")[-1]["sha256"] == digest
+
+
+def test_engine_settings_do_not_ask_unless_told(project):
+    import dataclasses
+
+    from osiris.retry.engine import EngineConfig
+    from osiris.settings import load_settings
+
+    config = EngineConfig.from_settings(load_settings(cwd=project, env={}).settings)
+    assert config.may_ask is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.max_attempts = 4  # type: ignore[misc]
+
+
+def test_an_edit_is_validated_once_without_the_llm_even_before_any_request(project, fake_api):
+    from osiris.retry.progress import Validating
+
+    h = make_engine(project)
+    result = h.engine.revalidate(VALID)  # no request yet: nothing earlier to compare with
+    assert (result.stop_reason, result.request, len(fake_api.requests)) == ("valid", "", 0)
+    assert [(p.attempt, p.total) for p in h.progress if isinstance(p, Validating)] == [(1, 1)]
+
+
+def test_an_edit_after_a_request_keeps_the_request(project, fake_api):
+    fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(BAD_COMPONENT)), Reply(fenced(BAD_NEEDS)))
+    h = make_engine(project)
+    h.engine.run(REQUEST)
+    assert h.engine.revalidate(VALID).request == REQUEST
