@@ -1,8 +1,16 @@
-"""Start-up time of `osiris --help` (and two other fast commands): median wall time over N runs.
+"""Start-up time of the fast commands against a bare interpreter: median wall time over N runs.
 
-    .venv/bin/python bench/startup.py [--runs 30]
+    .venv/bin/python bench/startup.py [--runs 30] [--source DIR ...]
 
-Prints one line per command, plus the bare interpreter for scale (compare ratios: machines are noisy).
+Runs `python -c pass`, `osiris --help`, `--version`, `config show` and `validate FILE` (a valid
+two-step pipeline that reads a table, then the same reading a query) in a temporary project with a
+`.osiris.yaml`, interleaved run by run, and prints each median with its ratio to the bare
+interpreter (compare ratios: these machines are noisy). `--source DIR` times the tree in DIR
+instead of this checkout (e.g. an older commit checked out with `git worktree add DIR REV`);
+several sources are timed interleaved.
+
+Bytecode is cached, as an installed Osiris has it: the children run without
+PYTHONDONTWRITEBYTECODE, and one untimed round fills the caches first.
 """
 
 from __future__ import annotations
@@ -16,34 +24,84 @@ import tempfile
 import time
 from pathlib import Path
 
+PIPELINE = """\
+oml_version: "0.1.0"
+name: orders-to-csv
+steps:
+  - id: read-orders
+    component: mysql.extractor
+    mode: read
+    config:
+      connection: "@mysql.default"
+      table: orders
+  - id: write-orders
+    component: filesystem.csv_writer
+    mode: write
+    needs: [read-orders]
+    config:
+      path: out/orders.csv
+"""
+SQL_PIPELINE = PIPELINE.replace("table: orders", "query: SELECT id, total FROM orders WHERE total > 0")
+SETTINGS = """\
+llm:
+  provider: demo
+connections:
+  mysql:
+    default:
+      host: db.internal
+      port: 3306
+      database: shop
+      user: osiris
+      password: ${MYSQL_PASSWORD}
+"""
 COMMANDS = {
-    "python -c pass (baseline)": [sys.executable, "-c", "pass"],
-    "osiris --help": [sys.executable, "-m", "osiris", "--help"],
-    "osiris --version": [sys.executable, "-m", "osiris", "--version"],
-    "osiris config show": [sys.executable, "-m", "osiris", "config", "show"],
+    "osiris --help": ["--help"],
+    "osiris --version": ["--version"],
+    "osiris config show": ["config", "show"],
+    "osiris validate FILE": ["validate", "pipeline.yaml"],
+    "osiris validate FILE (SQL)": ["validate", "sql.yaml"],  # the SQL checks import sqlglot
 }
 
 
-def median_ms(command: list[str], runs: int, cwd: str, env: dict[str, str]) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
-        timings.append((time.perf_counter() - start) * 1000)
-    return statistics.median(timings)
+def timed_ms(command: list[str], cwd: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode()}")
+    return elapsed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
-    runs = max(parser.parse_args().runs, 20)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OSIRIS_", "ANTHROPIC_"))}
+    parser.add_argument("--source", action="append", default=[])
+    args = parser.parse_args()
+    runs = max(args.runs, 5)
+    sources = [str(Path(s).resolve()) for s in args.source] or [None]
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OSIRIS_", "ANTHROPIC_")) and k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory() as cwd:
-        Path(cwd, ".osiris.yaml").write_text("llm:\n  provider: demo\n")
-        print(f"median wall time over {runs} runs")
-        for label, command in COMMANDS.items():
-            print(f"  {label:<28} {median_ms(command, runs, cwd, env):7.1f} ms")
+        Path(cwd, ".osiris.yaml").write_text(SETTINGS)
+        Path(cwd, "pipeline.yaml").write_text(PIPELINE)
+        Path(cwd, "sql.yaml").write_text(SQL_PIPELINE)
+        jobs = {("python -c pass (baseline)", None): [sys.executable, "-c", "pass"]}
+        for source in sources:
+            for label, argv in COMMANDS.items():
+                jobs[(label, source)] = [sys.executable, "-m", "osiris", *argv]
+        timings: dict[tuple[str, str | None], list[float]] = {job: [] for job in jobs}
+        for round_ in range(runs + 1):  # round 0 fills the bytecode caches and is not counted
+            for (label, source), command in jobs.items():
+                job_env = {**env, "PYTHONPATH": source} if source else env
+                elapsed = timed_ms(command, cwd, job_env)
+                if round_:
+                    timings[(label, source)].append(elapsed)
+    bare = statistics.median(timings[("python -c pass (baseline)", None)])
+    print(f"median wall time over {runs} interleaved runs, load average {os.getloadavg()[0]:.2f}")
+    for (label, source), samples in timings.items():
+        where = f"  [{source}]" if source and len(sources) > 1 else ""
+        median = statistics.median(samples)
+        print(f"  {label:<28} {median:7.1f} ms  {median / bare:5.1f}x{where}")
 
 
 if __name__ == "__main__":

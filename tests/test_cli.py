@@ -47,16 +47,22 @@ def test_every_command_has_help(tmp_path: Path) -> None:
 
 
 def test_fast_commands_do_not_import_heavy_libraries(tmp_path: Path) -> None:
-    heavy = ("anthropic", "prompt_toolkit", "rich", "pydantic_settings")
+    """Valid settings are read without pydantic (ADR 0126): from a settings file, env and flags."""
+    heavy = ("anthropic", "prompt_toolkit", "rich", "pydantic_settings", "pydantic")
     probe = (
         "import sys; from osiris.cli import main; "
         "code = main(sys.argv[1:]); "
         f"print([m for m in {heavy!r} if m in sys.modules])"
     )
     (tmp_path / "p.yaml").write_text("oml_version: '0.1.0'\n")
-    for args in (["--help"], ["config", "show"], ["validate", "p.yaml"]):
+    (tmp_path / ".osiris.yaml").write_text(
+        "llm:\n  provider: demo\n  timeout_seconds: 30\nvalidation:\n  dry_run: off\n  retry:\n    max_attempts: 3\n"
+        "  rules:\n    - name: csv-only\n      expr: \"true\"\n      level: warning\n"
+        "connections:\n  mysql:\n    default:\n      host: db\n      port: 3306\n      password: ${MYSQL_PASSWORD}\n")
+    env = clean_env(OSIRIS_VALIDATE_RETRY_ATTEMPTS="4", OSIRIS_LLM__MAX_TOKENS="2048")
+    for args in (["--help"], ["config", "show"], ["validate", "p.yaml"], ["config", "show", "--retry-attempts", "1"]):
         result = subprocess.run(
             [sys.executable, "-c", probe, *args],
-            cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=60,
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
         )
         assert result.stdout.strip().splitlines()[-1] == "[]", (args, result.stdout, result.stderr)

@@ -75,7 +75,7 @@ def test_numbers_are_secrets_under_secret_names_and_as_known_values():
 
 
 def test_config_show_and_session_json_mask_a_numeric_password():
-    settings = Settings.model_validate({"connections": {"mysql": {"default": {"host": "db", "password": 98765432}}}})
+    settings = Settings(connections={"mysql": {"default": {"host": "db", "password": 98765432}}})
     shown = EffectiveSettings(settings, {}, project_root=__import__("pathlib").Path("."))
     assert shown.to_dict()["connections.mysql.default.password"]["value"] == "***"
 

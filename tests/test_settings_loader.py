@@ -101,7 +101,7 @@ def test_config_path_must_name_an_existing_file(tmp_path):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"env": {"OSIRIS_VALIDATION__RETRY__MAX_ATTEMPTS": "9"}},
-     "env OSIRIS_VALIDATION__RETRY__MAX_ATTEMPTS: validation.retry.max_attempts = '9' is not allowed; "
+     "env OSIRIS_VALIDATION__RETRY__MAX_ATTEMPTS: validation.retry.max_attempts = 9 is not allowed; "
      "it must be a whole number from 0 to 5"),
     ({"cli": {"llm": {"modle": "x"}}}, "cli: unknown key 'llm.modle'; did you mean 'llm.model'?"),
     ({"cli": {"llm": {"zzzzzz": "x"}}},
@@ -126,6 +126,6 @@ def test_the_environment_stays_out_of_the_settings_repr(tmp_path):
     ("Bad thing", "bad thing"), ("", ""),
 ])
 def test_pydantic_messages_are_made_plain(message, plain):
-    from osiris.settings.loader import _plain
+    from osiris.settings.explain import _plain
 
     assert _plain(message) == plain

@@ -1,15 +1,14 @@
 """One source of truth: the 0..5 bound of validation.retry.max_attempts lives in the settings model
-(its Field's ge/le); the CLI's help, `/retry-attempts` and the engine read it from there."""
+(its field's ge/le metadata); the CLI's help, `/retry-attempts` and the engine read it from there."""
 
 from __future__ import annotations
 
 import argparse
 
-import annotated_types
 import pytest
 
 from osiris.commands.options import add_llm_options
-from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
+from osiris.settings.allowed import MAX_ATTEMPTS, fields_of, int_bounds
 from osiris.settings.model import RetrySettings
 
 
@@ -18,8 +17,8 @@ def test_the_bound_is_the_models() -> None:
 
 
 def test_the_cli_help_follows_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    field = RetrySettings.model_fields["max_attempts"]
-    monkeypatch.setattr(field, "metadata", [annotated_types.Ge(0), annotated_types.Le(3)])
+    field = fields_of(RetrySettings)["max_attempts"]
+    monkeypatch.setattr(field, "metadata", {"ge": 0, "le": 3, "strict": True})
     parser = argparse.ArgumentParser()
     add_llm_options(parser)
     assert "retries after the first generation, 0..3 (0 is strict mode)" in " ".join(parser.format_help().split())

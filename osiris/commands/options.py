@@ -57,11 +57,16 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
 def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings given on the command line, nested as in .osiris.yaml.
 
-    Values are passed through unconverted so that a bad one is reported with source `cli`.
+    Values are passed through as typed (a whole number read as one) so that a bad one is reported
+    with source `cli`.
     """
+    from osiris.settings.allowed import MAX_ATTEMPTS
+    from osiris.settings.env import whole_number_or_text
+
     layer: dict[str, Any] = {}
     if getattr(args, "retry_attempts", None) is not None:
-        layer["validation"] = {"retry": {"max_attempts": args.retry_attempts}}
+        attempts = whole_number_or_text(".".join(MAX_ATTEMPTS), args.retry_attempts)
+        layer["validation"] = {"retry": {"max_attempts": attempts}}
     if getattr(args, "dry_run", None) is not None:
         layer.setdefault("validation", {})["dry_run"] = args.dry_run
     llm = {

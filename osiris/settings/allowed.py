@@ -1,58 +1,60 @@
-"""Describe what a setting allows, read from the schema itself, for one-line error messages."""
+"""Read the settings schema (osiris.settings.model): the type and bounds of each setting, and what
+it allows in words, for one-line error messages, the env layer and the CLI's bounds."""
 
 from __future__ import annotations
 
+import dataclasses
 import typing
+from collections.abc import Mapping
 from typing import Any, TypeGuard
-
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from osiris.settings.model import Settings
 
 UNKNOWN = object()
+MAX_ATTEMPTS = ["validation", "retry", "max_attempts"]
+
+
+def is_section(annotation: Any) -> TypeGuard[type[Any]]:
+    """A section of settings (a dataclass of the model), as opposed to a single value."""
+    return isinstance(annotation, type) and dataclasses.is_dataclass(annotation)
+
+
+def fields_of(section: type[Any]) -> dict[str, dataclasses.Field[Any]]:
+    """A section's settings by name, in schema order."""
+    return {item.name: item for item in dataclasses.fields(section)}
 
 
 def known_keys_at(loc: list[str]) -> list[str]:
     """The keys allowed under the section `loc` (e.g. ["llm"] -> provider, model, ...)."""
-    model = _model_at(loc)
-    return list(model.model_fields) if model is not None else []
+    section = _section_at(loc)
+    return list(fields_of(section)) if section is not None else []
 
 
 def describe_allowed(loc: list[str]) -> str | None:
     """E.g. "a whole number from 0 to 5" for validation.retry.max_attempts; None if unknown."""
     if not loc:
         return None
-    parent = _model_at(loc[:-1])
-    if parent is None or loc[-1] not in parent.model_fields:
+    parent = _section_at(loc[:-1])
+    setting = fields_of(parent).get(loc[-1]) if parent is not None else None
+    if setting is None:
         return None
-    field = parent.model_fields[loc[-1]]
-    if is_model(field.annotation):
-        return f"a section of settings, with keys such as {', '.join(list(field.annotation.model_fields)[:3])}"
-    if typing.get_origin(field.annotation) is dict:
+    annotation = setting.type
+    if is_section(annotation):
+        return f"a section of settings, with keys such as {', '.join(list(fields_of(annotation))[:3])}"
+    if typing.get_origin(annotation) is dict:
         return "a mapping of names to settings"
-    return _describe_field(field)
+    return _describe_value(annotation, setting.metadata)
 
 
 def int_bounds(loc: list[str]) -> tuple[int, int]:
-    """(lowest, highest) a whole-number setting allows, read from its Field (ge/le): the one source
+    """(lowest, highest) a whole-number setting allows, read from its metadata (ge/le): the one source
     of e.g. validation.retry.max_attempts's 0..5 for the CLI's help, `/retry-attempts` and the engine."""
-    parent = _model_at(loc[:-1])
-    field = parent.model_fields[loc[-1]] if parent is not None and loc[-1] in parent.model_fields else None
-    limits = {type(item).__name__: item for item in field.metadata} if field is not None else {}
-    if "Ge" not in limits or "Le" not in limits:
+    parent = _section_at(loc[:-1])
+    setting = fields_of(parent).get(loc[-1]) if parent is not None else None
+    limits = setting.metadata if setting is not None else {}
+    if "ge" not in limits or "le" not in limits:
         raise KeyError(f"{'.'.join(loc)} has no ge/le bounds")
-    return int(limits["Ge"].ge), int(limits["Le"].le)
-
-
-MAX_ATTEMPTS = ["validation", "retry", "max_attempts"]
-
-
-def _model_at(loc: list[str]) -> type[BaseModel] | None:
-    annotation = annotation_at(loc)
-    if typing.get_origin(annotation) is list:  # validation.rules -> Rule
-        annotation = typing.get_args(annotation)[0]
-    return annotation if is_model(annotation) else None
+    return int(limits["ge"]), int(limits["le"])
 
 
 def annotation_at(parts: list[str]) -> Any:
@@ -62,11 +64,11 @@ def annotation_at(parts: list[str]) -> Any:
     for part in parts:
         if typing.get_origin(annotation) is list:
             annotation = typing.get_args(annotation)[0]
-        if is_model(annotation):
-            field = annotation.model_fields.get(part)
-            if field is None:
+        if is_section(annotation):
+            setting = fields_of(annotation).get(part)
+            if setting is None:
                 return UNKNOWN
-            annotation = field.annotation
+            annotation = setting.type
         elif typing.get_origin(annotation) is dict:
             annotation = typing.get_args(annotation)[1]
         else:
@@ -74,41 +76,42 @@ def annotation_at(parts: list[str]) -> Any:
     return annotation
 
 
-def is_model(annotation: Any) -> TypeGuard[type[BaseModel]]:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+def _section_at(loc: list[str]) -> type[Any] | None:
+    annotation = annotation_at(loc)
+    if typing.get_origin(annotation) is list:  # validation.rules -> Rule
+        annotation = typing.get_args(annotation)[0]
+    return annotation if is_section(annotation) else None
 
 
-def _describe_field(field: FieldInfo) -> str | None:
-    annotation = field.annotation
-    origin = typing.get_origin(annotation)
+def _describe_value(annotation: Any, limits: Mapping[str, Any]) -> str | None:
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     optional = len(args) < len(typing.get_args(annotation))
-    if origin is typing.Literal:
+    if typing.get_origin(annotation) is typing.Literal:
         return "one of: " + ", ".join(str(a) for a in args)
-    if origin is list:
+    if typing.get_origin(annotation) is list:
         return "a list"
     if annotation is bool:
         return "true or false"
-    if annotation in (int, float):
-        noun = "a whole number" if annotation is int else "a number"
-        return noun + _bounds(field)
+    if annotation in (int, float) or (optional and args in ([int], [float])):
+        kind = annotation if annotation in (int, float) else args[0]
+        noun = "a whole number" if kind is int else "a number"
+        return noun + _bounds(limits) + (" or null" if optional else "")
     if annotation is str or (optional and args == [str]):
         return "text" + (" or null" if optional else "")
     return None
 
 
-def _bounds(field: FieldInfo) -> str:
+def _bounds(limits: Mapping[str, Any]) -> str:
     """E.g. " from 0 to 5", " greater than 0 and at most 3600", " of at least 1"."""
-    limits = {type(item).__name__: item for item in field.metadata}
-    ge, gt, le = limits.get("Ge"), limits.get("Gt"), limits.get("Le")
+    ge, gt, le = limits.get("ge"), limits.get("gt"), limits.get("le")
     if ge is not None and le is not None:
-        return f" from {ge.ge} to {le.le}"
+        return f" from {ge} to {le}"
     if gt is not None and le is not None:
-        return f" greater than {gt.gt} and at most {le.le}"
+        return f" greater than {gt} and at most {le}"
     if ge is not None:
-        return f" of at least {ge.ge}"
+        return f" of at least {ge}"
     if gt is not None:
-        return f" greater than {gt.gt}"
+        return f" greater than {gt}"
     if le is not None:
-        return f" of at most {le.le}"
+        return f" of at most {le}"
     return ""

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from osiris.errors import SettingsError
-from osiris.secrets.names import MASK, is_secret_key
 from osiris.output_path import describe_os_error
 from osiris.settings.check import check_settings, show_value
 from osiris.settings.env import env_values
 from osiris.settings.model import Settings
-from osiris.suggest import closest
+from osiris.settings.plain import build_plain
 
 CONFIG_FILE_NAME = ".osiris.yaml"
 DEFAULT_SOURCE = "default"
@@ -47,7 +47,7 @@ class EffectiveSettings:
 
     def items(self) -> Iterator[tuple[str, Any, str]]:
         """Every effective leaf value as (dotted key, value, source), in schema order."""
-        for key, value in _flatten(self.settings.model_dump(mode="json")):
+        for key, value in _flatten(json_ready(dataclasses.asdict(self.settings))):
             yield key, value, self.source(key)
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
@@ -90,10 +90,12 @@ def load_settings(
         _deep_merge(merged, layer.values)
         for key, _ in _flatten(layer.values):
             sources[key] = layer.source
-    try:
-        settings = Settings.model_validate(merged)
-    except ValidationError as error:
-        raise SettingsError(_describe_first_error(error, sources)) from None
+    _read_words_as_written(merged)
+    settings = build_plain(Settings, merged)
+    if settings is None:  # not plainly valid: pydantic coerces it, or explains what is wrong
+        from osiris.settings.explain import validate_or_explain
+
+        settings = validate_or_explain(merged, sources)
     root = path.resolve().parent if path is not None else cwd.resolve()
     effective = EffectiveSettings(settings, sources, root, path, env)
     check_settings(effective)
@@ -181,56 +183,28 @@ def _deep_merge(target: dict[str, Any], overlay: Mapping[str, Any]) -> None:
             target[key] = dict(value) if isinstance(value, Mapping) else value
 
 
-def _describe_first_error(error: ValidationError, sources: dict[str, str]) -> str:
-    """One line: source, key, bad value and what is allowed (or the closest known key)."""
-    from osiris.settings.allowed import (  # only on errors
-        describe_allowed,
-        known_keys_at,
-    )
-
-    problems = error.errors()
-    first = problems[0]
-    loc = [str(part) for part in first["loc"] if not str(part).isdigit()]
-    key = _dotted(first["loc"])
-    source = _source_of(".".join(str(part) for part in first["loc"]), sources)
-    more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-    if first["type"] == "extra_forbidden":
-        known = known_keys_at(loc[:-1])
-        close = closest(loc[-1], known)
-        suggestion = f"; did you mean '{'.'.join([*loc[:-1], close])}'?" if close else ""
-        choices = f"; known keys here: {', '.join(known)}" if not close and known else ""
-        return f"{source}: unknown key '{key}'{suggestion}{choices}{more}"
-    if first["type"] == "missing":
-        return f"{source}: {key} is missing; give {describe_allowed(loc) or 'a value'}{more}"
-    value = MASK if any(is_secret_key(part) for part in loc) else show_value(first.get("input"))
-    allowed = describe_allowed(loc) or _plain(first["msg"])
-    return f"{source}: {key} = {value} is not allowed; it must be {allowed}{more}"
-
-
-def _dotted(loc: tuple[Any, ...]) -> str:
-    """('validation', 'rules', 0, 'level') -> 'validation.rules[0].level'."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _plain(message: str) -> str:
-    """pydantic's 'Input should be a valid string' -> 'a valid string'."""
-    for prefix in ("Input should be ", "Value error, "):
-        if message.startswith(prefix):
-            return message[len(prefix):]
-    return message[:1].lower() + message[1:]
-
-
 def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else f"a single value ({show_value(value)})"
 
 
-def _source_of(key: str, sources: dict[str, str]) -> str:
-    if key in sources:
-        return sources[key]
-    for known, source in sources.items():
-        if known.startswith(key + ".") or key.startswith(known + "."):
-            return source
-    return DEFAULT_SOURCE
+def _read_words_as_written(merged: dict[str, Any]) -> None:
+    """YAML 1.1 reads a bare `off` as false (and `on` as true): take validation.dry_run as the word
+    written (`on` means sample)."""
+    validation = merged.get("validation")
+    if isinstance(validation, dict) and isinstance(validation.get("dry_run"), bool):
+        validation["dry_run"] = "sample" if validation["dry_run"] else "off"
+
+
+def json_ready(value: Any) -> Any:
+    """Settings values as JSON has them: dates as ISO text, NaN and infinities as null, bytes as text."""
+    if isinstance(value, dict):
+        return {str(key): json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value

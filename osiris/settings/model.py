@@ -1,49 +1,57 @@
-"""The settings schema of SPEC §6: names, types, bounds and defaults."""
+"""The settings schema of SPEC §6: names, types, bounds and defaults, as plain frozen dataclasses.
 
-from __future__ import annotations
+Plain dataclasses, so that reading valid settings imports nothing heavy (ADR 0126). The bounds
+live in each field's metadata (`ge`, `gt`, `le`, `min_length`, `strict`), which pydantic reads as
+`Field(...)` arguments when it is asked to explain a value the quick path refused.
+"""
 
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# pydantic's options for these dataclasses, as a plain dict (no import needed): unknown keys are errors.
+FORBID_UNKNOWN_KEYS = {"extra": "forbid"}
 
 
-def _not_a_bool(value: Any) -> Any:
-    """YAML's `yes`/`true` must not quietly become 1."""
-    if isinstance(value, bool):
-        raise ValueError("expected a whole number, not true/false")
-    return value
+def _whole(default: int | None, **bounds: int) -> Any:
+    """A whole-number field: `strict` so that YAML's `yes` never quietly becomes 1."""
+    return field(default=default, metadata={**bounds, "strict": True})
 
 
-Count = Annotated[int, BeforeValidator(_not_a_bool)]
+def _number(default: float, **bounds: float) -> Any:
+    return field(default=default, metadata=bounds)
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class LLMSettings:
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
-
-class LLMSettings(_Section):
     provider: Literal["anthropic", "demo"] = "anthropic"
-    model: str = Field(DEFAULT_MODEL, min_length=1)
+    model: str = field(default=DEFAULT_MODEL, metadata={"min_length": 1})
     base_url: str | None = None  # None: the SDK's default, which honours ANTHROPIC_BASE_URL
-    max_tokens: Count = Field(4096, ge=1, le=128_000)
-    timeout_seconds: float = Field(60, gt=0, le=3600)  # each network read
-    request_deadline_seconds: float = Field(300, gt=0, le=3600)  # a whole answer, streamed
-    api_retries: Count = Field(3, ge=0, le=10)
-    catalog_budget_tokens: Count = Field(3000, ge=500, le=100_000)  # component catalogue of the system prompt
-    max_session_tokens: Count | None = Field(None, ge=1)  # spending caps (input + output + cache); None: none
-    max_cycle_tokens: Count | None = Field(None, ge=1)
+    max_tokens: int = _whole(4096, ge=1, le=128_000)
+    timeout_seconds: float = _number(60.0, gt=0, le=3600)  # each network read
+    request_deadline_seconds: float = _number(300.0, gt=0, le=3600)  # a whole answer, streamed
+    api_retries: int = _whole(3, ge=0, le=10)
+    catalog_budget_tokens: int = _whole(3000, ge=500, le=100_000)  # component catalogue of the system prompt
+    max_session_tokens: int | None = _whole(None, ge=1)  # spending caps (input + output + cache); None: none
+    max_cycle_tokens: int | None = _whole(None, ge=1)
 
 
-class RetrySettings(_Section):
-    max_attempts: Count = Field(2, ge=0, le=5)
-    history_limit: Count = Field(3, ge=1, le=20)
-    dry_run_attempts: Count = Field(1, ge=0, le=5)  # how many of max_attempts sample-run failures may use
+@dataclass(frozen=True)
+class RetrySettings:
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
+    max_attempts: int = _whole(2, ge=0, le=5)
+    history_limit: int = _whole(3, ge=1, le=20)
+    dry_run_attempts: int = _whole(1, ge=0, le=5)  # how many of max_attempts sample-run failures may use
 
 
-class Rule(_Section):
+@dataclass(frozen=True)
+class Rule:
     """A user rule checked in tier 4 (SPEC §4, OML404)."""
+
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
     name: str
     expr: str
@@ -52,55 +60,58 @@ class Rule(_Section):
     message: str | None = None
 
 
-def _off_is_off(value: Any) -> Any:
-    """YAML 1.1 reads a bare `off` as false (and `on` as true): take them as the words written."""
-    if isinstance(value, bool):
-        return "sample" if value else "off"
-    return value
+@dataclass(frozen=True)
+class ValidationSettings:
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
-
-DryRunMode = Annotated[Literal["off", "ask", "sample"], BeforeValidator(_off_is_off)]
-
-
-class ValidationSettings(_Section):
-    retry: RetrySettings = RetrySettings()
+    retry: RetrySettings = field(default_factory=RetrySettings)
     # off | ask | sample: test a valid pipeline on sample rows (docs/dry-run.md). `ask` asks once
-    # per chat session; `generate` asks nothing, so there `ask` means off.
-    dry_run: DryRunMode = "ask"
-    sample_rows: Count = Field(10, ge=1, le=100_000)
-    rules: list[Rule] = []
+    # per chat session; `generate` asks nothing, so there `ask` means off. YAML's bare `off` is read
+    # as the word (osiris.settings.loader).
+    dry_run: Literal["off", "ask", "sample"] = "ask"
+    sample_rows: int = _whole(10, ge=1, le=100_000)
+    rules: list[Rule] = field(default_factory=list)
 
 
-class SessionSettings(_Section):
+@dataclass(frozen=True)
+class SessionSettings:
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
     dir: str = ".osiris/sessions"
     save_failed_oml: bool = True
     save_samples: bool = False  # true: sample-run rows are kept in the session (may be personal data)
 
 
-class ComponentSettings(_Section):
-    paths: list[str] = ["components"]
+@dataclass(frozen=True)
+class ComponentSettings:
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
+    paths: list[str] = field(default_factory=lambda: ["components"])
 
 
-class CatalogSettings(_Section):
+@dataclass(frozen=True)
+class CatalogSettings:
     """The schema catalog of `osiris discover` (docs/discover.md)."""
 
-    max_age_days: float = Field(7, gt=0, le=3650)  # older catalogs turn OML406 into a warning
-    prompt_tokens: Count = Field(2000, ge=0, le=100_000)  # schema budget of a request prompt; 0: none
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
+    max_age_days: float = _number(7.0, gt=0, le=3650)  # older catalogs turn OML406 into a warning
+    prompt_tokens: int = _whole(2000, ge=0, le=100_000)  # schema budget of a request prompt; 0: none
 
 
 # family -> alias -> fields, e.g. {"mysql": {"default": {"host": ..., "password": "${MYSQL_PASSWORD}"}}}
 Connections = dict[str, dict[str, dict[str, Any]]]
 
 
-class Settings(_Section):
-    """All of Osiris's settings. Build it with `osiris.settings.load_settings`, which knows sources.
+@dataclass(frozen=True)
+class Settings:
+    """All of Osiris's settings. Build them with `osiris.settings.load_settings`, which knows sources."""
 
-    A plain pydantic model: the environment layer is read by `osiris.settings.env` (ADR 0055).
-    """
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
-    llm: LLMSettings = LLMSettings()
-    validation: ValidationSettings = ValidationSettings()
-    sessions: SessionSettings = SessionSettings()
-    components: ComponentSettings = ComponentSettings()
-    catalog: CatalogSettings = CatalogSettings()
-    connections: Connections = {}
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    validation: ValidationSettings = field(default_factory=ValidationSettings)
+    sessions: SessionSettings = field(default_factory=SessionSettings)
+    components: ComponentSettings = field(default_factory=ComponentSettings)
+    catalog: CatalogSettings = field(default_factory=CatalogSettings)
+    connections: Connections = field(default_factory=dict)
