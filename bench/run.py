@@ -7,6 +7,8 @@ and repeated, each copy done by `osiris run` and by a baseline doing the same co
   PostgreSQL -> CSV        vs  psycopg `COPY ... TO STDOUT` into a file
   CSV -> PostgreSQL        vs  psycopg `COPY ... FROM STDIN` from the file
   PostgreSQL -> MariaDB    vs  DuckDB-free PyMySQL executemany of the rows (batches of 1000)
+and, for the two copies psql can do, also against `psql -c "\\copy ..."` (a C client, in its own
+process, as `osiris run` is), which the issue names.
 Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, the peak
 RSS of PostgreSQL -> CSV at each of --memory-rows (to show that memory does not grow with rows),
 and the import time of `osiris.commands.run` plus the engine.
@@ -28,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step  # noqa: E402
 from tests.servers.mariadb import start_mariadb  # noqa: E402
-from tests.servers.postgres import start_postgres  # noqa: E402
+from tests.servers.postgres import PG_BIN, start_postgres  # noqa: E402
 from tests.support import clean_env  # noqa: E402
 
 
@@ -80,22 +82,39 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
         "CSV -> PostgreSQL": lambda: copy_in(pg, csv_path),
         "PostgreSQL -> MariaDB": lambda: pymysql_copy(pg, maria),
     }
+    psql_out = proj.root / "psql-out.csv"
+    psql_baselines = {
+        "PostgreSQL -> CSV": lambda: psql(pg, f"\\copy src TO '{psql_out}' (FORMAT CSV, HEADER)"),
+        "CSV -> PostgreSQL": lambda: psql(pg, f"\\copy dst FROM '{csv_path}' (FORMAT CSV, HEADER)"),
+    }
     copy_out(pg, csv_path)
-    times: dict[str, dict[str, list[float]]] = {name: {"osiris": [], "baseline": []} for name in pipelines}
+    for path in pipelines.values():  # untimed: fills the bytecode caches, as an install has them
+        reset_targets(pg, maria)
+        run_osiris(proj, path)
+    times: dict[str, dict[str, list[float]]] = {name: {"osiris": [], "baseline": [], "psql": []}
+                                                for name in pipelines}
     peaks: dict[str, int] = {}
     for _ in range(repeat):
         for name, path in pipelines.items():
             reset_targets(pg, maria)
             times[name]["baseline"].append(timed(baselines[name]))
+            if name in psql_baselines:
+                reset_targets(pg, maria)
+                times[name]["psql"].append(timed(psql_baselines[name]))
             reset_targets(pg, maria)
             seconds, peak = run_osiris(proj, path)
             times[name]["osiris"].append(seconds)
             peaks[name] = max(peaks.get(name, 0), peak)
     print(f"rows: {rows:,}, {repeat} interleaved rounds, medians")
-    print(f"{'copy':24} {'osiris rows/s':>14} {'baseline rows/s':>16} {'ratio':>6} {'peak RSS':>9}")
+    print(f"{'copy':24} {'osiris rows/s':>14} {'baseline rows/s':>16} {'ratio':>6} {'peak RSS':>9}"
+          f" {'psql rows/s':>12} {'ratio':>6}")
     for name in pipelines:
         ours, base = statistics.median(times[name]["osiris"]), statistics.median(times[name]["baseline"])
-        print(f"{name:24} {rows / ours:14,.0f} {rows / base:16,.0f} {base / ours:6.2f} {peaks[name] / 1024:7.0f} MB")
+        line = f"{name:24} {rows / ours:14,.0f} {rows / base:16,.0f} {base / ours:6.2f} {peaks[name] / 1024:7.0f} MB"
+        if times[name]["psql"]:
+            client = statistics.median(times[name]["psql"])
+            line += f" {rows / client:12,.0f} {client / ours:6.2f}"
+        print(line)
     print(f"import osiris.commands.run + engine: {import_time():.0f} ms")
 
 
@@ -143,6 +162,7 @@ def timed(action) -> float:
 def run_osiris(proj: RunProject, path: Path) -> tuple[float, int]:
     """Wall time and peak RSS (KiB) of one `osiris run` child (its own rusage, from wait4)."""
     env = clean_env(**proj.env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed Osiris has its bytecode cached
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
@@ -154,6 +174,13 @@ def run_osiris(proj: RunProject, path: Path) -> tuple[float, int]:
             err.seek(0)
             raise SystemExit(f"osiris run {path.name} failed: {err.read().decode()}")
     return seconds, usage.ru_maxrss
+
+
+def psql(pg, command: str) -> None:
+    """One `psql -c` call, the client the issue names as the baseline (a process of its own)."""
+    env = {**clean_env(), "PGPASSWORD": pg.password}
+    subprocess.run([str(PG_BIN / "psql"), "-X", "-q", "-h", pg.host, "-p", str(pg.port), "-U", pg.user,
+                    "-d", pg.database, "-c", command], env=env, check=True)
 
 
 def copy_out(pg, path: Path) -> None:

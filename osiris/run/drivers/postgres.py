@@ -1,8 +1,9 @@
 """postgres.extractor and postgres.writer through psycopg 3, with `discover`.
 
 Reading streams `COPY (query) TO STDOUT` row by row into a CSV spool that DuckDB loads every
-`batch_size` rows. Writing sends the input as CSV through ONE `COPY ... FROM STDIN`, `batch_size`
-rows per write (ADR 0125: a statement per batch was 2.5x slower), inside ONE transaction: a failure
+`batch_size` rows, taking the rows libpq holds without psycopg's per-row frames (ADR 0127).
+Writing sends the input as CSV through ONE `COPY ... FROM STDIN`, `batch_size` rows per write
+(ADR 0125: a statement per batch was 2.5x slower), inside ONE transaction: a failure
 or Ctrl-C rolls everything back, and `--sample` rolls back on purpose after the real DDL and inserts
 (or upserts) have been proven. Nothing but the pipeline's rows is written: an upsert stages rows in
 a TEMPORARY table that PostgreSQL drops at commit.
@@ -10,7 +11,7 @@ a TEMPORARY table that PostgreSQL drops at commit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
@@ -67,7 +68,7 @@ class PostgresDriver:
                                      int(config.get("batch_size", 10_000)), ctx.progress)
                     try:
                         with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)") as copy:
-                            spool.add_lines(copy)
+                            spool.add_lines(copied_rows(copy, conn))
                     finally:
                         rows = spool.close()
             except Exception as error:
@@ -132,6 +133,37 @@ class PostgresDriver:
                 cursor.execute(_upsert_statement(target, columns, keys))
                 cursor.execute("DROP TABLE osiris_stage")
         return rows
+
+
+def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
+    """The rows of a `COPY ... TO STDOUT`, as psycopg's `copy.read()` gives them, at libpq's speed.
+
+    Rows that libpq already holds are taken with one non-blocking call each; iterating the Copy
+    costs about 0.4 µs a row more in Python frames, half of a 1M-row read (ADR 0127). Whenever
+    nothing is held, `copy.read()` waits on the socket as usual (Ctrl-C and timeouts stay
+    psycopg's) and reports a broken connection. When the copy ends on our call, its final status is
+    read here, and an error the query ended with is raised as the psycopg error psycopg would raise.
+    """
+    from psycopg import errors, pq
+
+    pgconn = conn.pgconn
+    take = pgconn.get_copy_data
+    while True:
+        nbytes, data = take(1)  # 1: never block
+        if nbytes > 0:
+            yield data
+            continue
+        if nbytes == -1:  # the end: read the COPY's final status, as psycopg's own read would
+            result = pgconn.get_result()
+            while pgconn.get_result() is not None:
+                pass
+            if result is not None and result.status != pq.ExecStatus.COMMAND_OK:
+                raise errors.error_from_result(result, encoding=conn.info.encoding)
+            return
+        data = copy.read()  # 0: nothing held yet; -2: psycopg raises the connection's error
+        if not data:
+            return
+        yield data
 
 
 def _connect(config: Mapping[str, Any], secrets: tuple[str, ...]) -> Any:
