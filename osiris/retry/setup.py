@@ -20,7 +20,6 @@ from osiris.prompt.schema import schema_for_project
 from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
-from osiris.sample.tier import build_tier
 from osiris.secrets.setup import build_redactor
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
@@ -73,6 +72,8 @@ def open_engine(
     )
     attach_component_details(engine, schema_for_project(effective))
     engine.spending_cap = SpendingCap.from_settings(effective.settings)
+    from osiris.sample.tier import build_tier  # here: the sample tier itself imports osiris.retry.progress
+
     engine.sample_tier = build_tier(effective, session, validator.registry, interactive=may_ask)
     if record is not None:
         engine.restore(read_conversation(record))
