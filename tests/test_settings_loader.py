@@ -13,6 +13,7 @@ import pytest
 
 from osiris.errors import SettingsError
 from osiris.settings import load_settings
+from tests.support import clean_env, run_osiris
 
 
 def project_with(tmp_path: Path, text: str | bytes | None, name: str = "p") -> Path:
@@ -129,3 +130,23 @@ def test_pydantic_messages_are_made_plain(message, plain):
     from osiris.settings.explain import _plain
 
     assert _plain(message) == plain
+
+
+def test_config_show_json_is_strict_json_whatever_the_values(tmp_path):
+    """JSON in an OSIRIS_* variable may hold NaN and Infinity; what config show prints stays strict
+    JSON (null), lists stay lists, and timestamps in the file stay the text written."""
+    import json
+
+    project = project_with(tmp_path, "connections:\n  mysql:\n    default:\n      since: 2024-01-02 03:04:05\n")
+    env = clean_env(OSIRIS_CONNECTIONS='{"rest": {"api": {"ratio": NaN, "cap": -Infinity, "hosts": ["a", [1.5, NaN]]}}}')
+    done = run_osiris("config", "show", "--json", cwd=project, env=env)
+    assert done.returncode == 0, done.stderr
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"not strict JSON: {constant}")
+
+    shown = json.loads(done.stdout, parse_constant=refuse)
+    assert shown["connections.rest.api.ratio"]["value"] is None
+    assert shown["connections.rest.api.cap"]["value"] is None
+    assert shown["connections.rest.api.hosts"]["value"] == ["a", [1.5, None]]
+    assert shown["connections.mysql.default.since"]["value"] == "2024-01-02 03:04:05"

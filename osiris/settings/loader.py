@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import math
 import os
 from collections.abc import Iterator, Mapping
@@ -196,15 +195,13 @@ def _read_words_as_written(merged: dict[str, Any]) -> None:
 
 
 def json_ready(value: Any) -> Any:
-    """Settings values as JSON has them: dates as ISO text, NaN and infinities as null, bytes as text."""
+    """Settings values as strict JSON has them: NaN and infinities (which JSON in an OSIRIS_*
+    variable may hold) as null. Settings files hold no dates or bytes: Osiris's YAML reader keeps
+    timestamps and tagged values as the text written."""
     if isinstance(value, dict):
         return {str(key): json_ready(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, list):
         return [json_ready(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, (datetime.date, datetime.time)):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
     return value
