@@ -13,6 +13,7 @@ from tests.servers.process import (DatabaseServer, ServerStartError, find_binary
 PASSWORD = "maria-test-Secret-73"  # planted: tests scan output for it
 USER = "osiris"
 DATABASE = "shop"
+READER, READER_PASSWORD = "reader", "maria-reader-Secret-19"  # a user that may only read `shop`
 
 
 @dataclass
@@ -46,6 +47,8 @@ def start_mariadb() -> MariaDBServer:
         f"CREATE USER IF NOT EXISTS '{USER}'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}';\n"
         f"CREATE USER IF NOT EXISTS '{USER}'@'localhost' IDENTIFIED BY '{PASSWORD}';\n"
         f"GRANT ALL ON *.* TO '{USER}'@'127.0.0.1';\nGRANT ALL ON *.* TO '{USER}'@'localhost';\n"
+        f"CREATE USER IF NOT EXISTS '{READER}'@'127.0.0.1' IDENTIFIED BY '{READER_PASSWORD}';\n"
+        f"GRANT SELECT ON {DATABASE}.* TO '{READER}'@'127.0.0.1';\n"
     )
     hand_over(root)
     with open(log, "wb") as out:
