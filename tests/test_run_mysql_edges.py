@@ -149,6 +149,10 @@ def test_an_unknown_database_and_a_closed_port_are_connection_problems(proj, mar
             "the database 'no_such_db' does not exist\n") in stderr
     path, stderr = run_failing(proj, [{**read, "config": {**read["config"], "connection": "@mysql.closed"}}], "port")
     assert f"{path} OML505 step 'read': cannot connect to mysql at {mariadb_server.host}:9: connection refused\n" in stderr
+    add_alias(proj, "nowhere", host="no-such-host.invalid")
+    path, stderr = run_failing(proj, [{**read, "config": {**read["config"], "connection": "@mysql.nowhere"}}], "host")
+    assert (f"{path} OML505 step 'read': cannot connect to mysql at no-such-host.invalid:{mariadb_server.port}: "
+            "unknown host\n") in stderr
 
 
 def test_a_number_out_of_range_and_a_word_outside_an_enum_are_type_problems(proj, maria):  # noqa: F811
@@ -195,7 +199,25 @@ def test_a_table_created_with_a_text_key_takes_upserts(proj, maria):  # noqa: F8
         result = proj.run(str(path))
         assert result.returncode == 0, result.stderr
     assert sql(maria, "SELECT code, label FROM made_here ORDER BY code") == [("A", "first"), ("B", "second")]
-    assert sql(maria, "SHOW COLUMNS FROM made_here LIKE 'code'")[0][1] == "varchar(255)"
+    assert [row[:2] for row in sql(maria, "SHOW COLUMNS FROM made_here")] == [("code", "varchar(255)"), ("label", "text")]
+
+
+def test_a_created_table_keeps_a_number_key_a_number(proj, maria):  # noqa: F811
+    path = proj.pipeline([csv_rows(proj, "id,label\n1,first\n"),
+                          mysql_step("write", "write", table="made_here", create_table=True, mode="upsert",
+                                     upsert_keys=["id"])])
+    assert proj.run(str(path)).returncode == 0
+    assert [row[:2] for row in sql(maria, "SHOW COLUMNS FROM made_here")] == [("id", "bigint(20)"), ("label", "text")]
+
+
+def test_upsert_keys_the_rows_lack_are_named(proj, maria):  # noqa: F811
+    sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT)")
+    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,2\n"),
+                                      mysql_step("write", "write", table="strict_target", mode="upsert",
+                                                 upsert_keys=["id", "nope"])])
+    assert f"{path} OML512 step 'write': " in stderr
+    line = stderr.split(f"{path} OML512 step 'write': ")[1].splitlines()[0]
+    assert "nope" in line and "'id'" not in line and '"id"' not in line
 
 
 def test_any_other_server_error_is_the_sql_rejected(proj):

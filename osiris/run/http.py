@@ -100,6 +100,7 @@ class HttpClient:
         self.timeout = timeout
         self.max_retries = max_retries
         self.retry_delay = retry_delay
+        self.verify = verify  # TLS certificates checked (validate_ssl)
         self.known = known_secrets(secrets, headers)
         self.redactor = Redactor(known_values=self.known)  # for text the server wrote
         self.notes: list[str] = []  # warnings for the step's outcome (capped waits)

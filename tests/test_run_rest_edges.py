@@ -1,0 +1,49 @@
+"""The rest driver's edges, from what mutation testing left unpinned: the HTTP client's defaults
+are the specs' defaults (TLS checked unless `validate_ssl: false`), only a POST carries the
+body, and an empty first page is zero rows, not an error. Against the local API of
+tests/servers/http_apis.py, as tests/test_run_http_drivers.py does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from osiris.run.drivers.rest import client_for
+from tests.servers.http_apis import ApiServer
+from tests.test_run_http_drivers import api, run, server  # noqa: F401  (fixtures and helper)
+
+COMPONENTS = Path(__file__).resolve().parent.parent / "components"
+
+
+def spec_default(component: str, field: str) -> object:
+    spec = yaml.safe_load((COMPONENTS / component / "spec.yaml").read_text(encoding="utf-8"))
+    return spec["configSchema"]["properties"][field]["default"]
+
+
+@pytest.mark.parametrize("component", ["rest.extractor", "graphql.extractor"])
+def test_the_clients_defaults_are_the_specs_defaults(component: str) -> None:
+    with client_for({}, ()) as client:
+        assert client.timeout == spec_default(component, "timeout") == 30
+        assert client.max_retries == spec_default(component, "max_retries") == 3
+        assert client.verify is spec_default(component, "validate_ssl") is True
+
+
+def test_tls_checking_is_off_only_when_asked() -> None:
+    with client_for({"validate_ssl": False, "timeout": 7, "max_retries": 0}, ()) as client:
+        assert (client.verify, client.timeout, client.max_retries) == (False, 7.0, 0)
+
+
+def test_only_a_post_carries_the_body(api: ApiServer) -> None:  # noqa: F811
+    base = {"base_url": api.url, "endpoint": "/all", "data_path": "data.items", "body": {"filter": "active"}}
+    run("rest.extractor", {**base, "method": "POST"})
+    run("rest.extractor", {**base, "method": "GET"})
+    assert [(seen.method, seen.body) for seen in api.hits("/all")] == [("POST", {"filter": "active"}), ("GET", None)]
+
+
+def test_an_empty_first_page_is_zero_rows(api: ApiServer) -> None:  # noqa: F811
+    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/page", "data_path": "items",
+                                           "pagination": "page", "params": {"page": 1000}})
+    assert (outcome.rows_out, rows) == (0, [])
+    assert [seen.query.get("page") for seen in api.hits("/page")] == ["1000"]
