@@ -117,7 +117,9 @@ class _Handler(BaseHTTPRequestHandler):
                     query = [(n, str(min(int(v), cap)) if n == "limit" else v) for n, v in query]
                     query += [] if any(n == "limit" for n, _ in query) else [("limit", str(cap))]
                 status, payload = _ACTIONS[self.command](con, schema, table, columns, query, body, headers)
-                self._reply(status, payload)
+            # Answer only after the transaction committed (leaving `with`), as PostgREST does: a client that
+            # reads the database right after its last write must see that write.
+            self._reply(status, payload)
         except RestError as exc:
             self._reply(exc.status, {"code": exc.code, "message": exc.message, "details": None, "hint": None})
         except psycopg.Error as exc:
