@@ -223,12 +223,18 @@ def test_discover_of_an_unknown_table_is_oml501(sb: PostgrestStandIn) -> None:
     assert problem.message == "unknown table 'dayly' in the schema 'public' (did you mean 'daily'?)"
 
 
-def test_create_if_missing_prints_the_create_table_statement(sb: PostgrestStandIn) -> None:
+def test_create_if_missing_without_a_postgres_connection_says_so_and_prints_the_statement(sb: PostgrestStandIn
+                                                                                          ) -> None:
     rows = "SELECT 1::BIGINT AS id, 'x' AS name, 2.5::DECIMAL(8,2) AS price, {'a': 1} AS extra, DATE '2024-01-01' AS d"
     problem = fails(write, sb, rows, table="products", write_mode="upsert", primary_key="id", create_if_missing=True)
-    assert problem.code == "OML501"
-    assert problem.hint == ('Create it in the Supabase SQL editor: CREATE TABLE "public"."products" ("id" bigint, '
-                            '"name" text, "price" numeric(8,2), "extra" jsonb, "d" date, PRIMARY KEY ("id"));')
+    assert (problem.code, problem.message) == (
+        "OML501", "table 'products' does not exist, and create_if_missing needs the project's Postgres connection "
+                  "to create it")
+    assert problem.hint == ('add pg_dsn (or host, port, database, user and password) in the step\'s supabase '
+                            'connection, or create it in the Supabase SQL editor: CREATE TABLE "public"."products" '
+                            '("id" bigint, "name" text, "price" numeric(8,2), "extra" jsonb, "d" date, '
+                            'PRIMARY KEY ("id"));')
+    assert pg(sb, "SELECT to_regclass('products') IS NULL") == [(True,)]
 
 
 def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed(sb: PostgrestStandIn) -> None:

@@ -108,7 +108,7 @@ class PostgresDriver:
             if not existing:
                 if not ctx.config.get("create_if_missing"):
                     raise _unknown_table(conn, schema, table)
-                cursor.execute(_create_table(target, columns, keys))
+                cursor.execute(create_table_sql(target, columns, keys))
             else:
                 known = [c.name for c in existing[0].columns]
                 for name, _ in columns:
@@ -209,7 +209,8 @@ def _duckdb_type(column: Any) -> str:
     return _PG_TO_DUCKDB.get(column.type_code, "VARCHAR")
 
 
-def _create_table(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
+def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
+    """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too)."""
     body = [f"{quote_ident(n)} {_pg_type(t)}" for n, t in columns]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(quote_ident(k) for k in keys) + ")")

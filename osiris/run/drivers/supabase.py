@@ -8,7 +8,12 @@ Reading pages with `limit` and `offset` (plus the step's `select`, `filter` and 
 comes back empty or shorter than the first (a project's max-rows setting may cap pages below
 `limit`); set `order` for a stable order across pages. A sample of N asks for exactly N.
 
-Writing sends the input table in `batch_size` JSON arrays built by DuckDB (`to_json`):
+When the connection names the project's PostgreSQL database (`pg_dsn`, or host, database, user and
+password: osiris.run.drivers.supabase_postgres), the writer goes there instead, in one transaction,
+and `create_if_missing` creates a missing table. Otherwise it writes over REST, which cannot create
+tables: a missing table is OML501 whose hint is the CREATE TABLE statement to run by hand.
+
+Over REST, writing sends the input table in `batch_size` JSON arrays built by DuckDB (`to_json`):
 - append: POST;
 - upsert: POST `?on_conflict=<primary_key>` with `Prefer: resolution=merge-duplicates`;
 - replace: DELETE every row (`<first key>=not.is.null`, which passes Supabase's rule that a DELETE
@@ -32,6 +37,9 @@ from urllib.parse import quote
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
+from osiris.run.drivers import postgres
+from osiris.run.drivers.sql_common import input_columns
+from osiris.run.drivers.supabase_postgres import database_fields, json_columns, write_through_database
 from osiris.run.spool import quote_ident
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
@@ -169,50 +177,64 @@ def _keys(config: Mapping[str, Any]) -> list[str]:
 def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     config = ctx.config
     mode = str(config.get("write_mode") or "append")
-    table = next(iter(ctx.input_tables.values()))
-    source = quote_ident(table)
-    described = ctx.con.execute(f"DESCRIBE {source}").fetchall()
-    names = [row[0] for row in described]
+    source, described = input_columns(ctx)
+    names = [name for name, _ in described]
     keys = _keys(config)
+    _check_keys(config, mode, keys, names)
+    as_json, columns = json_columns(ctx, source, described)
+    wants_ddl = bool(config.get("create_if_missing"))
+    http_sql = config.get("ddl_channel") == "http_sql"
+    database = database_fields(config)
     try:
-        _check_target(client, config, mode, keys, names)
+        if database is not None:
+            outcome = write_through_database(ctx, database, as_json, create=wants_ddl and not http_sql)
+            if ctx.sample is None:
+                return outcome
+            proven = "written in one transaction and rolled back: table, columns, keys, types and constraints proven"
+            return StepOutcome(rows_in=outcome.rows_in, rows_out=0,
+                               warnings=[_sample_note(config, mode, outcome.rows_in, proven)])
+        _check_target(client, config, keys, names)
     except RuntimeProblem as problem:
-        if problem.code == "OML501" and config.get("create_if_missing"):
-            problem.hint = "Create it in the Supabase SQL editor: " + create_table_sql(config, described, keys)
+        if problem.code == "OML501" and wants_ddl:
+            raise _cannot_create(config, columns, keys, http_sql) from None
         raise
-    total = row_count(ctx.con, table)
+    total = row_count(ctx.con, source)
     if ctx.sample is not None:
-        verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
-        note = (f"sample: nothing was written; {total} rows would be {verb[mode]} '{config['table']}' "
-                f"(table, columns and keys checked)")
-        return StepOutcome(rows_in=total, rows_out=0, warnings=[note])
+        return StepOutcome(rows_in=total, rows_out=0,
+                           warnings=[_sample_note(config, mode, total, "table, columns and keys checked")])
     if mode == "replace":
         _send(client, config, "DELETE", params={keys[0]: "not.is.null"}, headers={"Prefer": "return=minimal"})
-    written = _post_batches(ctx, client, source, mode, keys)
+    written = _post_batches(ctx, client, quote_ident(source), mode, keys)
     return StepOutcome(rows_in=total, rows_out=written, warnings=list(client.notes))
 
 
-def create_table_sql(config: Mapping[str, Any], described: list[tuple[Any, ...]], keys: list[str]) -> str:
-    """The PostgreSQL DDL for a table shaped like the input (`create_if_missing` prints it)."""
-    columns = [f'"{name}" {_pg_type(str(kind))}' for name, kind, *_ in described]
-    if keys:
-        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys) + ")")
-    schema = config.get("schema") or "public"
-    return f'CREATE TABLE "{schema}"."{config["table"]}" ({", ".join(columns)});'
+def _sample_note(config: Mapping[str, Any], mode: str, total: int, proven: str) -> str:
+    verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
+    return f"sample: nothing was written; {total} rows would be {verb[mode]} '{config['table']}' ({proven})"
 
 
-def _pg_type(kind: str) -> str:
-    simple = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint", "DOUBLE": "double precision",
-              "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "TIMESTAMP": "timestamp",
-              "TIMESTAMP WITH TIME ZONE": "timestamptz", "VARCHAR": "text", "UUID": "uuid", "BLOB": "bytea"}
-    if kind.startswith("DECIMAL"):
-        return "numeric" + kind[len("DECIMAL"):]
-    return simple.get(kind, "jsonb")  # STRUCT, LIST, MAP and JSON values travel as JSON
+def _cannot_create(config: Mapping[str, Any], columns: list[tuple[str, str]], keys: list[str],
+                   http_sql: bool) -> RuntimeProblem:
+    """A missing table that create_if_missing cannot create here: the one line that says why."""
+    table = str(config["table"])
+    reason = ("ddl_channel 'http_sql' is not supported: Osiris creates Supabase tables only through the "
+              "project's Postgres connection" if http_sql else
+              "create_if_missing needs the project's Postgres connection to create it")
+    fix = "use ddl_channel: auto with pg_dsn" if http_sql else "add pg_dsn"
+    return RuntimeProblem("OML501", f"table '{table}' does not exist, and {reason}",
+                          f"{fix} (or host, port, database, user and password) in the step's supabase connection, "
+                          f"or create it in the Supabase SQL editor: {create_table_sql(config, columns, keys)}",
+                          value=table)
 
 
-def _check_target(client: HttpClient, config: Mapping[str, Any], mode: str, keys: list[str],
-                  names: list[str]) -> None:
-    """Fail before writing when the mode lacks keys or the table lacks a key or input column."""
+def create_table_sql(config: Mapping[str, Any], columns: list[tuple[str, str]], keys: list[str]) -> str:
+    """The PostgreSQL DDL for a table shaped like the input, as the Postgres path runs it."""
+    target = f"{quote_ident(str(config.get('schema') or 'public'))}.{quote_ident(str(config['table']))}"
+    return postgres.create_table_sql(target, columns, keys) + ";"
+
+
+def _check_keys(config: Mapping[str, Any], mode: str, keys: list[str], names: list[str]) -> None:
+    """Fail before anything is written when the mode lacks keys or the input lacks a key column."""
     table = config["table"]
     if mode in ("upsert", "replace") and not keys:
         raise RuntimeProblem("OML512", f"write_mode '{mode}' needs primary_key: the key column(s) of '{table}'",
@@ -221,6 +243,10 @@ def _check_target(client: HttpClient, config: Mapping[str, Any], mode: str, keys
     if missing:
         raise RuntimeProblem("OML512", f"key column '{missing[0]}' is not in the input of the supabase.writer step",
                              f"The input's columns are: {listing(names)}.")
+
+
+def _check_target(client: HttpClient, config: Mapping[str, Any], keys: list[str], names: list[str]) -> None:
+    """Fail before writing over REST when the table lacks a key or input column."""
     if keys:
         try:
             _send(client, config, "GET", params={"select": ",".join(keys), "limit": 0})

@@ -1,0 +1,76 @@
+"""supabase.writer through the project's PostgreSQL database, when its connection names one.
+
+Public Osiris's supabase writer reaches the database with psycopg2 when the connection holds
+`pg_dsn` (or `dsn`, `sql_dsn`), or host, database, user and password (also as `pg_host`,
+`pg_port`, `pg_database`, `pg_user`, `pg_password`). With such a connection ours writes the whole
+step through postgres.writer's path (psycopg 3): the table is created when missing
+(`create_if_missing`) and the rows go in ONE transaction (replace = DELETE + COPY, upsert through
+a staging table), so a failure leaves the table as it was, and `--sample` rolls the proven write
+back. Nested values (STRUCT, LIST, MAP) travel as JSON into `jsonb` columns, as over REST.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.drivers import postgres
+from osiris.run.spool import quote_ident
+
+DSN_FIELDS = ("pg_dsn", "dsn", "sql_dsn")
+DATABASE_FIELDS = ("host", "port", "database", "user", "password", "sslmode")
+PASSED_ON = ("table", "schema", "write_mode", "primary_key", "batch_size")
+_DSN_NAMES = {"host": "host", "port": "port", "dbname": "database", "user": "user", "password": "password",
+              "sslmode": "sslmode"}
+
+
+def database_fields(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """host/port/database/user/password/sslmode of the project's database; None when not given."""
+    dsn = next((str(config[name]) for name in DSN_FIELDS if config.get(name)), None)
+    if dsn is not None:
+        return _parsed_dsn(dsn)
+    fields = {name: config.get("pg_" + name, config.get(name)) for name in DATABASE_FIELDS}
+    fields = {name: value for name, value in fields.items() if value not in (None, "")}
+    return fields if {"host", "database", "user"} <= fields.keys() else None
+
+
+def _parsed_dsn(dsn: str) -> dict[str, Any]:
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(dsn)
+    except ProgrammingError:  # its text may quote the DSN, password and all: never shown
+        raise RuntimeProblem("OML511", "pg_dsn of the supabase connection is not a PostgreSQL connection string",
+                             "write it as postgresql://USER:PASSWORD@HOST:5432/postgres (the project's "
+                             "connection string in Supabase's database settings)") from None
+    return {ours: parts[theirs] for theirs, ours in _DSN_NAMES.items() if parts.get(theirs) not in (None, "")}
+
+
+def json_columns(ctx: StepContext, source: str, columns: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """The input with nested columns as JSON (a view when any is nested), and its columns."""
+    if not any(is_nested(kind) for _, kind in columns):
+        return source, columns
+    view = f"{source}_as_json"
+    select = ", ".join(f"to_json({quote_ident(n)}) AS {quote_ident(n)}" if is_nested(k) else quote_ident(n)
+                       for n, k in columns)
+    ctx.con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(view)} AS SELECT {select} FROM {quote_ident(source)}")
+    return view, [(n, "JSON" if is_nested(k) else k) for n, k in columns]
+
+
+def is_nested(kind: str) -> bool:
+    return kind.startswith(("STRUCT", "MAP", "UNION")) or kind.endswith("]")
+
+
+def write_through_database(ctx: StepContext, database: Mapping[str, Any], source: str,
+                           create: bool) -> StepOutcome:
+    """The step as postgres.writer writes it, into the project's database; `create`: create a missing table."""
+    config = {**database, **{name: ctx.config[name] for name in PASSED_ON if name in ctx.config},
+              "create_if_missing": create}
+    given = [ctx.config.get(name) for name in DSN_FIELDS] + [database.get("password")]
+    secrets = (*ctx.secrets, *(str(value) for value in given if value))
+    step = replace(ctx, component="postgres.writer", config=config, secrets=secrets,
+                   input_tables={"input": source})
+    return postgres.DRIVER.run(step)
