@@ -92,6 +92,25 @@ def test_create_if_missing_creates_the_table_with_the_inputs_types_and_writes_th
     assert sb.requests == []  # nothing went over REST
 
 
+def test_a_failed_write_leaves_no_created_table_behind(sb: PostgrestStandIn) -> None:
+    problem = fails(write, sb, "SELECT 1 AS id UNION ALL SELECT NULL", table="products", primary_key="id",
+                    create_if_missing=True)
+    assert problem.code == "OML514"
+    assert pg(sb, "SELECT to_regclass('products') IS NULL") == [(True,)]
+
+
+def test_a_step_may_not_set_pg_dsn_inline() -> None:
+    from osiris.registry import load_registry
+    from osiris.validate import Validator
+
+    step = {"id": "w", "component": "supabase.writer", "mode": "write",
+            "config": {"connection": "@supabase.sb", "table": "t", "pg_dsn": "postgresql://u:Inline-pw-7@h/db"}}
+    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "x", "steps": [step]})
+    report = Validator(load_registry(), {"supabase": {"sb": {"url": "https://a.supabase.co"}}}).validate(text)
+    assert [(i.code, i.message) for i in report.issues if i.severity == "error"] == [
+        ("OML310", "secret field 'pg_dsn' is written inline in the pipeline")]
+
+
 def test_create_if_missing_false_is_oml501_from_the_database(sb: PostgrestStandIn) -> None:
     problem = fails(write, sb, PRODUCTS, table="products")
     assert (problem.code, problem.message) == ("OML501", 'table "products" does not exist')
