@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import duckdb
-import psycopg
 import pytest
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.drivers import driver_for
-from tests.servers.postgrest import KEY, PostgrestStandIn, start_postgrest
+from tests.servers.postgrest import KEY, PostgrestStandIn, query_rows, reset, running_standin
 
 SETUP = """
 DROP TABLE IF EXISTS users, daily;
@@ -30,22 +29,16 @@ CREATE TABLE daily (day date, user_id int, visits int, PRIMARY KEY (day, user_id
 @pytest.fixture(scope="module")
 def standin(postgres_server: Any) -> Iterator[PostgrestStandIn]:
     # Its own database: other tests create tables in the shared server's public schema.
-    server = start_postgrest(postgres_server.fresh_database("supabase_standin"))
-    yield server
-    server.stop()
+    with running_standin(postgres_server.fresh_database("supabase_standin")) as server:
+        yield server
 
 
 @pytest.fixture
 def sb(standin: PostgrestStandIn) -> PostgrestStandIn:
-    with psycopg.connect(standin.dsn) as con:
-        con.execute(SETUP)
-    standin.requests.clear()
-    return standin
+    return reset(standin, SETUP)
 
 
-def pg(sb: PostgrestStandIn, query: str) -> list[tuple]:
-    with psycopg.connect(sb.dsn) as con:
-        return con.execute(query).fetchall()
+pg = query_rows
 
 
 def fingerprint(sb: PostgrestStandIn) -> tuple:

@@ -8,7 +8,6 @@ is checked in PostgreSQL itself, and `xmin` shows which transaction wrote each r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,8 @@ from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.drivers import driver_for
 from osiris.run.drivers.supabase_postgres import database_fields
 from tests.run_helpers import RunProject
-from tests.servers.postgrest import KEY, PostgrestStandIn, start_postgrest
+from tests.servers.postgrest import KEY, PostgrestStandIn, reset
+from tests.test_run_supabase import pg, standin  # noqa: F401 (standin: the module's stand-in fixture)
 
 SETUP = """
 DROP TABLE IF EXISTS users, products;
@@ -34,24 +34,9 @@ PRODUCTS = ("SELECT i::BIGINT AS id, 'p' || i AS name, (i + 0.25)::DECIMAL(8,2) 
             "TIMESTAMP '2024-01-01 10:00:00' AS at FROM range(1, 4) t(i)")
 
 
-@pytest.fixture(scope="module")
-def standin(postgres_server: Any) -> Iterator[PostgrestStandIn]:
-    server = start_postgrest(postgres_server.fresh_database("supabase_pg_path"))
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def sb(standin: PostgrestStandIn) -> PostgrestStandIn:
-    with psycopg.connect(standin.dsn) as con:
-        con.execute(SETUP)
-    standin.requests.clear()
-    return standin
-
-
-def pg(sb: PostgrestStandIn, query: str) -> list[tuple]:
-    with psycopg.connect(sb.dsn) as con:
-        return con.execute(query).fetchall()
+    return reset(standin, SETUP)
 
 
 def fingerprint(sb: PostgrestStandIn) -> tuple:

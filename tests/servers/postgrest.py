@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -70,6 +72,34 @@ def start_postgrest(dsn: str) -> PostgrestStandIn:
     standin.url = f"http://127.0.0.1:{server.server_address[1]}"
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return standin
+
+
+@contextmanager
+def running_standin(dsn: str) -> Iterator[PostgrestStandIn]:
+    """A stand-in serving the database at `dsn` for the length of the `with` block."""
+    standin = start_postgrest(dsn)
+    try:
+        yield standin
+    finally:
+        standin.stop()
+
+
+def reset(standin: PostgrestStandIn, setup: str) -> PostgrestStandIn:
+    """Run `setup` (SQL) in the stand-in's database and forget the requests seen so far."""
+    import psycopg
+
+    with psycopg.connect(standin.dsn) as con:
+        con.execute(setup)
+    standin.requests.clear()
+    return standin
+
+
+def query_rows(standin: PostgrestStandIn, query: str) -> list[tuple[Any, ...]]:
+    """The rows of `query` in the stand-in's PostgreSQL (what the tests check writes against)."""
+    import psycopg
+
+    with psycopg.connect(standin.dsn) as con:
+        return con.execute(query).fetchall()
 
 
 class _Handler(BaseHTTPRequestHandler):
