@@ -117,6 +117,12 @@ def test_twice_each_write_is_one_transaction(sb: PostgrestStandIn, mode: str) ->
         assert pg(sb, "SELECT name FROM users WHERE id = 19") == [("user19",)]
 
 
+def test_an_upsert_with_ignore_duplicates_keeps_existing_rows(sb: PostgrestStandIn) -> None:
+    write(sb, NEW_ROWS, table="users", write_mode="upsert", primary_key="id", prefer="resolution=ignore-duplicates")
+    assert pg(sb, "SELECT count(*) FROM users") == [(29,)]
+    assert pg(sb, "SELECT id, name FROM users WHERE id IN (25, 26) ORDER BY id") == [(25, "user25"), (26, "new26")]
+
+
 @pytest.mark.parametrize("mode", ["append", "replace", "upsert"])
 def test_a_failure_mid_write_leaves_the_table_as_it_was(sb: PostgrestStandIn, mode: str) -> None:
     before = fingerprint(sb)

@@ -130,7 +130,7 @@ class PostgresDriver:
                     rows += count
                     ctx.progress(rows)
             if mode == "upsert":
-                cursor.execute(_upsert_statement(target, columns, keys))
+                cursor.execute(_upsert_statement(target, columns, keys, bool(ctx.config.get("keep_existing"))))
                 cursor.execute("DROP TABLE osiris_stage")
         return rows
 
@@ -223,11 +223,12 @@ def _pg_type(duckdb_type: str) -> str:
     return _DUCKDB_TO_PG.get(duckdb_type, "text")
 
 
-def _upsert_statement(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
+def _upsert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], keep_existing: bool) -> str:
+    """INSERT the staged rows; a row whose key exists updates it (or, `keep_existing`, is skipped)."""
     names = ", ".join(quote_ident(n) for n, _ in columns)
     updates = ", ".join(f"{quote_ident(n)} = EXCLUDED.{quote_ident(n)}" for n, _ in columns if n not in keys)
     conflict = ", ".join(quote_ident(k) for k in keys)
-    action = f"DO UPDATE SET {updates}" if updates else "DO NOTHING"
+    action = f"DO UPDATE SET {updates}" if updates and not keep_existing else "DO NOTHING"
     return f"INSERT INTO {target} ({names}) SELECT {names} FROM osiris_stage ON CONFLICT ({conflict}) {action}"
 
 

@@ -38,7 +38,7 @@ from urllib.parse import quote
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
-from osiris.run.drivers.sql_common import input_columns
+from osiris.run.drivers.sql_common import input_columns, key_list
 from osiris.run.drivers.supabase_postgres import database_fields, json_columns, write_through_database
 from osiris.run.spool import quote_ident
 from osiris.run.http import HttpClient, safe_url
@@ -169,17 +169,12 @@ def _where(config: Mapping[str, Any]) -> str:
     return safe_url(_table_url(config))
 
 
-def _keys(config: Mapping[str, Any]) -> list[str]:
-    key = config.get("primary_key")
-    return [key] if isinstance(key, str) else list(key or [])
-
-
 def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     config = ctx.config
     mode = str(config.get("write_mode") or "append")
     source, described = input_columns(ctx)
     names = [name for name, _ in described]
-    keys = _keys(config)
+    keys = key_list(config.get("primary_key"))
     _check_keys(config, mode, keys, names)
     as_json, columns = json_columns(ctx, source, described)
     wants_ddl = bool(config.get("create_if_missing"))

@@ -6,7 +6,8 @@ Public Osiris's supabase writer reaches the database with psycopg2 when the conn
 step through postgres.writer's path (psycopg 3): the table is created when missing
 (`create_if_missing`) and the rows go in ONE transaction (replace = DELETE + COPY, upsert through
 a staging table), so a failure leaves the table as it was, and `--sample` rolls the proven write
-back. Nested values (STRUCT, LIST, MAP) travel as JSON into `jsonb` columns, as over REST.
+back. As over REST, `prefer: resolution=ignore-duplicates` keeps existing rows on an upsert, and
+nested values (STRUCT, LIST, MAP) travel as JSON into `jsonb` columns.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def write_through_database(ctx: StepContext, database: Mapping[str, Any], source
                            create: bool) -> StepOutcome:
     """The step as postgres.writer writes it, into the project's database; `create`: create a missing table."""
     config = {**database, **{name: ctx.config[name] for name in PASSED_ON if name in ctx.config},
-              "create_if_missing": create}
+              "create_if_missing": create, "keep_existing": ctx.config.get("prefer") == "resolution=ignore-duplicates"}
     given = [ctx.config.get(name) for name in DSN_FIELDS] + [database.get("password")]
     secrets = (*ctx.secrets, *(str(value) for value in given if value))
     step = replace(ctx, component="postgres.writer", config=config, secrets=secrets,
