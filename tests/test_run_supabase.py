@@ -19,7 +19,7 @@ from osiris.run.drivers import driver_for
 from tests.servers.postgrest import KEY, PostgrestStandIn, query_rows, reset, running_standin
 
 SETUP = """
-DROP TABLE IF EXISTS users, daily;
+DROP TABLE IF EXISTS users, daily, notes;
 CREATE TABLE users (id int PRIMARY KEY, name text NOT NULL, score numeric);
 INSERT INTO users SELECT g, 'user' || g, g * 1.5 FROM generate_series(1, 25) g;
 CREATE TABLE daily (day date, user_id int, visits int, PRIMARY KEY (day, user_id));
@@ -163,6 +163,19 @@ def test_upsert_on_a_key_the_table_lacks_is_oml512(sb: PostgrestStandIn) -> None
     assert fingerprint(sb) == before
 
 
+def test_a_composite_key_names_the_column_the_table_lacks(sb: PostgrestStandIn) -> None:
+    rows = "SELECT DATE '2024-01-01' AS day, 7 AS uid, 1 AS visits"
+    problem = fails(write, sb, rows, table="daily", write_mode="upsert", primary_key=["day", "uid"])
+    assert problem.message == "key column 'uid' is not in the table 'daily' (did you mean 'user_id'?)"
+    assert problem.hint == "The table's columns are: day, user_id, visits."
+
+
+def test_the_checks_before_an_upsert_read_no_rows(sb: PostgrestStandIn) -> None:
+    write(sb, NEW_ROWS, table="users", write_mode="upsert", primary_key="id")
+    assert [(r.path, r.query) for r in sb.requests if r.method == "GET"] == [
+        ("/rest/v1/users", {"select": "id", "limit": "0"}), ("/rest/v1/users", {"select": "id,name", "limit": "0"})]
+
+
 def test_a_key_missing_from_the_input_is_oml512(sb: PostgrestStandIn) -> None:
     problem = fails(write, sb, "SELECT 'x' AS name", table="users", write_mode="upsert", primary_key="id")
     assert (problem.code, problem.message) == ("OML512", "key column 'id' is not in the input of the supabase.writer "
@@ -230,16 +243,23 @@ def test_create_if_missing_without_a_postgres_connection_says_so_and_prints_the_
     assert pg(sb, "SELECT to_regclass('products') IS NULL") == [(True,)]
 
 
-def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed(sb: PostgrestStandIn) -> None:
-    sb.openapi_open = False
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed(sb: PostgrestStandIn,
+                                                                                 status: int) -> None:
+    reset(sb, "CREATE TABLE notes (id int, meta jsonb, note text); "  # SETUP drops it
+              "INSERT INTO notes VALUES (1, '{\"a\": 1}', NULL)")
+    sb.openapi_open, sb.openapi_closed_status = False, status
     try:
-        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["users"]}, None)
+        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["users", "notes"]},
+                                                           None)
     finally:
-        sb.openapi_open = True
+        sb.openapi_open, sb.openapi_closed_status = True, 401
     assert [(t.name, [(c.name, c.type) for c in t.columns]) for t in tables] == [
+        ("notes", [("id", "integer"), ("meta", "json"), ("note", "unknown")]),
         ("users", [("id", "integer"), ("name", "string"), ("score", "number")])]
     assert [(r.path, r.query) for r in sb.requests] == [("/rest/v1/", {}),
-                                                        ("/rest/v1/users", {"select": "*", "limit": "1"})]
+                                                        ("/rest/v1/users", {"select": "*", "limit": "1"}),
+                                                        ("/rest/v1/notes", {"select": "*", "limit": "1"})]
 
 
 def test_discover_with_a_closed_root_and_no_known_tables_is_oml506(sb: PostgrestStandIn) -> None:
@@ -277,6 +297,27 @@ def test_an_upsert_is_retried_after_a_5xx(sb: PostgrestStandIn, waits: list[floa
     assert [r.method for r in sb.requests].count("POST") == 2
     assert waits == [1.0]
     assert pg(sb, "SELECT count(*) FROM users") == [(29,)]
+
+
+def test_without_retries_a_failing_upsert_is_tried_four_times_as_the_spec_says(sb: PostgrestStandIn,
+                                                                              waits: list[float]) -> None:
+    sb.fail_posts = 10
+    try:
+        problem = fails(write, sb, NEW_ROWS, table="users", write_mode="upsert", primary_key="id")
+    finally:
+        sb.fail_posts = 0
+    assert problem.message == f"HTTP 500 Internal Server Error from POST {sb.url}/rest/v1/users after 3 retries"
+    assert [r.method for r in sb.requests].count("POST") == 4  # retries: 3 is the spec's default
+    assert len(waits) == 3
+
+
+def test_discover_of_an_empty_known_table_behind_a_closed_root_has_no_columns(sb: PostgrestStandIn) -> None:
+    sb.openapi_open = False
+    try:
+        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["daily"]}, None)
+    finally:
+        sb.openapi_open = True
+    assert [(t.name, t.columns, t.primary_key) for t in tables] == [("daily", [], [])]
 
 
 def test_a_server_max_rows_below_limit_still_reads_every_row(sb: PostgrestStandIn) -> None:

@@ -14,7 +14,7 @@ subset the drivers use, and every statement runs in the real PostgreSQL, one tra
 
 Both `apikey` and `Authorization: Bearer` must carry the key (401 otherwise); `Accept-Profile` /
 `Content-Profile` pick the schema. Tests may set `max_rows` (PostgREST's db-max-rows), `fail_posts`
-(the next N POSTs answer 500) and `openapi_open = False` (the root answers 401, as Supabase does for
+(the next N POSTs answer 500) and `openapi_open = False` (the root answers `openapi_closed_status`, 401 as Supabase does for
 non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
 PGRST204 (unknown column in a body, 400), 42703 (unknown column in select/filters, 400), and the
 PostgreSQL SQLSTATE otherwise (409 for unique violations, 400 for the rest).
@@ -53,6 +53,7 @@ class PostgrestStandIn:
     max_rows: int | None = None  # PostgREST's db-max-rows: caps every page below `limit`
     fail_posts: int = 0  # answer the next N POSTs 500 before touching the database
     openapi_open: bool = True  # False: the root answers 401, as Supabase does for non-service keys
+    openapi_closed_status: int = 401  # what a closed root answers (a proxy may say 403 or 404)
     _server: ThreadingHTTPServer | None = None
 
     def stop(self) -> None:
@@ -137,7 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
             with psycopg.connect(self.state.dsn) as con:
                 if not table:
                     if not self.state.openapi_open:
-                        return self._reply(401, {"message": "OpenAPI root needs the service_role key"})
+                        return self._reply(self.state.openapi_closed_status,
+                                           {"message": "OpenAPI root needs the service_role key"})
                     return self._reply(200, _openapi(con, schema))
                 columns = _columns(con, schema, table)
                 if not columns:
