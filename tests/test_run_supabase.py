@@ -334,3 +334,14 @@ def test_a_small_table_is_read_in_two_requests(sb: PostgrestStandIn) -> None:
     _, rows = read(sb, table="users", filter={"id": "lte.3"})
     assert len(rows) == 3
     assert [r.query["offset"] for r in sb.requests] == ["0", "3"]  # the second confirms the end
+    assert sb.requests[0].query["limit"] == "1000"  # the default page
+
+
+def test_rows_that_are_not_a_list_are_oml515_naming_the_url(sb: PostgrestStandIn) -> None:
+    sb.object_pages = True
+    try:
+        problem = fails(read, sb, table="users")
+    finally:
+        sb.object_pages = False
+    assert (problem.code, problem.message) == ("OML515", f"invalid API response from {sb.url}/rest/v1/users: "
+                                                          "not a list of rows")

@@ -14,7 +14,8 @@ subset the drivers use, and every statement runs in the real PostgreSQL, one tra
 
 Both `apikey` and `Authorization: Bearer` must carry the key (401 otherwise); `Accept-Profile` /
 `Content-Profile` pick the schema. Tests may set `max_rows` (PostgREST's db-max-rows), `fail_posts`
-(the next N POSTs answer 500) and `openapi_open = False` (the root answers `openapi_closed_status`, 401 as Supabase does for
+(the next N POSTs answer 500), `object_pages` (rows come wrapped in an object) and
+`openapi_open = False` (the root answers `openapi_closed_status`, 401 as Supabase does for
 non-service keys). Errors carry PostgREST's codes: PGRST205 (unknown table, 404),
 PGRST204 (unknown column in a body, 400), 42703 (unknown column in select/filters, 400), and the
 PostgreSQL SQLSTATE otherwise (409 for unique violations, 400 for the rest).
@@ -54,6 +55,7 @@ class PostgrestStandIn:
     fail_posts: int = 0  # answer the next N POSTs 500 before touching the database
     openapi_open: bool = True  # False: the root answers 401, as Supabase does for non-service keys
     openapi_closed_status: int = 401  # what a closed root answers (a proxy may say 403 or 404)
+    object_pages: bool = False  # True: a GET of a table answers a JSON object, as a server that is not PostgREST may
     _server: ThreadingHTTPServer | None = None
 
     def stop(self) -> None:
@@ -149,6 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
                     query = [(n, str(min(int(v), cap)) if n == "limit" else v) for n, v in query]
                     query += [] if any(n == "limit" for n, _ in query) else [("limit", str(cap))]
                 status, payload = _ACTIONS[self.command](con, schema, table, columns, query, body, headers)
+                if self.command == "GET" and self.state.object_pages:
+                    payload = {"rows": payload}
             # Answer only after the transaction committed (leaving `with`), as PostgREST does: a client that
             # reads the database right after its last write must see that write.
             self._reply(status, payload)
