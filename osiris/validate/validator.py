@@ -13,6 +13,7 @@ from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.secrets_inline import check_free_form_secrets
 from osiris.validate.sql import check_sql
 from osiris.validate.step_config import check_step_config, component_name
 from osiris.validate.structure import check_structure, steps_key
@@ -52,6 +53,7 @@ class Validator:
         text = parsed.text or ""  # a parsed answer always has its text
         document = parsed.document  # freshly built for this run: safe to coerce in place
         check_structure(document, findings)
+        check_free_form_secrets(document, findings)
         edits: list[Edit] = []
         if isinstance(document, dict):
             key = steps_key(document)
