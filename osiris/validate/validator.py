@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
+from osiris.errors import where_raised
 from osiris.validate.codes import CODES
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
@@ -49,7 +49,7 @@ class Validator:
             _stopped(report, findings, "OML105", "the pipeline is too deeply nested to check",
                      "flatten the document; an OML pipeline needs only a few levels")
         except Exception as error:  # a bug in a check, not in the pipeline (docs/errors.md, OML105)
-            _stopped(report, findings, "OML105", f"the checks stopped at an internal error ({_where(error)})",
+            _stopped(report, findings, "OML105", f"the checks stopped at an internal error ({where_raised(error)})",
                      "this is a bug in Osiris, not in the pipeline: please report it with this line; "
                      "a pipeline that was not checked to the end is never accepted")
         return report
@@ -104,22 +104,6 @@ def _stopped(report: ValidationReport, findings: Findings, code: str, message: s
     report.issues = _ordered([*findings.issues, stop])
     report.pipeline = None
     report.coerced = []
-
-
-def _where(error: Exception) -> str:
-    """'KeyError in osiris/validate/sql.py:120': the exception's type and the last line of Osiris it
-    passed, never its text (which may quote a value from the pipeline, a secret included)."""
-    import traceback
-
-    import osiris
-
-    package = Path(osiris.__file__).parent
-    ours = [frame for frame in traceback.extract_tb(error.__traceback__)
-            if Path(frame.filename).is_relative_to(package)]
-    if not ours:
-        return type(error).__name__
-    module = Path(ours[-1].filename).relative_to(package.parent).as_posix()
-    return f"{type(error).__name__} in {module}:{ours[-1].lineno}"
 
 
 def load_validator(effective: EffectiveSettings) -> Validator:
