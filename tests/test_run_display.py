@@ -10,30 +10,22 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from tests.run_helpers import RunProject, csv_step
-from tests.servers.http_apis import ApiServer, start_api
+from tests.api_fixtures import api, api_server  # noqa: F401 (fixtures)
+from tests.servers.http_apis import ApiServer
 from tests.support import clean_env
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ApiServer]:
-    api = start_api()
-    yield api
-    api.stop()
-
-
 @pytest.fixture
-def slow_api(server: ApiServer) -> ApiServer:
+def slow_api(api: ApiServer) -> ApiServer:
     """The first call to /busy is answered 429 with retry-after: 1; the second gives 3 records."""
-    server.reset()
-    server.busy_failures, server.busy_retry_after = 1, "1"
-    return server
+    api.busy_failures, api.busy_retry_after = 1, "1"
+    return api
 
 
 def on_terminal(proj: RunProject, path: Path, **env: str) -> tuple[int, str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,22 +17,10 @@ import psycopg
 import pytest
 
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
-from tests.servers.http_apis import RECORDS, ApiServer, start_api
+from tests.api_fixtures import api, api_server  # noqa: F401 (fixtures)
+from tests.servers.http_apis import RECORDS, ApiServer
 
 PEOPLE = "id,name,city\n1,Ann,Oslo\n2,Bob,Rome\n3,Cid,Oslo\n"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ApiServer]:
-    api = start_api()
-    yield api
-    api.stop()
-
-
-@pytest.fixture
-def api(server: ApiServer) -> ApiServer:
-    server.reset()
-    return server
 
 
 @pytest.fixture
