@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 import yaml
 
-from osiris.run import http
 from tests.inprocess import run_inprocess
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.servers import posthog_api as ph
 from tests.servers.posthog_api import API_KEY, NO_SCOPE_KEY, PostHogStandIn, start_posthog
 from tests.support import clean_env
+from tests.test_run_http_drivers import waits  # noqa: F401  (the fixture recording retry waits)
 
 WRONG_KEY = "phx_Planted0wrong0key0a9b8c7d6e5f"
 
@@ -44,13 +44,6 @@ def server() -> Iterator[PostHogStandIn]:
 def standin(server: PostHogStandIn) -> PostHogStandIn:
     server.reset()
     return server
-
-
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    recorded: list[float] = []
-    monkeypatch.setattr(http, "sleep", recorded.append)
-    return recorded
 
 
 @pytest.fixture
