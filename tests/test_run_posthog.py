@@ -345,3 +345,19 @@ def test_a_component_with_a_spec_but_no_driver_fails_its_step_with_oml516(tmp_pa
     assert lines[1].startswith("    hint: its spec validates, but osiris run can run only: duckdb.processor, ")
     assert "posthog.extractor" in lines[1] and "Error" not in result.stderr
     assert "write  skipped (its input 'read-crm' did not complete)" in result.stdout
+
+
+def test_the_dry_run_in_chat_and_generate_is_skipped_only_for_components_without_a_driver(tmp_path: Path) -> None:
+    """Before the sample tier runs anything, it asks the same registry: a posthog step can be
+    sampled; a spec in a family that has a driver (rest) but no driver of its own cannot."""
+    from osiris.sample.dry_run import SampleOptions, not_runnable
+
+    connections = {"posthog": {"ph": {"api_key": "${POSTHOG_API_KEY}", "project_id": "1"}},
+                   "rest": {"main": {"host": "h"}}}
+    options = SampleOptions(rows=10, connections=connections, env={"POSTHOG_API_KEY": API_KEY}, base_dir=tmp_path)
+    steps = [posthog_step("events")]
+    assert not_runnable({"steps": steps}, options) is None
+    other = {"id": "read-crm", "component": "rest.cdc_extractor", "mode": "read",
+             "config": {"connection": "@rest.main", "table": "t"}}
+    assert not_runnable({"steps": [*steps, other]}, options) == (
+        "step 'read-crm': no runtime for the component rest.cdc_extractor")
