@@ -305,6 +305,11 @@ def test_discover_reads_each_data_types_columns_into_the_catalog(proj: RunProjec
     result = discover(proj, "@posthog.ph", "evnts")
     assert result.returncode == 6
     assert "unknown PostHog data type 'evnts'" in result.stderr and "(did you mean 'events'?)" in result.stderr
+    proj.env["POSTHOG_API_KEY"] = WRONG_KEY
+    result = discover(proj, "@posthog.ph", "--refresh")
+    assert result.returncode == 6
+    assert result.stderr.startswith(f"osiris: error: cannot discover @posthog.ph: authentication failed: POST "
+                                    f"{query_url(standin)} answered 401 Unauthorized (Check the api_key")
 
 
 NO_DRIVER_SPEC = """

@@ -69,9 +69,9 @@ class PostHogDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
         kind = DATA_TYPES[str(config["data_type"])]
-        read = Read(kind, time_window(config), config, ctx.sample)
+        read, url = Read(kind, time_window(config), config, ctx.sample), query_url(config)
         with client_for(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
-            read_pages(read.pages(client, query_url(config)), ctx, spool)
+            read_pages(read.pages(client, url), ctx, spool)
             return spooled_outcome(ctx, spool, client.notes + read.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
@@ -89,7 +89,7 @@ class PostHogDriver:
 def _describe(client: HttpClient, url: str, config: Mapping[str, Any], name: str) -> TableInfo:
     kind = DATA_TYPES[name]
     payload = ask(client, url, config, f"SELECT {kind.columns} FROM {kind.table} LIMIT 0")
-    rows(payload, url)
+    rows(payload, url)  # OML515 unless it is a query answer
     types = {str(pair[0]): str(pair[1]) for pair in payload.get("types") or []
              if isinstance(pair, list) and len(pair) == 2}
     columns = [ColumnInfo(str(c), types.get(str(c), "unknown")) for c in payload["columns"]]
@@ -120,9 +120,9 @@ def query_url(config: Mapping[str, Any]) -> str:
     return f"{base.rstrip('/')}/api/projects/{quote(str(config.get('project_id') or ''), safe='')}/query/"
 
 
-def time_window(config: Mapping[str, Any], now: datetime | None = None) -> tuple[datetime, datetime]:
+def time_window(config: Mapping[str, Any]) -> tuple[datetime, datetime]:
     """[initial_since, now) in UTC; 30 days back when initial_since is not set."""
-    until = now or datetime.now(UTC)
+    until = datetime.now(UTC)
     given = config.get("initial_since")
     if not given:
         return until - timedelta(days=DEFAULT_DAYS), until
