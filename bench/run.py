@@ -11,7 +11,14 @@ and, for the two copies psql can do, also against `psql -c "\\copy ..."` (a C cl
 process, as `osiris run` is), which the issue names.
 Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, the peak
 RSS of PostgreSQL -> CSV at each of --memory-rows (to show that memory does not grow with rows),
-and the import time of `osiris.commands.run` plus the engine.
+and the import time of real runs (below).
+
+    .venv/bin/python bench/run.py --imports-only
+
+measures only the import time: `python -X importtime` of a real `osiris run` of a CSV -> CSV
+pipeline (everything it imports: Osiris, its run modules, DuckDB), less a bare interpreter's own
+imports; then what a PostgreSQL read (psycopg) and a MariaDB write (PyMySQL) add, from real
+PostgreSQL -> CSV and PostgreSQL -> MariaDB runs of a small table.
 """
 
 from __future__ import annotations
@@ -40,11 +47,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--memory-rows", default="100000,1000000,3000000",
                         help="row counts at which to measure the peak RSS of PostgreSQL -> CSV")
+    parser.add_argument("--imports-only", action="store_true", help="measure only the import time of real runs")
     args = parser.parse_args()
     pg, maria = start_postgres(), start_mariadb()
     try:
-        bench(pg, maria, args.rows, args.repeat)
-        memory_series(pg, maria, [int(n) for n in args.memory_rows.split(",") if n])
+        if not args.imports_only:
+            bench(pg, maria, args.rows, args.repeat)
+            memory_series(pg, maria, [int(n) for n in args.memory_rows.split(",") if n])
+        import_times(pg, maria)
     finally:
         pg.stop()
         maria.stop()
@@ -115,7 +125,6 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
             client = statistics.median(times[name]["psql"])
             line += f" {rows / client:12,.0f} {client / ours:6.2f}"
         print(line)
-    print(f"import osiris.commands.run + engine: {import_time():.0f} ms")
 
 
 def memory_series(pg, maria, counts: list[int]) -> None:
@@ -216,12 +225,75 @@ def pymysql_copy(pg, maria) -> None:
     conn.close()
 
 
-def import_time() -> float:
-    code = ("import time; t = time.perf_counter(); import osiris.commands.run, osiris.run.engine, "
-            "osiris.run.display; print((time.perf_counter() - t) * 1000)")
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
-                                 env=clean_env()).stdout) for _ in range(5)]
-    return statistics.median(runs)
+def import_times(pg, maria, rounds: int = 9) -> None:
+    """Milliseconds of imports in real `osiris run` children (bytecode cached), medians of `rounds`."""
+    import psycopg
+
+    proj = RunProject(Path(tempfile.mkdtemp(prefix="osiris-bench-imports-")) / "project", postgres=pg, mariadb=maria)
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS imports_src")
+        conn.execute("CREATE TABLE imports_src AS SELECT g::bigint AS id, 'name-' || g AS name "
+                     "FROM generate_series(1, 100) g")
+    mconn = maria.connect(autocommit=True)
+    with mconn.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS imports_dst")
+        cursor.execute("CREATE TABLE imports_dst (id BIGINT PRIMARY KEY, name VARCHAR(40)) ENGINE=InnoDB")
+    mconn.close()
+    (proj.root / "small.csv").write_text("id,name\n" + "".join(f"{n},name-{n}\n" for n in range(1, 101)))
+    runs = {
+        "CSV -> CSV": proj.pipeline([csv_step("read", "read", "small.csv"), csv_step("write", "write", "out.csv")],
+                                    name="imports-csv"),
+        "PostgreSQL -> CSV": proj.pipeline([pg_step("read", "read", table="imports_src"),
+                                            csv_step("write", "write", "out.csv")], name="imports-pg"),
+        "PostgreSQL -> MariaDB": proj.pipeline([pg_step("read", "read", table="imports_src"),
+                                                mysql_step("write", "write", table="imports_dst", mode="replace")],
+                                               name="imports-maria"),
+    }
+    env = clean_env(**proj.env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed Osiris has its bytecode cached
+    bare = [sys.executable, "-c", "pass"]
+    commands = {"bare": bare, **{name: [sys.executable, "-m", "osiris", "run", str(path)]
+                                 for name, path in runs.items()}}
+    for command in commands.values():  # untimed: fills the bytecode caches
+        imported_ms(command, proj.root, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    libraries: dict[str, list[float]] = {"duckdb": [], "psycopg": [], "pymysql": []}
+    for _ in range(rounds):  # interleaved, so that a busy moment falls on every command alike
+        for name, command in commands.items():
+            total, modules = imported_ms(command, proj.root, env)
+            times[name].append(total)
+            for library in libraries:
+                if name == {"duckdb": "CSV -> CSV", "psycopg": "PostgreSQL -> CSV",
+                            "pymysql": "PostgreSQL -> MariaDB"}[library]:
+                    libraries[library].append(modules[library])
+    median = {name: statistics.median(values) - (0 if name == "bare" else statistics.median(times["bare"]))
+              for name, values in times.items()}
+    own = {library: statistics.median(values) for library, values in libraries.items()}
+    print(f"imports of a run (python -X importtime, median of {rounds}, less a bare interpreter's "
+          f"{median['bare']:.0f} ms):")
+    print(f"  CSV -> CSV: {median['CSV -> CSV']:.0f} ms, of which duckdb {own['duckdb']:.0f} ms")
+    print(f"  PostgreSQL -> CSV: {median['PostgreSQL -> CSV']:.0f} ms; psycopg alone {own['psycopg']:.0f} ms")
+    print(f"  PostgreSQL -> MariaDB: {median['PostgreSQL -> MariaDB']:.0f} ms; PyMySQL alone {own['pymysql']:.0f} ms")
+
+
+def imported_ms(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, dict[str, float]]:
+    """The milliseconds a child spends importing (the sum of its top-level imports' cumulative
+    times, from `-X importtime`), and each module's cumulative time where it was first imported."""
+    child = subprocess.run([command[0], "-X", "importtime", *command[1:]], cwd=cwd, env=env,
+                           capture_output=True, text=True)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {child.stderr[-2000:]}")
+    total, modules = 0.0, {}
+    for line in child.stderr.splitlines():
+        if not line.startswith("import time:") or line.count("|") != 2:
+            continue
+        _self, cumulative, name = line.split("|")
+        if not cumulative.strip().isdigit():
+            continue  # the header line
+        modules.setdefault(name.strip(), int(cumulative) / 1000)
+        if not name.startswith("  "):  # a nested import is counted in its parent's
+            total += int(cumulative) / 1000
+    return total, modules
 
 
 if __name__ == "__main__":

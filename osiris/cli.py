@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol, cast
 
 from osiris import __version__
 from osiris.commands.options import add_config_option
-from osiris.errors import ExitCode, OsirisError
+from osiris.errors import ExitCode, OsirisError, where_raised
 
 
 class Command(NamedTuple):
@@ -98,12 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"osiris: error: {_describe_os_error(error)}", file=sys.stderr)
         return ExitCode.INTERNAL
-    except Exception as error:  # an Osiris bug: say so in one line, details on request
+    except Exception as error:  # an Osiris bug: say where in one line, never the text (it may quote a secret)
         if os.environ.get("OSIRIS_DEBUG"):
             raise
         print(
-            f"osiris: internal error: {type(error).__name__}: {error} "
-            "(set OSIRIS_DEBUG=1 to see the traceback)",
+            f"osiris: internal error: {where_raised(error)} "
+            "(a bug in Osiris; set OSIRIS_DEBUG=1 to see the traceback)",
             file=sys.stderr,
         )
         return ExitCode.INTERNAL

@@ -65,3 +65,18 @@ class RunFailedError(OsirisError):
     """A pipeline validated but failed while running: a step raised an OML5xx problem."""
 
     exit_code = ExitCode.RUN_FAILED
+
+
+def where_raised(error: BaseException) -> str:
+    """'KeyError in osiris/validate/sql.py:120': the exception's type and the last line of Osiris it
+    passed, never its text (which may quote a value from a pipeline or a server, a secret included)."""
+    import traceback
+    from pathlib import Path
+
+    package = Path(__file__).parent
+    ours = [frame for frame in traceback.extract_tb(error.__traceback__)
+            if Path(frame.filename).is_relative_to(package)]
+    if not ours:
+        return type(error).__name__
+    module = Path(ours[-1].filename).relative_to(package.parent).as_posix()
+    return f"{type(error).__name__} in {module}:{ours[-1].lineno}"

@@ -66,6 +66,17 @@ class RawStream:
 
 
 @dataclass
+class TornBody:
+    """A streamed answer whose body breaks off at the transport level, in the middle of the stream
+    and before `message_stop`. `framing="chunked"`: chunked transfer encoding, the connection closed
+    inside a chunk (its size line promises the rest of the stream). `framing="content-length"`: a
+    Content-Length for the whole stream, the connection closed short of it."""
+
+    reply: Reply
+    framing: str = "chunked"  # or "content-length"
+
+
+@dataclass
 class SlowStream:
     """A complete streamed answer sent `chunk` bytes every `interval` seconds, the connection then
     held open for `hold_open` seconds (a trickling service, or one that never closes)."""
@@ -165,6 +176,8 @@ class FakeAnthropic:
                                    "text/event-stream", {})
                     elif isinstance(response, SlowStream):
                         self._slow(response, body)
+                    elif isinstance(response, TornBody):
+                        self._torn(response, body)
                     elif isinstance(response, RawStream):
                         self._send(200, response.payload, "text/event-stream", {})
                     elif body.get("stream"):
@@ -196,6 +209,24 @@ class FakeAnthropic:
                     self.wfile.flush()
                     time.sleep(response.interval)
                 time.sleep(response.hold_open)
+                self.close_connection = True
+
+            def _torn(self, response: TornBody, body: dict[str, Any]) -> None:
+                whole = _sse(_stream_events(response.reply, body))
+                sent = whole[:whole.index(b"event: message_stop")]  # every event but the last
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                if response.framing == "chunked":
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                    half = len(sent) // 2
+                    self.wfile.write(b"%x\r\n%s\r\n" % (half, sent[:half]))  # one whole chunk
+                    self.wfile.write(b"%x\r\n%s" % (len(whole) - half, sent[half:]))  # a torn one
+                else:
+                    self.send_header("content-length", str(len(whole)))
+                    self.end_headers()
+                    self.wfile.write(sent)
+                self.wfile.flush()
                 self.close_connection = True
 
             def _status(self, response: Status) -> None:

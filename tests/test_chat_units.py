@@ -148,3 +148,19 @@ def test_attempt_rows_read_the_engine_attempt_summary():
     report = ValidationReport(issues=[Issue("OML212", 2, "error", "/steps/0/mode", "bad mode")])
     attempt = Attempt(1, "generate", "p", "a", report, TokenUsage(input=120, output=40), llm_ms=812.4, validate_ms=1.46)
     assert attempt_rows([attempt_summary(attempt)]) == [["1", "generate", "no", "OML212", "120/40", "812", "1.5"]]
+
+
+def test_the_chat_status_line_names_the_sample_tier_and_what_broke_last_time():
+    from osiris.retry.progress import TestingSamples
+
+    out = io.StringIO()
+    progress = ChatProgress(PlainDisplay(out))
+    with progress.working("Working…"):
+        progress(TestingSamples(cycle=1, attempt=1, total=3, rows=10))
+        progress(TestingSamples(cycle=1, attempt=2, total=3, rows=10,
+                                last_time="unknown column 'active' in customers"))
+    assert out.getvalue().splitlines() == [
+        "Working…",
+        "Testing on samples (attempt 1/3): 10 rows a source…",
+        "Testing on samples (attempt 2/3), last time: unknown column 'active' in customers…",
+    ]

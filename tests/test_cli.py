@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from osiris import __version__
 from osiris.cli import COMMANDS
+from tests.inprocess import run_inprocess
 from tests.support import clean_env, run_osiris
 
 SPEC_COMMANDS = ["chat", "generate", "validate", "run", "discover", "components", "sessions", "config", "init", "auth"]
@@ -66,3 +68,17 @@ def test_fast_commands_do_not_import_heavy_libraries(tmp_path: Path) -> None:
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
         )
         assert result.stdout.strip().splitlines()[-1] == "[]", (args, result.stdout, result.stderr)
+
+
+def test_an_internal_error_says_where_in_one_line_and_never_its_text(tmp_path: Path, monkeypatch) -> None:
+    import osiris.settings
+
+    def broken(**kwargs: object) -> object:
+        raise KeyError("sk-ant-api03-planted-Secret-0001")  # an exception whose text quotes a secret
+
+    monkeypatch.setattr(osiris.settings, "load_settings", broken)
+    done = run_inprocess("config", "show", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (5, "")
+    assert re.fullmatch(r"osiris: internal error: KeyError in osiris/commands/config\.py:\d+ "
+                        r"\(a bug in Osiris; set OSIRIS_DEBUG=1 to see the traceback\)\n", done.stderr), done.stderr
+    assert "planted" not in done.stderr

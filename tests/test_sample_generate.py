@@ -212,6 +212,35 @@ def test_generate_does_not_test_unless_asked_to(tmp_path, fake_api, postgres_ser
     assert not (proj.last_session() / "artifacts" / "cycle-1" / "attempt-1" / "dry_run.json").exists()
 
 
+def test_no_dry_run_on_the_command_line_beats_the_environment_and_the_file(tmp_path, fake_api, postgres_server,
+                                                                          pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    settings = proj.root / ".osiris.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "\nvalidation:\n  dry_run: sample\n", encoding="utf-8")
+    fake_api.add(Reply(wrong_then_right("active")[0]))
+
+    done = proj.osiris("generate", REQUEST, "--no-dry-run", env={"OSIRIS_VALIDATION_DRY_RUN": "sample"})
+
+    assert done.returncode == 0, done.stderr  # the unknown column is never found: nothing was run
+    assert len(fake_api.requests) == 1 and "testing on samples" not in done.stderr
+    assert not (proj.last_session() / "artifacts" / "cycle-1" / "attempt-1" / "dry_run.json").exists()
+    shown = json.loads(proj.osiris("config", "show", "--json", "--no-dry-run",
+                                   env={"OSIRIS_VALIDATION_DRY_RUN": "sample"}).stdout)
+    assert shown["validation.dry_run"] == {"value": "off", "source": "cli"}
+
+
+def test_dry_run_on_the_command_line_beats_off_in_the_environment(tmp_path, fake_api, postgres_server, pg_customers):
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    fake_api.add(*(Reply(answer) for answer in wrong_then_right("active")))
+
+    done = proj.osiris("generate", REQUEST, "--dry-run", env={"OSIRIS_VALIDATION_DRY_RUN": "off"})
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2  # the sample run caught the unknown column
+    assert ("osiris: testing on samples (attempt 2/3), last time: unknown column 'active' in sample_customers...\n"
+            in done.stderr)
+
+
 def test_mariadb_unknown_column_goes_back_with_the_table_columns(tmp_path, fake_api, mariadb_server):
     with pymysql.connect(**mariadb_server.connection(), autocommit=True) as conn, conn.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS sample_orders")

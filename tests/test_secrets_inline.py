@@ -1,4 +1,5 @@
-"""Inline secrets are OML310 (issue 9, item 5): `osiris validate` on the pipelines the attack got through."""
+"""Inline secrets are OML310 (issue 9, item 5): `osiris validate` on the pipelines the attack got through,
+and secrets in the free-form maps no other check reads (`metadata`, `x-*` extensions)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ steps:
   - id: get
     component: rest.extractor
     mode: read
-    config:
+{step}    config:
       base_url: https://api.example.com/v1
 {config}
   - id: write
@@ -29,8 +30,8 @@ steps:
 """
 
 
-def pipeline(config: str, top: str = "") -> str:
-    return HEAD + top + STEPS.format(config=config)
+def pipeline(config: str = "      endpoint: /customers", top: str = "", step: str = "") -> str:
+    return HEAD + top + STEPS.format(config=config, step=step)
 
 
 @pytest.mark.parametrize(
@@ -42,8 +43,10 @@ def pipeline(config: str, top: str = "") -> str:
          "/steps/0/config/params/token", 10),
         (pipeline('      endpoint: "/customers?status=active&api_key=live-key-1"'), "/steps/0/config/endpoint", 9),
         (pipeline("      endpoint: /customers", top="password: live-password-1\n"), "/password", 3),
+        (pipeline("      endpoint: /customers\n      x-token: live-token-2"), "/steps/0/config/x-token", 10),
     ],
-    ids=["header-name-in-lower-case", "token-in-a-free-form-map", "api-key-in-a-url", "top-level-password"],
+    ids=["header-name-in-lower-case", "token-in-a-free-form-map", "api-key-in-a-url", "top-level-password",
+         "secret-named-extension-in-config"],
 )
 def test_inline_secrets_are_oml310_with_the_value_masked(tmp_path, text, path, line):
     (tmp_path / "p.yaml").write_text(text)
@@ -99,3 +102,59 @@ steps:
 
     assert "p.yaml:10:7 OML305 port must be a whole number, not '***'" in text.stdout
     assert "PgPw-echo-123" not in text.stdout + text.stderr + as_json.stdout + as_json.stderr
+
+
+FREE_FORM_HINT = ("    hint: remove it; a pipeline names a secret, never holds it: use a connection reference "
+                  '(connection: "@family.alias" in a step\'s config) or a "${ENV_VAR}" reference')
+FREE_FORM_SECRETS = {
+    "password-in-metadata": (pipeline(top="metadata:\n  owner: data-team\n  password: live-12\n"),
+                             "p.yaml:5:3 OML310 secret field 'metadata.password' is written inline in the pipeline"),
+    "password-in-an-extension": (pipeline(top="x-notes: {password: live-notes-1}\n"),
+                                 "p.yaml:3:11 OML310 secret field 'x-notes.password' is written inline in the pipeline"),
+    "token-deep-in-metadata": (
+        pipeline(top="metadata:\n  source:\n    auth: [{kind: bearer, token: live-deep-1}]\n"),
+        "p.yaml:5:27 OML310 secret field 'metadata.source.auth.0.token' is written inline in the pipeline"),
+    "secret-named-extension": (pipeline(top="x-api-key: live-ext-1\n"),
+                               "p.yaml:3:1 OML310 secret field 'x-api-key' is written inline in the pipeline"),
+    "token-in-a-step-extension": (pipeline(step="    x-foo: {token: live-step-1}\n"),
+                                  "p.yaml:7:13 OML310 secret field 'x-foo.token' is written inline in the pipeline"),
+    "api-key-in-a-metadata-url": (pipeline(top='metadata: {docs: "https://x.example/y?api_key=live-url-1"}\n'),
+                                  "p.yaml:3:12 OML310 secret field 'api_key' is written inline in the pipeline"),
+}
+
+
+@pytest.mark.parametrize("name", list(FREE_FORM_SECRETS), ids=list(FREE_FORM_SECRETS))
+def test_secrets_in_metadata_and_extensions_are_oml310(tmp_path, name):
+    """SPEC §2 keeps secrets out of a pipeline; `x-*` keys are otherwise ignored by the checks."""
+    text, line = FREE_FORM_SECRETS[name]
+    (tmp_path / "p.yaml").write_text(text)
+
+    done = run_osiris("validate", "p.yaml", cwd=tmp_path)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[:3] == [line, FREE_FORM_HINT, "p.yaml: invalid (1 error)"]
+    assert "live-" not in done.stdout + done.stderr
+
+
+def test_a_secret_in_metadata_is_masked_in_the_json_report(tmp_path):
+    (tmp_path / "p.yaml").write_text(pipeline(top="metadata:\n  owner: data-team\n  password: live-12\n"))
+
+    done = run_osiris("validate", "--json", "p.yaml", cwd=tmp_path)
+
+    assert done.returncode == 1, done.stderr
+    [issue] = json.loads(done.stdout)["files"][0]["issues"]
+    assert {k: issue[k] for k in ("code", "severity", "path", "line", "column", "value")} == {
+        "code": "OML310", "severity": "error", "path": "/metadata/password", "line": 5, "column": 3, "value": "***"}
+    assert issue["hint"] == FREE_FORM_HINT.removeprefix("    hint: ")
+    assert "live-12" not in done.stdout
+
+
+def test_references_and_plain_keys_in_metadata_and_extensions_are_not_secrets(tmp_path):
+    (tmp_path / "p.yaml").write_text(pipeline(
+        top='metadata: {owner: data-team, password: "${DOCS_PASSWORD}", next_page_token: abc}\n'
+            'x-notes: {connection_token: "@rest.default", primary_key: id}\n',
+        step="    x-foo: {sort_key: name}\n"))
+
+    done = run_osiris("validate", "p.yaml", cwd=tmp_path)
+
+    assert (done.returncode, done.stdout) == (0, "p.yaml: valid\n")

@@ -7,12 +7,15 @@ the user sees.
 from __future__ import annotations
 
 import json
+import re
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from osiris.validate.coerce import coerce_value
 from osiris.validate.findings import Findings
+from tests.inprocess import run_inprocess
 from tests.validate_helpers import CONNECTIONS, oml, run_cli, validator
 
 HEAD = 'oml_version: "0.1.0"\nname: customers-to-csv\n'
@@ -161,3 +164,100 @@ def test_a_lone_surrogate_is_oml101_at_its_position():
 def test_sql_checks_of_half_built_steps_are_issues_not_crashes(step_text, expected):
     report = validator().validate(HEAD + "steps:\n" + step_text)
     assert [(issue.code, issue.message) for issue in report.issues] == expected
+
+
+# A check that fails unexpectedly (issue 9 item 3: "Validator.validate promises never to raise").
+# The fault is planted by monkeypatching one check to raise; nothing else is mocked.
+SECRET_IN_ERROR = "live-secret-9"  # the exception's text, as a KeyError on a pipeline value would carry it
+INTERNAL = re.compile(r"^the checks stopped at an internal error \(KeyError in osiris/validate/[a-z_]+\.py:\d+\)$")
+TIERS = ["parse_answer", "check_structure", "check_free_form_secrets", "check_step_config", "check_graph",
+         "check_sql", "check_rules", "canonical_text"]
+
+
+def plant_fault(monkeypatch, name: str) -> None:
+    def fault(*args, **kwargs):
+        raise KeyError(SECRET_IN_ERROR)
+
+    monkeypatch.setattr(f"osiris.validate.validator.{name}", fault)
+
+
+@pytest.mark.parametrize("check", TIERS)
+def test_a_check_that_raises_becomes_one_oml105_and_no_pipeline(monkeypatch, check):
+    plant_fault(monkeypatch, check)
+
+    rule = SimpleNamespace(name="r", expr="len(steps) > 0", when=None, level="error", message=None)
+    report = validator([rule]).validate(oml(name="Customers To CSV"))
+
+    [stop] = [issue for issue in report.issues if issue.message.startswith("the checks stopped")]
+    assert (stop.code, stop.tier, stop.severity, stop.path, stop.line) == ("OML105", 1, "error", "", None)
+    assert INTERNAL.match(stop.message), stop.message
+    assert stop.hint.startswith("this is a bug in Osiris, not in the pipeline")
+    assert report.issues[0] is stop and not report.valid and report.pipeline is None
+    assert SECRET_IN_ERROR not in strict_json([issue.to_dict() for issue in report.issues])
+
+
+def test_what_was_found_before_the_fault_is_kept(monkeypatch):
+    plant_fault(monkeypatch, "check_graph")
+
+    report = validator().validate(oml(name="Customers To CSV"))
+
+    assert [issue.code for issue in report.issues] == ["OML105", "OML211"]  # the tier-2 warning stays
+
+
+def test_the_location_is_the_last_line_of_osiris_the_fault_passed(monkeypatch):
+    """A fault deep in a check names that module, not the validator."""
+    import osiris.validate.graph as graph
+
+    def fault(*args, **kwargs):
+        raise ValueError(SECRET_IN_ERROR)
+
+    monkeypatch.setattr(graph, "_cycles", fault)
+    report = validator().validate(oml())
+
+    [stop] = [issue for issue in report.issues if issue.code == "OML105"]
+    assert re.match(r"^the checks stopped at an internal error \(ValueError in osiris/validate/graph\.py:\d+\)$",
+                    stop.message), stop.message
+
+
+def test_osiris_validate_prints_one_line_and_exits_1(monkeypatch, project):
+    plant_fault(monkeypatch, "check_sql")
+    (project / "p.yaml").write_text(oml())
+
+    done = run_inprocess("validate", "p.yaml", cwd=project)
+    as_json = run_inprocess("validate", "--json", "p.yaml", cwd=project)
+
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert re.match(r"^p\.yaml OML105 the checks stopped at an internal error "
+                    r"\(KeyError in osiris/validate/validator\.py:\d+\)$", lines[0]), lines
+    assert lines[1:] == ["    hint: this is a bug in Osiris, not in the pipeline: please report it with this line; "
+                         "a pipeline that was not checked to the end is never accepted", "p.yaml: invalid (1 error)"]
+    assert done.stderr == ""
+    assert as_json.returncode == 1
+    [issue] = json.loads(as_json.stdout)["files"][0]["issues"]
+    assert (issue["code"], issue["path"], issue["line"]) == ("OML105", "", None)
+    assert SECRET_IN_ERROR not in done.stdout + as_json.stdout
+
+
+def test_generate_retries_records_and_exits_1_without_writing(monkeypatch, project, fake_api):
+    """The session keeps working: each attempt is an invalid answer, the retries run, exit 1."""
+    from tests.conftest import osiris_here, session_dirs, write_settings
+    from tests.engine_samples import VALID, fenced
+    from tests.fake_anthropic import Reply
+
+    plant_fault(monkeypatch, "check_graph")
+    write_settings(project, {"llm": {"base_url": fake_api.url, "timeout_seconds": 5},
+                             "validation": {"retry": {"max_attempts": 1}}})
+    fake_api.add(Reply(fenced(VALID)))
+
+    done = osiris_here("generate", "copy the customers CSV to a new CSV", "-o", "out.yaml", cwd=project)
+
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and SECRET_IN_ERROR not in done.stderr
+    assert not (project / "out.yaml").exists()
+    [session] = session_dirs(project)
+    events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
+    attempts = [e for e in events if e["event_type"] == "validation_attempt_complete"]
+    assert [(e["valid"], e["error_codes"]) for e in attempts] == [(False, ["OML105"])] * len(attempts)
+    assert len(attempts) >= 1 and len(fake_api.requests) == len(attempts)
+    assert SECRET_IN_ERROR not in "".join(p.read_text() for p in session.rglob("*") if p.is_file())

@@ -21,14 +21,14 @@ class DiscoveryFailed(OsirisError):
 def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], reference: str,
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
-    from osiris.run.drivers import driver_for
+    from osiris.run.drivers import family_driver
     from osiris.secrets.names import is_secret_key
     from osiris.secrets.redact import Redactor
 
     family, alias = parse_connection(reference)
     config = resolve_connection(connections, env, family, alias)
     try:
-        driver = driver_for(f"{family}.extractor")
+        driver = family_driver(family)
     except (KeyError, ModuleNotFoundError):
         raise UsageError(f"'{family}' connections cannot be discovered: there is no {family} runtime driver") from None
     try:

@@ -12,7 +12,9 @@ from osiris.errors import ExitCode, RunFailedError
 
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
-    from osiris.run.engine import RunResult
+    from osiris.run.driver import RuntimeProblem
+    from osiris.run.engine import RunResult, StepResult
+    from osiris.validate.issue import ValidationReport
     from osiris.secrets.redact import Redactor
     from osiris.session.store import Session
 
@@ -48,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         for issue in report.issues:
             print(located(issue, args.pipeline), file=sys.stderr)
         print(f"{args.pipeline}: invalid: fix it before running (osiris validate {args.pipeline})", file=sys.stderr)
+        if args.json:
+            print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
         return ExitCode.INVALID
     return _run_valid(args, effective, validator, report.pipeline)
 
@@ -97,14 +101,30 @@ def _display(out: Any) -> Any:
     return PlainDisplay(out)
 
 
+def _problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:
+    """Every warning and failure of the run, step by step, each with its severity: what stderr
+    shows and what `--json` lists as `problems`, in the same order."""
+    return [(step, problem, severity) for step in result.steps
+            for problem, severity in [(w, "warning") for w in step.warnings] + (
+                [(step.problem, "error")] if step.problem else [])]
+
+
 def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> None:
-    for step in result.steps:
-        for problem, severity in [(w, "warning: ") for w in step.warnings] + (
-                [(step.problem, "")] if step.problem else []):
-            message = redactor.text(f"{pipeline} {problem.code} {severity}step '{step.step_id}': {problem.message}")
-            print(message, file=sys.stderr)
-            if problem.hint:
-                print(f"    hint: {redactor.text(problem.hint)}", file=sys.stderr)
+    for step, problem, severity in _problems(result):
+        shown = "warning: " if severity == "warning" else ""
+        print(redactor.text(f"{pipeline} {problem.code} {shown}step '{step.step_id}': {problem.message}"),
+              file=sys.stderr)
+        if problem.hint:
+            print(f"    hint: {redactor.text(problem.hint)}", file=sys.stderr)
+
+
+def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Any]:
+    """An invalid pipeline runs nothing: no session, no steps; its issues as `osiris validate --json` gives them."""
+    from osiris.commands.validate import FileResult
+    from osiris.commands.validate import _as_json as file_as_json
+
+    return {"pipeline": args.pipeline, "status": "invalid", "sample": args.sample, "session": None,
+            "steps": [], "problems": [], "issues": file_as_json(FileResult(args.pipeline, report))["issues"]}
 
 
 def _as_json(args: argparse.Namespace, session: Session, status: str, result: RunResult,
@@ -114,6 +134,8 @@ def _as_json(args: argparse.Namespace, session: Session, status: str, result: Ru
 
     shown: dict[str, Any] = redactor.data({
         "pipeline": args.pipeline, "status": status, "sample": args.sample, "session": str(session.path),
+        "problems": [{"step": step.step_id, "severity": severity, **issue(problem)}
+                     for step, problem, severity in _problems(result)],
         "steps": [{
             "id": s.step_id, "component": s.component, "status": s.status, "rows_in": s.rows_in,
             "rows_out": s.rows_out, "duration_ms": s.duration_ms,

@@ -23,6 +23,8 @@ _STREAM_ERROR_KINDS = {
     "rate_limit_error": "rate_limit",
     "timeout_error": "timeout",
 }
+_TIMED_OUT = "the request timed out"
+_ENDED_EARLY = "the answer stream ended before message_stop"
 _FATAL_KINDS = {400: "bad_request", 401: "authentication", 403: "permission", 404: "not_found",
                 413: "request_too_large", 422: "bad_request"}
 
@@ -99,9 +101,8 @@ class AnthropicProvider:
         except DeadlineExceeded:
             raise LLMServiceError("deadline", f"the answer took longer than {self._deadline:g} s "
                                   "(llm.request_deadline_seconds)", retryable=True) from None
-        except Exception as error:  # bad JSON, no events, HTML, binary: the service sent no answer
-            raise LLMServiceError("malformed_stream", f"the LLM service sent a broken answer stream "
-                                  f"({type(error).__name__})", retryable=True) from None
+        except Exception as error:  # raised while reading the body: the SDK passes these on as they are
+            raise stream_fault(error) from None
         duration_ms = (time.perf_counter() - started) * 1000
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
@@ -126,8 +127,21 @@ def _read_to_message_stop(stream: Any) -> Any:
     for event in stream:
         if event.type == "message_stop":
             return stream.current_message_snapshot
-    raise LLMServiceError("incomplete_stream", "the answer stream ended before message_stop",
-                          retryable=True)
+    raise LLMServiceError("incomplete_stream", _ENDED_EARLY, retryable=True)
+
+
+def stream_fault(error: Exception) -> LLMServiceError:
+    """A failure while reading the answer stream, all transient: the connection went silent (a read
+    timeout), broke off mid-body (a torn chunk, a body short of its Content-Length: the stream did
+    not complete), or the bytes were not an answer stream (bad JSON, no events, HTML, binary)."""
+    from osiris.llm.http_library import http
+
+    if isinstance(error, http.TimeoutException):
+        return LLMServiceError("timeout", _TIMED_OUT, retryable=True)
+    if isinstance(error, http.TransportError):
+        return LLMServiceError("incomplete_stream", _ENDED_EARLY, retryable=True)
+    return LLMServiceError("malformed_stream", f"the LLM service sent a broken answer stream "
+                           f"({type(error).__name__})", retryable=True)
 
 
 def translate_error(error: Exception) -> LLMServiceError:
@@ -135,7 +149,7 @@ def translate_error(error: Exception) -> LLMServiceError:
     import anthropic
 
     if isinstance(error, anthropic.APITimeoutError):
-        return LLMServiceError("timeout", "the request timed out", retryable=True)
+        return LLMServiceError("timeout", _TIMED_OUT, retryable=True)
     if isinstance(error, anthropic.APIConnectionError):
         return LLMServiceError("connection", "could not connect to the LLM service", retryable=True)
     if isinstance(error, anthropic.APIStatusError):

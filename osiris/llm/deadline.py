@@ -12,10 +12,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-try:  # the HTTP library the anthropic SDK is built on: httpx2 in newer 2.x releases, httpx before
-    import httpx2 as http
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    import httpx as http  # type: ignore[no-redef]
+from osiris.llm.http_library import http
 
 
 class DeadlineExceeded(Exception):

@@ -144,4 +144,4 @@ def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str]) -> S
     warnings = list(notes)
     if spool.count == 0:
         warnings.append("the API returned no records; the output table is empty")
-    return StepOutcome(rows_out=spool.count, columns=columns, warnings=warnings)
+    return StepOutcome(rows_in=spool.count, rows_out=spool.count, columns=columns, warnings=warnings)

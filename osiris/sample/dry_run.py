@@ -85,11 +85,11 @@ def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | N
 
     Checked before any step runs, so that nothing is touched when the run could not finish anyway."""
     from osiris.run.connections import resolve_step_config
-    from osiris.run.drivers import FAMILIES
+    from osiris.run.drivers import has_driver
 
     for step in pipeline.get("steps") or []:
         component = str(step.get("component", ""))
-        if component.split(".", 1)[0] not in FAMILIES:
+        if not has_driver(component):
             return f"step '{step.get('id')}': no runtime for the component {component}"
         try:
             resolve_step_config(step.get("config") or {}, options.connections, options.env,

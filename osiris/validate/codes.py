@@ -71,4 +71,5 @@ CODES: dict[str, Code] = {
     "OML513": Code(5, "warning", "join produced no rows on sample"),
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
+    "OML516": Code(5, "error", "no runtime driver"),
 }

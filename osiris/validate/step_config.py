@@ -18,12 +18,12 @@ from osiris.validate.connections import (
     check_overrides,
     check_reference,
     connection_hint,
-    inline_secrets,
 )
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 from osiris.validate.schema_errors import report_schema_error
+from osiris.validate.secrets_inline import inline_secrets, report_inline_secret
 from osiris.validate.structure import OML_MODES, is_extension
 
 
@@ -169,8 +169,7 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
     for secret in inline_secrets(config, spec):
         if secret.by_spec:
             found.add(secret.pointer.split("/")[1])
-        findings.add("OML310", path + secret.pointer, f"secret field '{secret.what}' is written inline in the pipeline",
-                     f"remove it from the step; {fix}", value=secret.value, secret=True)
+        report_inline_secret(findings, path, secret, f"remove it from the step; {fix}")
     return found
 
 

@@ -8,11 +8,14 @@ from typing import TYPE_CHECKING, Any
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
+from osiris.errors import where_raised
+from osiris.validate.codes import CODES
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.secrets_inline import check_free_form_secrets
 from osiris.validate.sql import check_sql
 from osiris.validate.step_config import check_step_config, component_name
 from osiris.validate.structure import check_structure, steps_key
@@ -36,22 +39,31 @@ class Validator:
         self.rules = rules or []
 
     def validate(self, text: str, *, truncated: bool = False) -> ValidationReport:
-        """Validate raw LLM output or a file's contents. Never raises on any input."""
-        try:
-            return self._validate(text if isinstance(text, str) else str(text), truncated)
-        except RecursionError:
-            return _internal_failure("the pipeline is too deeply nested to check")
-
-    def _validate(self, text: str, truncated: bool) -> ValidationReport:
+        """Validate raw LLM output or a file's contents. Never raises on any input: a check that
+        fails unexpectedly ends the run with what was found so far plus one issue saying so."""
         findings = Findings()
+        report = ValidationReport()
+        try:
+            self._validate(text if isinstance(text, str) else str(text), truncated, findings, report)
+        except RecursionError:
+            _stopped(report, findings, "OML105", "the pipeline is too deeply nested to check",
+                     "flatten the document; an OML pipeline needs only a few levels")
+        except Exception as error:  # a bug in a check, not in the pipeline (docs/errors.md, OML105)
+            _stopped(report, findings, "OML105", f"the checks stopped at an internal error ({where_raised(error)})",
+                     "this is a bug in Osiris, not in the pipeline: please report it with this line; "
+                     "a pipeline that was not checked to the end is never accepted")
+        return report
+
+    def _validate(self, text: str, truncated: bool, findings: Findings, report: ValidationReport) -> None:
         parsed = parse_answer(text, truncated, findings)
-        report = ValidationReport(oml_text=parsed.text, source_text=parsed.text)
+        report.oml_text = report.source_text = parsed.text
         if not parsed.ok:
             report.issues = _ordered(findings.issues)
-            return report
+            return
         text = parsed.text or ""  # a parsed answer always has its text
         document = parsed.document  # freshly built for this run: safe to coerce in place
         check_structure(document, findings)
+        check_free_form_secrets(document, findings)
         edits: list[Edit] = []
         if isinstance(document, dict):
             key = steps_key(document)
@@ -77,7 +89,6 @@ class Validator:
         report.issues = _ordered(findings.issues)
         report.oml_text = canonical_text(text, edits)
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
-        return report
 
 
 def _ordered(issues: list[Issue]) -> list[Issue]:
@@ -86,10 +97,13 @@ def _ordered(issues: list[Issue]) -> list[Issue]:
     return sorted(issues, key=lambda i: (i.tier, i.line or far, i.column or far, i.path, i.code))
 
 
-def _internal_failure(message: str) -> ValidationReport:
-    findings = Findings()
-    findings.add("OML105", "", message, "flatten the document; an OML pipeline needs only a few levels")
-    return ValidationReport(issues=findings.issues)
+def _stopped(report: ValidationReport, findings: Findings, code: str, message: str, hint: str) -> None:
+    """End a run that could not finish: the issues found so far and `code` saying why; no pipeline,
+    since one that was not fully checked is never accepted."""
+    stop = Issue(code, CODES[code].tier, "error", "", message, hint)  # added even when findings are full
+    report.issues = _ordered([*findings.issues, stop])
+    report.pipeline = None
+    report.coerced = []
 
 
 def load_validator(effective: EffectiveSettings) -> Validator:

@@ -14,6 +14,7 @@ from typing import Any
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
+from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import redacted
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
@@ -33,7 +34,7 @@ class FilesystemDriver:
         found = []
         for name in names:
             path = _existing(_resolve(config, name), name)
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({_literal(str(path))})").fetchall()
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))})").fetchall()
             found.append(TableInfo(name, [ColumnInfo(str(r[0]), str(r[1])) for r in rows]))
         return found
 
@@ -45,7 +46,7 @@ class FilesystemDriver:
         options = _read_options(config)
         try:
             ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
-                            f"SELECT * FROM read_csv({_literal(str(path))}{options}){limit}")
+                            f"SELECT * FROM read_csv({literal(str(path))}{options}){limit}")
         except Exception as error:
             raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
                                  "check delimiter, header and encoding for this file") from None
@@ -65,13 +66,19 @@ class FilesystemDriver:
         elif not target.parent.is_dir():
             raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
                                  "create it, or set create_dirs: true")
+        columns = [(str(r[0]), str(r[1])) for r in ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()]
+        form = CsvFormat(config, columns)
         partial = target.with_name(f".{target.name}.osiris-partial")
+        copied = partial.with_name(partial.name + "-utf8") if form.second_pass else partial
         try:
-            ctx.con.execute(f"COPY (SELECT * FROM {quote_ident(source)}) TO {_literal(str(partial))} "
-                            f"({_write_options(config)})")
+            ctx.con.execute(f"COPY (SELECT * FROM {quote_ident(source)}) TO {literal(str(copied))} "
+                            f"({form.copy_options()})")
+            if form.second_pass:
+                form.finish(copied, partial)
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
+            copied.unlink(missing_ok=True)
         rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
@@ -97,38 +104,24 @@ def _existing(path: Path, shown: str) -> Path:
     raise RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _read_options(config: Mapping[str, Any]) -> str:
-    parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {_literal(str(config.get('delimiter', ',')))}",
+    parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
              f"header = {'true' if config.get('header', True) else 'false'}"]
     if config.get("skip_rows"):
         parts.append(f"skip = {int(config['skip_rows'])}")
     if config.get("comment"):
-        parts.append(f"comment = {_literal(str(config['comment']))}")
+        parts.append(f"comment = {literal(str(config['comment']))}")
     encoding = str(config.get("encoding", "utf-8")).lower()
     if encoding not in ("utf-8", "ascii"):
-        parts.append(f"encoding = {_literal(encoding.replace('iso-8859-1', 'latin-1'))}")
+        parts.append(f"encoding = {literal(encoding.replace('iso-8859-1', 'latin-1'))}")
     if config.get("compression") and config["compression"] != "infer":
-        parts.append(f"compression = {_literal(str(config['compression']))}")
+        parts.append(f"compression = {literal(str(config['compression']))}")
     if config.get("na_values"):
-        parts.append("nullstr = [" + ", ".join(_literal(str(v)) for v in config["na_values"]) + "]")
+        parts.append("nullstr = [" + ", ".join(literal(str(v)) for v in config["na_values"]) + "]")
     if isinstance(config.get("dtype"), Mapping):
-        parts.append("types = {" + ", ".join(f"{_literal(str(k))}: {_literal(str(v))}"
+        parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}"
                                             for k, v in config["dtype"].items()) + "}")
     return ", " + ", ".join(parts)
-
-
-def _write_options(config: Mapping[str, Any]) -> str:
-    parts = ["FORMAT csv", f"HEADER {'true' if config.get('header', True) else 'false'}",
-             f"DELIMITER {_literal(str(config.get('delimiter', ',')))}"]
-    if config.get("quoting") == "all":
-        parts.append("FORCE_QUOTE *")
-    if config.get("newline") == "crlf":
-        parts.append("NEW_LINE '\\r\\n'")
-    return ", ".join(parts)
 
 
 DRIVER = FilesystemDriver()

@@ -1,0 +1,271 @@
+"""posthog.extractor: PostHog events, persons, sessions or person distinct ids, through the HogQL
+query API, into the step's DuckDB table.
+
+Every page is one `POST {base}/api/projects/{project_id}/query/` carrying a HogQL query, with the
+personal API key as `Authorization: Bearer`. The base is https://us.posthog.com or
+https://eu.posthog.com by `region`, or `custom_base_url` for `self_hosted`.
+
+Pages are read by seek, never by offset: rows come ordered by two columns (the data type's `KEY`)
+and each next page asks for the rows after the last one read, so a deep page costs what the first
+did and rows sharing a timestamp are neither lost nor read twice. A page shorter than its LIMIT
+(`page_size`, or what a sample still needs) is the last.
+
+Events and sessions are read from `initial_since` (30 days before the run when not set) up to the
+moment the run started; `event_types` keeps only those events. A run keeps no state between runs
+(public Osiris's runner never hands its driver one either), so `lookback_window_minutes`, which
+widens the start of an incremental read, has nothing to re-read: it is accepted and unused.
+An event whose uuid was among the last 10,000 read is dropped (`deduplication_enabled`): ClickHouse
+can hold an event twice until it merges, and rows come in key order, so a twin comes next to it.
+
+HogQL returns `properties` as JSON text; it becomes one column per property, named as in public
+Osiris: `properties_<name>` for events, `person_properties_<name>` for persons.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from urllib.parse import quote
+
+from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.http import HttpClient, safe_url
+from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
+from osiris.suggest import did_you_mean, listing
+
+BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
+DEFAULT_DAYS = 30  # how far back events and sessions are read without initial_since
+RECENT_UUIDS = 10_000  # event uuids remembered for deduplication
+TIMEOUT, MAX_RETRIES = 30.0, 5
+
+
+@dataclass(frozen=True)
+class DataType:
+    """One `data_type`: the HogQL table, what is selected, and how pages follow each other."""
+
+    table: str
+    columns: str
+    key: tuple[str, str]  # the seek key: the sort column, then the row's identity (the tie-breaker)
+    key_is_time: bool  # the sort column is a datetime, compared through toDateTime
+    windowed: bool  # bounded by [since, until) on the sort column
+    prefix: str | None = None  # the JSON `properties` become `<prefix><name>` columns
+
+
+DATA_TYPES = {
+    "events": DataType("events", "uuid, event, timestamp, distinct_id, person_id, properties",
+                       ("timestamp", "uuid"), key_is_time=True, windowed=True, prefix="properties_"),
+    "persons": DataType("persons", "id, created_at, properties, is_identified", ("created_at", "id"),
+                        key_is_time=True, windowed=False, prefix="person_properties_"),
+    "sessions": DataType("sessions", "*", ("$start_timestamp", "session_id"), key_is_time=True, windowed=True),
+    "person_distinct_ids": DataType("person_distinct_ids", "distinct_id, person_id", ("person_id", "distinct_id"),
+                                    key_is_time=False, windowed=False),
+}
+
+
+class PostHogDriver:
+    def run(self, ctx: StepContext) -> StepOutcome:
+        config = ctx.config
+        kind = DATA_TYPES[str(config["data_type"])]
+        read, url = Read(kind, time_window(config), config, ctx.sample), query_url(config)
+        with client_for(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
+            read_pages(read.pages(client, url), ctx, spool)
+            return spooled_outcome(ctx, spool, client.notes + read.notes)
+
+    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        """Each data type's columns and PostHog types, from a `LIMIT 0` query (which proves the key)."""
+        for name in tables or []:
+            if name not in DATA_TYPES:
+                raise RuntimeProblem("OML501", f"unknown PostHog data type '{name}'",
+                                     f"posthog.extractor reads: {listing(list(DATA_TYPES))}"
+                                     f"{did_you_mean(name, DATA_TYPES)}", value=name)
+        with client_for(config, ()) as client:
+            url = query_url(config)
+            return [_describe(client, url, config, name) for name in tables or list(DATA_TYPES)]
+
+
+def _describe(client: HttpClient, url: str, config: Mapping[str, Any], name: str) -> TableInfo:
+    kind = DATA_TYPES[name]
+    payload = ask(client, url, config, f"SELECT {kind.columns} FROM {kind.table} LIMIT 0")
+    rows(payload, url)  # OML515 unless it is a query answer
+    types = {str(pair[0]): str(pair[1]) for pair in payload.get("types") or []
+             if isinstance(pair, list) and len(pair) == 2}
+    columns = [ColumnInfo(str(c), types.get(str(c), "unknown")) for c in payload["columns"]]
+    return TableInfo(name, columns, [kind.key[1]])
+
+
+def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+    key = str(config.get("api_key") or "")
+    return HttpClient(headers={"Authorization": f"Bearer {key}"}, timeout=TIMEOUT, max_retries=MAX_RETRIES,
+                      secrets=(*secrets, key))
+
+
+def query_url(config: Mapping[str, Any]) -> str:
+    """`{base}/api/projects/{project_id}/query/` for the region, or the self-hosted base."""
+    region = str(config.get("region") or "us")
+    if region == "self_hosted":
+        base = str(config.get("custom_base_url") or "").strip()
+        if not base:
+            raise RuntimeProblem("OML505", "a self-hosted PostHog needs custom_base_url, and the step has none",
+                                 "set custom_base_url (e.g. https://posthog.example.com) in the step's posthog "
+                                 "connection in .osiris.yaml")
+    elif region in BASE_URLS:
+        base = BASE_URLS[region]
+    else:
+        raise RuntimeProblem("OML505", f"unknown PostHog region '{region}'",
+                             f"region is one of: us, eu, self_hosted{did_you_mean(region, [*BASE_URLS, 'self_hosted'])}",
+                             value=region)
+    return f"{base.rstrip('/')}/api/projects/{quote(str(config.get('project_id') or ''), safe='')}/query/"
+
+
+def time_window(config: Mapping[str, Any]) -> tuple[datetime, datetime]:
+    """[initial_since, now) in UTC; 30 days back when initial_since is not set."""
+    until = datetime.now(UTC)
+    given = config.get("initial_since")
+    if not given:
+        return until - timedelta(days=DEFAULT_DAYS), until
+    try:
+        since = datetime.fromisoformat(str(given).strip())
+    except ValueError:
+        raise RuntimeProblem("OML504", f"initial_since '{given}' is not an ISO 8601 date and time",
+                             "write it like 2024-01-01T00:00:00Z (a time without a zone is taken as UTC)",
+                             value=given) from None
+    return (since.replace(tzinfo=UTC) if since.tzinfo is None else since.astimezone(UTC)), until
+
+
+class Read:
+    """The pages of one data type: each page's query follows from the last row of the one before."""
+
+    def __init__(self, kind: DataType, window: tuple[datetime, datetime], config: Mapping[str, Any],
+                 sample: int | None) -> None:
+        self.kind, self.window, self.sample = kind, window, sample
+        self.page_size = int(config.get("page_size") or 1000)
+        self.event_types = [str(e) for e in config.get("event_types") or []] if kind.table == "events" else []
+        dedupe = bool(config.get("deduplication_enabled", True)) and kind.table == "events"
+        self.seen = RecentIds(RECENT_UUIDS) if dedupe else None
+        self.config = config
+        self.notes: list[str] = []
+
+    def pages(self, client: HttpClient, url: str) -> Iterator[list[dict[str, Any]]]:
+        after: tuple[Any, Any] | None = None
+        kept = dropped = 0
+        while True:
+            limit = self.page_size if self.sample is None else max(1, min(self.page_size, self.sample - kept))
+            found = rows(ask(client, url, self.config, self.query(after, limit)), url)
+            fresh = [row for row in found if self.seen is None or self.seen.first(row.get("uuid"))]
+            dropped += len(found) - len(fresh)
+            kept += len(fresh)
+            yield [self.record(row) for row in fresh]
+            if len(found) < limit:
+                break
+            following = (found[-1].get(self.kind.key[0]), found[-1].get(self.kind.key[1]))
+            if None in following or following == after:
+                self.notes.append(f"stopped paging: the last row read gives no new {', '.join(self.kind.key)} "
+                                  "to read on from")
+                break
+            after = following
+        if dropped:
+            self.notes.append(f"dropped {dropped} {'event' if dropped == 1 else 'events'} read twice (same uuid)")
+
+    def query(self, after: tuple[Any, Any] | None, limit: int) -> str:
+        first, second = self.kind.key
+        conditions = []
+        if self.kind.windowed:
+            since, until = (f"toDateTime({hogql_string(t.strftime('%Y-%m-%d %H:%M:%S.%f'))}, 'UTC')"
+                            for t in self.window)
+            conditions += [f"{first} >= {since}", f"{first} < {until}"]
+        if self.event_types:
+            conditions.append(f"event IN ({', '.join(map(hogql_string, self.event_types))})")
+        if after is not None:
+            at = hogql_string(str(after[0]))
+            at = f"toDateTime({at})" if self.kind.key_is_time else at
+            conditions.append(f"({first} > {at} OR ({first} = {at} AND {second} > {hogql_string(str(after[1]))}))")
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        return f"SELECT {self.kind.columns} FROM {self.kind.table}{where} ORDER BY {first} ASC, {second} ASC LIMIT {limit}"
+
+    def record(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The row with its JSON `properties` spread into prefixed columns (events and persons)."""
+        if self.kind.prefix is None or "properties" not in row:
+            return row
+        properties = row["properties"]
+        if isinstance(properties, str):
+            try:
+                properties = json.loads(properties)
+            except ValueError:
+                return row
+        if not isinstance(properties, Mapping):
+            return row
+        record = {name: value for name, value in row.items() if name != "properties"}
+        record.update({f"{self.kind.prefix}{name}": value for name, value in properties.items()})
+        return record
+
+
+class RecentIds:
+    """The last `size` ids seen: `first(id)` is True the first time an id comes within that window."""
+
+    def __init__(self, size: int) -> None:
+        self._order: deque[Any] = deque()
+        self._ids: set[Any] = set()
+        self._size = size
+
+    def first(self, value: Any) -> bool:
+        if value is None:
+            return True
+        if value in self._ids:
+            return False
+        self._order.append(value)
+        self._ids.add(value)
+        if len(self._order) > self._size:
+            self._ids.discard(self._order.popleft())
+        return True
+
+
+def hogql_string(value: str) -> str:
+    """A HogQL string literal: backslashes and single quotes escaped, so no value can end it early."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def ask(client: HttpClient, url: str, config: Mapping[str, Any], query: str) -> Any:
+    """One HogQL query's JSON answer; 401, 403 and 404 get hints in PostHog's terms."""
+    try:
+        response = client.send("POST", url, json={"query": {"kind": "HogQLQuery", "query": query}})
+    except RuntimeProblem as problem:
+        status = problem.value if isinstance(problem.value, int) else None
+        hint = _status_hint(status, config)
+        if hint is None:
+            raise
+        raise client.problem(problem.code, problem.message, hint, status) from None
+    return client.json(response)
+
+
+def _status_hint(status: int | None, config: Mapping[str, Any]) -> str | None:
+    project = config.get("project_id")
+    if status == 401:
+        return ("Check the api_key of the step's posthog connection: the query API wants a personal API key "
+                "(phx_...), not the project API key (phc_...).")
+    if status == 403:
+        return (f"The key was accepted but may not run queries in project {project}: give it the query:read "
+                "scope and access to that project.")
+    if status == 404:
+        return f"Check project_id ({project}) and region ({config.get('region') or 'us'}): no such project there."
+    return None
+
+
+def rows(payload: Any, url: str) -> list[dict[str, Any]]:
+    """The answer's rows as {column: value}; OML515 when it is not a HogQL query answer."""
+    results = payload.get("results") if isinstance(payload, Mapping) else None
+    columns = payload.get("columns") if isinstance(payload, Mapping) else None
+    if not isinstance(results, list) or not isinstance(columns, list):
+        raise RuntimeProblem("OML515", f"invalid API response from {safe_url(url)}: no 'results' and 'columns' lists",
+                             f"{describe_keys(payload)} Check region and custom_base_url: they must name a "
+                             "PostHog, whose query API answers with both.")
+    names = [str(name) for name in columns]
+    if any(not isinstance(row, list) or len(row) != len(names) for row in results):
+        raise RuntimeProblem("OML515", f"invalid API response from {safe_url(url)}: a row does not match "
+                                       f"the {len(names)} columns", "Check region and custom_base_url.")
+    return [dict(zip(names, row, strict=True)) for row in results]
+
+
+DRIVER = PostHogDriver()
