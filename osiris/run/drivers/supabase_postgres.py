@@ -21,6 +21,7 @@ from osiris.run.drivers import postgres
 from osiris.run.spool import quote_ident
 
 DSN_FIELDS = ("pg_dsn", "dsn", "sql_dsn")
+LOOPBACK = ("localhost", "127.0.0.1", "::1")
 DATABASE_FIELDS = ("host", "port", "database", "user", "password", "sslmode")
 PASSED_ON = ("table", "schema", "write_mode", "primary_key", "batch_size")
 _DSN_NAMES = {"host": "host", "port": "port", "dbname": "database", "user": "user", "password": "password",
@@ -28,13 +29,21 @@ _DSN_NAMES = {"host": "host", "port": "port", "dbname": "database", "user": "use
 
 
 def database_fields(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """host/port/database/user/password/sslmode of the project's database; None when not given."""
+    """host/port/database/user/password/sslmode of the project's database; None when not given.
+
+    A Supabase database is reached over the internet, so TLS is required (`sslmode=require`, as
+    public Osiris has it) unless the connection says otherwise or the host is this machine."""
     dsn = next((str(config[name]) for name in DSN_FIELDS if config.get(name)), None)
     if dsn is not None:
-        return _parsed_dsn(dsn)
-    fields = {name: config.get("pg_" + name, config.get(name)) for name in DATABASE_FIELDS}
-    fields = {name: value for name, value in fields.items() if value not in (None, "")}
-    return fields if {"host", "database", "user"} <= fields.keys() else None
+        fields = _parsed_dsn(dsn)
+    else:
+        fields = {name: config.get("pg_" + name, config.get(name)) for name in DATABASE_FIELDS}
+        fields = {name: value for name, value in fields.items() if value not in (None, "")}
+    if not {"host", "database", "user"} <= fields.keys():
+        return None
+    if "sslmode" not in fields and str(fields["host"]) not in LOOPBACK:
+        fields["sslmode"] = "require"
+    return fields
 
 
 def _parsed_dsn(dsn: str) -> dict[str, Any]:
