@@ -34,7 +34,17 @@ steps:
       note: Proxy-Authorization: Basic {BASIC}
       also: Cookie: sid=ck-1; csrftoken=ck-2
       blob: {base64.b64encode(ENV_PW.encode()).decode()}
+      "password": "json-pw-1"
+      'token': 'quoted-tok-1'
+      "api_key": "esc\\"aped-key-1"
       bad: [unclosed
+"""
+
+# A JSON-style answer cut off mid-object: quoted keys, compact and spaced, in text that does not parse.
+UNPARSABLE_JSON = """\
+{"oml_version": "0.1.0", "name": "json-ish", "steps": [{"id": "get", "component": "mysql.extractor",
+ "config": {"connection": "@mysql.default", "password":"json-pw-2", 'secret': 'quoted-sec-2',
+ "note": "the \\"password\\" is prose-pw-2", "auth_token": "a\\"b-tok-2\\"c",
 """
 
 PARSES = f"""\
@@ -61,7 +71,8 @@ steps:
 """
 
 PLANTED = [ENV_PW, str(NUMERIC_PW), TYPED, base64.b64encode(ENV_PW.encode()).decode(), "block-pw-1",
-           "sql-pw-1", BASIC, "ck-1", "ck-2", "url-tok-1", "folded-pw-1", "folded-pw-2", TEST_API_KEY]
+           "sql-pw-1", BASIC, "ck-1", "ck-2", "url-tok-1", "folded-pw-1", "folded-pw-2", TEST_API_KEY,
+           "json-pw-1", "quoted-tok-1", "aped-key-1", "json-pw-2", "quoted-sec-2", "prose-pw-2", "b-tok-2"]
 
 
 def _settings(project, fake_api) -> None:
@@ -89,6 +100,27 @@ def test_planted_secrets_reach_no_file_no_terminal_and_no_request(project, fake_
     assert done.returncode == 0, done.stderr
     assert len(fake_api.requests) == 3
     assert "port must be" in done.stderr and "not '***'" in done.stderr  # the echo is shown, masked
+    _assert_nothing_leaked(project, done, fake_api)
+
+
+def test_quoted_keys_in_an_answer_that_does_not_parse_reach_nothing(project, fake_api):
+    """`"password": "x"` and `'token': 'x'` leaked: SQL's `PASSWORD "..."` took `": "` for the value."""
+    _settings(project, fake_api)
+    fake_api.add(Reply(UNPARSABLE_JSON), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy the customers to a CSV", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2 and "OML101" in done.stderr
+    [session] = session_dirs(project)
+    attempt = session / "artifacts" / "cycle-1" / "attempt-1"
+    assert '"password":"***"' in (attempt / "answer.txt").read_text()  # masked in place, the rest kept
+    _assert_nothing_leaked(project, done, fake_api)
+
+
+def _assert_nothing_leaked(project, done, fake_api) -> None:
+    """No planted secret on the terminal, in any file of the session, or in any request sent."""
     assert _leaks(done.stderr) == [] and _leaks(done.stdout) == []
     [session] = session_dirs(project)
     for path in (p for p in session.rglob("*") if p.is_file()):

@@ -28,11 +28,30 @@ KNOWN = "PgPw-7x!Qz_93kd"
         ("the password is hunter2-typed.", "hunter2-typed"),
         ("my api key was zz-9911-key", "zz-9911-key"),
         ("password: ${MYSQL_PASSWORD}extra-tail", "extra-tail"),
+        ('"password": "json-pw-1"', "json-pw-1"),
+        ('{"password":"json-pw-2", "a": [', "json-pw-2"),
+        ("'token': 'quoted-tok-1'", "quoted-tok-1"),
+        ("  'api_key' : quoted-key-plain\nbad: [", "quoted-key-plain"),
+        ('"password": "esc\\"aped-pw-1", "b": {', "aped-pw-1"),
+        ("'secret': 'it''s-sec-1', [", "s-sec-1"),
+        ('the "password" is prose-pw-1', "prose-pw-1"),
+        ("the 'api key' was 'prose-pw-2' [", "prose-pw-2"),
+        ('my password is "esc\\"aped-prose-3"', "aped-prose-3"),
     ],
 )
 def test_shapes_the_attack_leaked_are_masked(text, secret):
     redacted = Redactor().text(text)
     assert secret not in redacted and "***" in redacted
+
+
+def test_quoted_keys_are_masked_in_place_and_the_text_around_kept():
+    """Before: SQL's `PASSWORD "..."` read `": "` as the password, leaving `"password"***"x"`."""
+    redactor = Redactor()
+    assert redactor.text('{"password":"pw-1", "user": "app", "steps": [') == '{"password":"***", "user": "app", "steps": ['
+    assert redactor.text("'token': 'it''s-tok', [") == "'token': '***', ["
+    assert redactor.text('"auth_token": "a\\"b\\"c" }}') == '"auth_token": "***" }}'
+    assert redactor.text('the "password" is "p w", ok') == 'the "password" is "***", ok'
+    assert redactor.text('"note": "the \\"password\\" is pw-2."') == '"note": "the \\"password\\" is ***."'
 
 
 @pytest.mark.parametrize(
@@ -44,6 +63,9 @@ def test_shapes_the_attack_leaked_are_masked(text, secret):
         'password: "${MYSQL_PASSWORD}"',
         "key: validation.retry.max_attempts",
         "primary_key: id",
+        'the "password" is "wrong"',
+        '{"tokens":5, "key": "password", "passwords": 3}',
+        "ALTER ROLE app WITH PASSWORD '***'",
     ],
 )
 def test_words_around_secrets_are_not_secrets(text):
@@ -143,6 +165,7 @@ def test_hostile_text_is_redacted_completely():
     """Long runs of what each pattern looks for (bench/redact.py measures the time it takes)."""
     redactor = Redactor(known_values=[KNOWN])
     for hostile in ("a: " * 20_000, "password is " * 10_000, "?token=" * 10_000, "'" * 50_000,
-                    "IDENTIFIED BY " * 5_000, "```\n" * 5_000, "password: |\n" * 5_000, '"\\' * 20_000):
+                    "IDENTIFIED BY " * 5_000, "```\n" * 5_000, "password: |\n" * 5_000, '"\\' * 20_000,
+                    '"a":' * 20_000, '"password" is ' * 5_000, "'token' = " * 8_000, '\\"pin\\" was ' * 5_000):
         assert isinstance(redactor.text(hostile + KNOWN), str)
         assert KNOWN not in redactor.text(hostile + KNOWN)

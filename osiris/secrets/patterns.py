@@ -33,10 +33,15 @@ _DQ = r'"(?:[^"\\\n]|\\.){0,4096}"'
 _SQ = r"'(?:[^'\n]|''){0,4096}'"
 _ENV = r"\$\{[A-Za-z_][A-Za-z0-9_]{0,100}\}"
 
-# `key: value` and `"key": "value"` (YAML, JSON, headers). The key stands alone: in
-# `/steps/0/config/password: message` the key is a path, not an assignment.
+# A key, bare or quoted (`password`, `"password"`, `'token'`); a quoted key may close with `\"`, as
+# inside a JSON string. The closing quote is required only when the key opened with one.
+_KEY = r"""(?P<quote>["'])?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?(quote)\\?(?P=quote))"""
+
+# `key: value` and `"key": "value"` (YAML, JSON, headers); after a quoted key the blank is optional,
+# as in compact JSON (`{"password":"x"}`). The key stands alone: in `/steps/0/config/password: message`
+# the key is a path, not an assignment.
 COLON_ASSIGNMENT = re.compile(
-    r"""(?P<head>(?<![\w/.\-])(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=quote)[ \t]*:[ \t]+)"""
+    rf"""(?P<head>(?<![\w/.\-]){_KEY}[ \t]*:(?(quote)[ \t]*|[ \t]+))"""
     rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;{{}}\[\]][^\n,;}}\]]*?(?=[ \t]#|[\n,;}}\]]|$))"""
 )
 
@@ -49,7 +54,7 @@ BLOCK_SCALAR_KEY = re.compile(
 # `key=value` in query strings, DSN options, env lines and shell commands: the value stops at
 # `&`, quotes and blanks, so `endpoint: "/customers?token=S"` masks S and keeps the closing quote.
 EQUALS_ASSIGNMENT = re.compile(
-    r"""(?P<head>(?<![\w.\-])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})[ \t]*=[ \t]*)"""
+    rf"""(?P<head>(?<![\w.\-]){_KEY}[ \t]*=[ \t]*)"""
     rf"""(?P<value>{_ENV}(?=[\s"'&;,#}}\])]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\s"'&;,#}}\])]*|{_DQ}|{_SQ}|[^\s"'&;,#}}\])][^\s"'&;,#}}\])]*)"""
 )
 
@@ -63,18 +68,20 @@ SECRET_HEADER = re.compile(
 )
 
 # SQL that sets a password: MySQL `IDENTIFIED BY '...'`, PostgreSQL `WITH PASSWORD '...'`,
-# `SET PASSWORD = '...'`, `PASSWORD = '...'` in CREATE USER options.
+# `SET PASSWORD = '...'`, `PASSWORD = '...'` in CREATE USER options. A blank or `=` follows the
+# word: in `"password": "x"` the quotes are JSON's, and `": "` is not a quoted password.
 SQL_PASSWORD = re.compile(
     r"(?i)(?P<head>\b(?:identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+(?:by|as)(?:[ \t]+password)?"
-    r"|(?:encrypted[ \t]+|unencrypted[ \t]+)?password(?:[ \t]+for[ \t]+[^\s=]{1,100})?[ \t]*=?)[ \t]*)"
+    r"|(?:encrypted[ \t]+|unencrypted[ \t]+)?password(?:[ \t]+for[ \t]+[^\s=]{1,100})?(?=[ \t=]))"
+    r"[ \t]*(?:=[ \t]*)?)"
     rf"(?P<secret>{_SQ}|{_DQ})"
 )
 
-# Prose: "the password is X", "my API key was X", "token for prod = X".
+# Prose: "the password is X", "my API key was X", "token for prod = X", `the "password" is "X"`.
 PROSE_SECRET = re.compile(
-    r"(?i)(?P<head>\b(?:password|passwd|passphrase|pwd|secret|token|api[ _\-]?key|access[ _\-]?key|pin)"
-    r"(?:[ \t]+(?:for|of|to)[ \t]+[^\s]{1,60})?[ \t]+(?:is|was|=)[ \t]*:?[ \t]*)"
-    r"(?P<secret>[^\s\"'](?:[^\s]{0,200}[^\s.,;:!?'\")\]])?)"
+    r"""(?i)(?P<head>(?P<quote>["'])?\b(?:password|passwd|passphrase|pwd|secret|token|api[ _\-]?key|access[ _\-]?key|pin)"""
+    r"""(?(quote)\\?(?P=quote))(?:[ \t]+(?:for|of|to)[ \t]+[^\s]{1,60})?[ \t]+(?:is|was|=)[ \t]*:?[ \t]*)"""
+    rf"""(?P<secret>{_DQ}|{_SQ}|[^\s"'](?:[^\s]{{0,200}}[^\s.,;:!?'")\]])?)"""
 )
 # Words after "password is" that describe the password rather than being it.
 PROSE_NOT_SECRET = frozenset({

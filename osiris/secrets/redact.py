@@ -245,13 +245,14 @@ def _quoted_mask(match: re.Match[str]) -> str:
 
 
 def _mask_prose(match: re.Match[str]) -> str:
-    secret = match["secret"]
+    quote_char = match["secret"][0] if match["secret"][0] in "\"'" else ""
+    secret = match["secret"][1:-1] if quote_char else match["secret"]
     lowered = secret.lower()
-    if lowered in PROSE_NOT_SECRET or secret == MASK or is_reference(secret):
+    if lowered in PROSE_NOT_SECRET or secret in ("", MASK) or is_reference(secret):
         return match.group(0)
     if lowered.isalpha() and lowered.endswith(("ed", "ing", "ly", "able", "ible")):  # "was rejected"
         return match.group(0)
-    return match["head"] + MASK
+    return f"{match['head']}{quote_char}{MASK}{quote_char}"
 
 
 def resolve_env_reference(value: Any, env: Mapping[str, str]) -> Any:
