@@ -178,3 +178,47 @@ def test_changing_a_setting_in_chat_records_its_name(project, fake_api):
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     [changed] = [e for e in events if e["event_type"] == "settings_changed"]
     assert changed["setting"] == "validation.retry.max_attempts" and changed["value"] == 4
+
+
+ENV_NUMERIC_PW = "24681357"  # a connection password from the environment that reads as a number
+
+NUMBERS_ECHOED = f"""\
+oml_version: "0.1.0"
+name: numbers
+steps:
+  - id: get
+    component: mysql.extractor
+    mode: read
+    config:
+      connection: "@mysql.default"
+      table: customers
+      batch_size: {NUMERIC_PW}
+  - id: load
+    component: postgres.writer
+    mode: write
+    needs: [get]
+    config:
+      connection: "@postgres.default"
+      table: customers
+      batch_size: {ENV_NUMERIC_PW}.0
+"""
+
+
+def test_a_known_numeric_secret_under_a_plain_key_is_masked_in_every_file_and_request(project, fake_api):
+    """Before: `Redactor.data` kept every number not under a secret key, so `batch_size: 98765432`
+    (the Postgres password of .osiris.yaml) reached events.jsonl and errors.json as a raw int."""
+    _settings(project, fake_api)
+    fake_api.add(Reply(fenced(NUMBERS_ECHOED)), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy customers", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_NUMERIC_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2 and "batch_size" in done.stderr
+    [session] = session_dirs(project)
+    files = {path: path.read_text() for path in session.rglob("*") if path.is_file()}
+    texts = [done.stdout, done.stderr, *files.values(), *fake_api.bodies]
+    assert [text for text in texts if str(NUMERIC_PW) in text or ENV_NUMERIC_PW in text] == []
+    retry = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()
+             if '"validation_retry"' in line]
+    assert retry and "***" in json.dumps(retry)  # masked where it was, not dropped

@@ -96,6 +96,16 @@ def test_numbers_are_secrets_under_secret_names_and_as_known_values():
     assert redactor.text("port must be a whole number, not 55554444") == "port must be a whole number, not ***"
 
 
+def test_a_number_that_is_a_known_secret_is_masked_under_any_key_but_booleans_never():
+    """Before: `Redactor.data` kept every number outside secret keys, the known ones included."""
+    redactor = Redactor(known_values=[98765432, "24681357", "True"])
+    data = {"batch_size": 98765432, "rows": [24681357.0, 24681357.5], "port": 5432, "echo": True,
+            "limit": float("inf"), "big": 10**5000}
+    assert redactor.data(data) == {**data, "batch_size": "***", "rows": ["***", 24681357.5]}
+    redactor.learn_from({"password": 10**5000, "token": float("inf")})  # no text: nothing learnt, no crash
+    assert redactor.text("batch 98765432 of 24681357") == "batch *** of ***"
+
+
 def test_config_show_and_session_json_mask_a_numeric_password():
     settings = Settings(connections={"mysql": {"default": {"host": "db", "password": 98765432}}})
     shown = EffectiveSettings(settings, {}, project_root=__import__("pathlib").Path("."))

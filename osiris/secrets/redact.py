@@ -143,7 +143,8 @@ class Redactor:
 
     def data(self, value: Any, key: str | None = None) -> Any:
         """A redacted copy of JSON-like data: whatever sits under a secret key is masked (numbers
-        too), every other string is scanned. Numbers elsewhere are operational figures: kept."""
+        too), every other string is scanned. Numbers elsewhere are operational figures, kept unless
+        one is a known secret (`batch_size: 98765432` echoing a numeric password)."""
         if key is not None and self.is_secret_field(key):
             return mask_all(value)
         if isinstance(value, Mapping):
@@ -153,6 +154,8 @@ class Redactor:
             return [self.data(item) for item in value]
         if isinstance(value, str):
             return self.text(value)
+        if self._known and not self._known.isdisjoint(number_texts(value)):
+            return MASK
         return value
 
     def _mask_assignment(self, match: re.Match[str]) -> str:
@@ -170,11 +173,28 @@ class Redactor:
 
 def secret_text(value: Any) -> str | None:
     """A secret value as text: strings and numbers (a numeric password is still a password)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    return None
+    if isinstance(value, str):
+        return value
+    return min(number_texts(value), key=len, default=None)
+
+
+def number_texts(value: Any) -> set[str]:
+    """How a number is written: {'98765432'} for 98765432, and for 98765432.0 also '98765432.0'.
+
+    Booleans are never secrets: `true` and `false` are the two values anyone would guess, so
+    no credential is one, and masking them would blank every flag of a pipeline (`echo: true`)
+    once some known value read `True`. NaN and the infinities are not secrets either, and an int
+    too long for `str()` (beyond Python's digit limit) is no password: none of these has a text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return set()
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return set()
+        return {repr(value), str(int(value))} if value.is_integer() else {repr(value)}
+    try:
+        return {str(value)}
+    except ValueError:  # beyond sys.get_int_max_str_digits(): no password is that long
+        return set()
 
 
 def encoded_forms(value: str) -> set[str]:
