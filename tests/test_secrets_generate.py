@@ -222,3 +222,24 @@ def test_a_known_numeric_secret_under_a_plain_key_is_masked_in_every_file_and_re
     retry = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()
              if '"validation_retry"' in line]
     assert retry and "***" in json.dumps(retry)  # masked where it was, not dropped
+
+
+def test_an_answer_of_hundreds_of_fences_is_redacted_without_a_crash(project, fake_api):
+    """Before: `Redactor.text` recursed once per nested fence: 1,500 "```yaml" lines exited 5 with
+    RecursionError. Now the answer is an ordinary failed attempt, its secret masked."""
+    _settings(project, fake_api)
+    hostile = "```yaml\n" * 1_500 + "password: fence-pw-1\n"
+    fake_api.add(Reply(hostile), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy customers", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert "osiris: attempt 1/3: 1 error; asking the LLM to fix them\n" in done.stderr
+    assert "error OML106" in done.stderr  # the open fence: a cut-off answer, retried like any other
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert len(fake_api.requests) == 2
+    [session] = session_dirs(project)
+    answer = (session / "artifacts" / "cycle-1" / "attempt-1" / "answer.txt").read_text()
+    assert answer.count("```yaml\n") == 1_500 and "fence-pw-1" not in answer
+    assert all("fence-pw-1" not in body for body in fake_api.bodies)

@@ -171,6 +171,17 @@ def test_a_fenced_answer_stays_yaml_and_an_unparsable_one_is_masked_by_shape():
         assert secret not in masked, secret
 
 
+def test_thousands_of_nested_fences_are_redacted_in_one_pass():
+    """Before: `Redactor.text` called itself once per fence inside a fence: RecursionError at ~1,000."""
+    redactor = Redactor(known_values=[KNOWN])
+    stutter = "```yaml\n" * 20_000 + f"password: fence-pw-1\nport: {KNOWN}\n```\nDone."
+    redacted = redactor.text(stutter)
+    assert redacted == "```yaml\n" * 20_000 + 'password: "***"\nport: "***"\n```\nDone.'  # the body stays YAML
+    nested = "```\n" + "```yaml\ntext\n" * 20_000 + "password: fence-pw-2\n```\n"
+    assert redactor.text(nested) == nested.replace("fence-pw-2", '"***"')
+    assert redactor.text("```\n```\npassword: pw-3\n") == '```\n```\npassword: "***"\n'  # an empty block
+
+
 def test_hostile_text_is_redacted_completely():
     """Long runs of what each pattern looks for (bench/redact.py measures the time it takes)."""
     redactor = Redactor(known_values=[KNOWN])

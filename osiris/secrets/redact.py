@@ -97,13 +97,24 @@ class Redactor:
         """Mask every secret in `text`. A YAML document, alone or in a ``` fence, stays YAML."""
         if not text:
             return text
-        if "\n" in text or text.lstrip()[:1] in ("{", "["):
-            document = redact_yaml(text, self.is_secret_field, self.free_text)
-            if document is not None:
-                return document
+        document = self._yaml(text)
+        if document is not None:
+            return document
         if "```" in text:
-            return "".join(self.text(body) if fenced else self.free_text(body) for fenced, body in split_fences(text))
+            return "".join(self._fenced(body) if fenced else self.free_text(body) for fenced, body in split_fences(text))
         return self.free_text(text)
+
+    def _yaml(self, text: str) -> str | None:
+        """`text` masked as a YAML document, or None when it is not one."""
+        if "\n" in text or text.lstrip()[:1] in ("{", "["):
+            return redact_yaml(text, self.is_secret_field, self.free_text)
+        return None
+
+    def _fenced(self, body: str) -> str:
+        """A fence's body: YAML stays YAML; anything else, fence lines inside it included (they are
+        its content), is masked by shape. No recursion: one pass over any number of fences."""
+        document = self._yaml(body)
+        return self.free_text(body) if document is None else document
 
     def free_text(self, text: str) -> str:
         """Mask secrets in prose, logs, headers and single lines, by their shapes."""
@@ -224,23 +235,28 @@ def mask_all(value: Any) -> Any:
 
 
 def split_fences(text: str) -> list[tuple[bool, str]]:
-    """Markdown text cut into (inside a ``` fence?, piece); one pass over the lines."""
-    pieces: list[tuple[bool, str]] = []
+    """Markdown text cut into (inside a ``` fence?, piece); one pass over the lines. Fence lines with
+    an info string right after an opening line (an answer that stutters "```yaml" twice) belong to
+    the opening; a bare ``` there closes an empty block, as in Markdown."""
+    pieces: list[tuple[bool, list[str]]] = []
     current: list[str] = []
     fence = ""
     for line in text.splitlines(keepends=True):
         opening = _FENCE.match(line)
-        if not fence and opening:
+        info = line[opening.end():].strip() if opening else ""
+        if fence and opening and not current and info:
+            pieces[-1][1].append(line)  # another opening line, before any content
+        elif not fence and opening:
             current.append(line)
-            pieces.append((False, "".join(current)))
+            pieces.append((False, current))
             current, fence = [], opening.group(1)
-        elif fence and opening and opening.group(1).startswith(fence) and not line[opening.end():].strip():
-            pieces.append((True, "".join(current)))
+        elif fence and opening and opening.group(1).startswith(fence) and not info:
+            pieces.append((True, current))
             current, fence = [line], ""
         else:
             current.append(line)
-    pieces.append((bool(fence), "".join(current)))
-    return pieces
+    pieces.append((bool(fence), current))
+    return [(fenced, "".join(lines)) for fenced, lines in pieces]
 
 
 def _at(data: Any, parts: list[str]) -> Any:
