@@ -15,17 +15,19 @@ DSN_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@]*
 
 # `Authorization: Bearer x`, `Basic x`, `Token x` in headers, curl lines and messages.
 AUTH_SCHEME = re.compile(r"(?P<head>\b(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)")
+AUTH_SCHEME_CLUES = ("bearer", "basic", "token", "digest")  # in lower case, as below
 
-# Vendor key shapes: Anthropic, OpenAI, AWS access key id, GitHub, Slack, Google, Stripe.
-VENDOR_KEYS = [
-    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),
-    re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}"),
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),  # JWT (Supabase keys)
+# Vendor key shapes: Anthropic, OpenAI, AWS access key id, GitHub, Slack, Google, Stripe; each with
+# a literal one of which any match contains (a cheap test that skips the scan of text without it).
+VENDOR_KEYS: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{8,}")),
+    (("sk-",), re.compile(r"\bsk-(?:proj-)?[A-Za-z0-9_\-]{20,}")),
+    (("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (("gh", "github_pat_"), re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    (("xox",), re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}")),
+    (("AIza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    (("k_live_",), re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}")),
+    (("eyJ",), re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),  # JWT (Supabase keys)
 ]
 
 # A quoted value, escapes and doubled quotes included: "a\"b", 'it''s'.
@@ -66,6 +68,7 @@ SECRET_HEADER = re.compile(
     r"(?im)(?P<head>(?<![\w\-])(?:proxy-authorization|authorization|set-cookie|cookie)[ \t]*:[ \t]*)"
     r"(?P<secret>[^\s\"'][^\n\"']*)"
 )
+SECRET_HEADER_CLUES = ("authorization", "cookie")
 
 # SQL that sets a password: MySQL `IDENTIFIED BY '...'`, PostgreSQL `WITH PASSWORD '...'`,
 # `SET PASSWORD = '...'`, `PASSWORD = '...'` in CREATE USER options. A blank or `=` follows the
@@ -76,6 +79,7 @@ SQL_PASSWORD = re.compile(
     r"[ \t]*(?:=[ \t]*)?)"
     rf"(?P<secret>{_SQ}|{_DQ})"
 )
+SQL_PASSWORD_CLUES = ("identified", "password")
 
 # Prose: "the password is X", "my API key was X", "token for prod = X", `the "password" is "X"`.
 PROSE_SECRET = re.compile(
@@ -83,6 +87,7 @@ PROSE_SECRET = re.compile(
     r"""(?(quote)\\?(?P=quote))(?:[ \t]+(?:for|of|to)[ \t]+[^\s]{1,60})?[ \t]+(?:is|was|=)[ \t]*:?[ \t]*)"""
     rf"""(?P<secret>{_DQ}|{_SQ}|[^\s"'](?:[^\s]{{0,200}}[^\s.,;:!?'")\]])?)"""
 )
+PROSE_SECRET_CLUES = ("pass", "pwd", "secret", "token", "key", "pin")
 # Words after "password is" that describe the password rather than being it.
 PROSE_NOT_SECRET = frozenset({
     "a", "an", "the", "not", "in", "on", "from", "missing", "required", "set", "stored", "kept", "empty",

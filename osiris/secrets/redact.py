@@ -24,6 +24,7 @@ from urllib.parse import quote, quote_plus
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.patterns import (
     AUTH_SCHEME,
+    AUTH_SCHEME_CLUES,
     BLOCK_SCALAR_KEY,
     COLON_ASSIGNMENT,
     DSN_PASSWORD,
@@ -31,8 +32,11 @@ from osiris.secrets.patterns import (
     EQUALS_ASSIGNMENT,
     PROSE_NOT_SECRET,
     PROSE_SECRET,
+    PROSE_SECRET_CLUES,
     SECRET_HEADER,
+    SECRET_HEADER_CLUES,
     SQL_PASSWORD,
+    SQL_PASSWORD_CLUES,
     VENDOR_KEYS,
     is_reference,
 )
@@ -122,17 +126,26 @@ class Redactor:
             return text
         if self._known_pattern is not None:
             text = self._known_pattern.sub(MASK, text)
-        text = DSN_PASSWORD.sub(_keep_head, text)
-        text = AUTH_SCHEME.sub(_keep_head, text)
-        for pattern in VENDOR_KEYS:
-            text = pattern.sub(MASK, text)
-        text = SQL_PASSWORD.sub(_quoted_mask, text)
-        text = SECRET_HEADER.sub(_keep_head, text)
+        # Each shape runs only where its words are: on a megabyte of YAML that halves the time.
+        lowered = text.lower()
+        if "://" in text:
+            text = DSN_PASSWORD.sub(_keep_head, text)
+        if _any_in(lowered, AUTH_SCHEME_CLUES):
+            text = AUTH_SCHEME.sub(_keep_head, text)
+        for clues, pattern in VENDOR_KEYS:
+            if _any_in(text, clues):
+                text = pattern.sub(MASK, text)
+        if _any_in(lowered, SQL_PASSWORD_CLUES):
+            text = SQL_PASSWORD.sub(_quoted_mask, text)
+        if _any_in(lowered, SECRET_HEADER_CLUES):
+            text = SECRET_HEADER.sub(_keep_head, text)
         if "|" in text or ">" in text:
             text = self._mask_secret_blocks(text)
-        text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
-        text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
-        return PROSE_SECRET.sub(_mask_prose, text)
+        if ":" in text:
+            text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
+        if "=" in text:
+            text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
+        return PROSE_SECRET.sub(_mask_prose, text) if _any_in(lowered, PROSE_SECRET_CLUES) else text
 
     def _mask_secret_blocks(self, text: str) -> str:
         """`password: |` in text that is not a whole YAML document (an answer that does not parse):
@@ -269,6 +282,10 @@ def _at(data: Any, parts: list[str]) -> Any:
         else:
             return None
     return data
+
+
+def _any_in(text: str, clues: tuple[str, ...]) -> bool:
+    return any(clue in text for clue in clues)
 
 
 def _keep_head(match: re.Match[str]) -> str:
