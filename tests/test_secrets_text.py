@@ -37,10 +37,14 @@ KNOWN = "PgPw-7x!Qz_93kd"
         ('the "password" is prose-pw-1', "prose-pw-1"),
         ("the 'api key' was 'prose-pw-2' [", "prose-pw-2"),
         ('my password is "esc\\"aped-prose-3"', "aped-prose-3"),
+        ("password: &pw !!str anchored-pw-1, [", "anchored-pw-1"),
+        ("x: 1\nbad: [\n!!python/name:os" + KNOWN + ".system: 1", KNOWN),
+        ("a: &x" + KNOWN + " v\nb: *x" + KNOWN + "\n", KNOWN),  # parses: the anchor is in no scalar
+        ("%TAG !e! tag:" + KNOWN + ",2000:\n---\na: !e!x 1\n", KNOWN),
     ],
 )
 def test_shapes_the_attack_leaked_are_masked(text, secret):
-    redacted = Redactor().text(text)
+    redacted = Redactor(known_values=[KNOWN]).text(text)
     assert secret not in redacted and "***" in redacted
 
 
@@ -66,6 +70,8 @@ def test_quoted_keys_are_masked_in_place_and_the_text_around_kept():
         'the "password" is "wrong"',
         '{"tokens":5, "key": "password", "passwords": 3}',
         "ALTER ROLE app WITH PASSWORD '***'",
+        "password: &a ${MYSQL_PASSWORD}",
+        "password: &a *b",
     ],
 )
 def test_words_around_secrets_are_not_secrets(text):

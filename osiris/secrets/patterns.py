@@ -47,6 +47,9 @@ COLON_ASSIGNMENT = re.compile(
     rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;{{}}\[\]][^\n,;}}\]]*?(?=[ \t]#|[\n,;}}\]]|$))"""
 )
 
+# An anchor and/or a tag before a YAML value: `&pw !!str ` in `password: &pw !!str x`.
+YAML_PROPERTIES = re.compile(r"(?:[&!][^\s]{0,200}[ \t]+){1,2}")
+
 # `password: |` or `"password": >-` opening a YAML block scalar, whose lines follow more indented.
 BLOCK_SCALAR_KEY = re.compile(
     r"""(?P<indent>[ \t]*)(?:-[ \t]+)?(?P<quote>["']?)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,80})(?P=quote)[ \t]*:"""

@@ -38,6 +38,7 @@ from osiris.secrets.patterns import (
     SQL_PASSWORD,
     SQL_PASSWORD_CLUES,
     VENDOR_KEYS,
+    YAML_PROPERTIES,
     is_reference,
 )
 from osiris.secrets.yaml_text import redact_yaml
@@ -184,15 +185,22 @@ class Redactor:
 
     def _mask_assignment(self, match: re.Match[str]) -> str:
         value = match["value"].rstrip()
-        if not self.is_secret_field(match["key"]) or is_reference(value) or value.strip("\"'") in ("", MASK):
+        if not self.is_secret_field(match["key"]):
             return match.group(0)
-        if value in ("null", "~") or value.startswith(("|", ">", "{", "[", "&", "*", "!")):
-            return match.group(0)  # block scalars, collections, anchors: YAML the structural pass handles
-        trailing = match["value"][len(value):]
+        properties = YAML_PROPERTIES.match(value)  # `password: &pw !!str x` in text that does not parse
+        head = match["head"] + (properties.group() if properties else "")
+        value = value[properties.end():] if properties else value
+        if is_reference(value) or value.strip("\"'") in ("", MASK) or value in ("null", "~"):
+            return match.group(0)
+        if properties and "${" in value:
+            return match.group(0)  # `&a ${X}`: the value pattern stopped inside the reference
+        if value.startswith(("|", ">", "{", "[", "&", "*", "!")):
+            return match.group(0)  # block scalars, collections, aliases: YAML the structural pass handles
+        trailing = match["value"][len(match["value"].rstrip()):]
         quote_char = value[0] if value[0] in "\"'" else ""
         if not quote_char and match.group(0).rstrip().endswith(value) and ":" in match["head"]:
             quote_char = '"'  # `password: x` -> `password: "***"`: a bare *** would be a YAML alias
-        return f"{match['head']}{quote_char}{MASK}{quote_char}{trailing}"
+        return f"{head}{quote_char}{MASK}{quote_char}{trailing}"
 
 
 def secret_text(value: Any) -> str | None:
