@@ -246,7 +246,7 @@ def planted(rng: random.Random, text: str) -> tuple[str, list[str]]:
     typed = f"Pw{rng.randrange(10**9)}zQ"
     shapes = [f"password: {typed}", f'"token": "{typed}"', f"'api_key': '{typed}'", f'{{"secret":"{typed}"}}',
               f"endpoint: /x?token={typed}&page=1", f"the password is {typed}", f"password: |\n  {typed}",
-              f"dsn: mysql://app:{typed}@db/shop", f"Authorization: Bearer {typed}"]
+              f"dsn: mysql://app:{typed}@db/shop", f"Authorization: Bearer {typed}", f"password: [{typed}, x]"]
     text = text[:LLM_ANSWER_LIMIT]
     at = _at(rng, text)
     text = text[:at] + KNOWN_SECRET + text[at:]

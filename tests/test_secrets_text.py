@@ -41,6 +41,8 @@ KNOWN = "PgPw-7x!Qz_93kd"
         ("x: 1\nbad: [\n!!python/name:os" + KNOWN + ".system: 1", KNOWN),
         ("a: &x" + KNOWN + " v\nb: *x" + KNOWN + "\n", KNOWN),  # parses: the anchor is in no scalar
         ("%TAG !e! tag:" + KNOWN + ",2000:\n---\na: !e!x 1\n", KNOWN),
+        ("password: [flow-pw-1, b]\nbad: [", "flow-pw-1"),
+        ('config: {"token": {k: flow-tok-2}}, x: [', "flow-tok-2"),
     ],
 )
 def test_shapes_the_attack_leaked_are_masked(text, secret):
@@ -72,6 +74,8 @@ def test_quoted_keys_are_masked_in_place_and_the_text_around_kept():
         "ALTER ROLE app WITH PASSWORD '***'",
         "password: &a ${MYSQL_PASSWORD}",
         "password: &a *b",
+        "password: [${MYSQL_PASSWORD}, @mysql.default]",
+        "tags: [a, b], config: {x: [1]}",
     ],
 )
 def test_words_around_secrets_are_not_secrets(text):

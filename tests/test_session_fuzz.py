@@ -61,7 +61,7 @@ BUDGET_SECONDS = 40.0
 def test_hostile_llm_answers_with_planted_secrets_leave_none_in_the_redactor_or_the_session(tmp_path):
     """Mutated answers (tests/fuzz_inputs.py: tags, numbers, surrogates, deep nesting, fences,
     alias bombs, up to 512,000 characters), each with a known secret planted at a random place, a
-    password in one of nine shapes and the known numeric password as a plain number; the pipeline
+    password in one of ten shapes and the known numeric password as a plain number; the pipeline
     the validator reads from it goes through `Redactor.data` and the writers as generate writes it."""
     rng = random.Random(ANSWER_SEED)
     redactor, validator = fuzz_redactor(), fuzz_validator()

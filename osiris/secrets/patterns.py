@@ -47,6 +47,14 @@ COLON_ASSIGNMENT = re.compile(
     rf"""(?P<value>{_ENV}(?=[\s,;}}\]]|$)|\$\{{[^\n}}]{{0,100}}\}}[^\n,;}}\]]*|{_DQ}|{_SQ}|[^\s,;{{}}\[\]][^\n,;}}\]]*?(?=[ \t]#|[\n,;}}\]]|$))"""
 )
 
+# `password: [a, b]` or `"token": {x: y}`: a key whose value is a flow collection (the `[` or `{`
+# follows the match), which runs to the end of its line in text that does not parse.
+FLOW_ASSIGNMENT = re.compile(
+    rf"""(?<![\w/.\-]){_KEY}[ \t]*:[ \t]*(?:[&!][^\s]{{0,200}}[ \t]+){{0,2}}(?=[\[{{])"""
+)
+# The scalars of a flow collection, as free text sees them: what lies between its indicators.
+FLOW_ITEM = re.compile(r"[ \t]*(?:\$\{[^}\n]{0,100}\}[^\[\]{},:\n]*|[^\[\]{},:\n]+)")
+
 # An anchor and/or a tag before a YAML value: `&pw !!str ` in `password: &pw !!str x`.
 YAML_PROPERTIES = re.compile(r"(?:[&!][^\s]{0,200}[ \t]+){1,2}")
 

@@ -30,6 +30,8 @@ from osiris.secrets.patterns import (
     DSN_PASSWORD,
     ENV_REFERENCE,
     EQUALS_ASSIGNMENT,
+    FLOW_ASSIGNMENT,
+    FLOW_ITEM,
     PROSE_NOT_SECRET,
     PROSE_SECRET,
     PROSE_SECRET_CLUES,
@@ -50,6 +52,7 @@ __all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_se
 MIN_KNOWN_SECRET_LENGTH = 4
 MIN_ENCODED_LENGTH = 8  # an encoded fragment shorter than this would match ordinary text
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,})")
+_FLOW_BRACKETS = re.compile(r"[\[\]{}\n]")
 
 
 class Redactor:
@@ -143,7 +146,7 @@ class Redactor:
         if "|" in text or ">" in text:
             text = self._mask_secret_blocks(text)
         if ":" in text:
-            text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
+            text = COLON_ASSIGNMENT.sub(self._mask_assignment, self._mask_secret_flows(text))
         if "=" in text:
             text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
         return PROSE_SECRET.sub(_mask_prose, text) if _any_in(lowered, PROSE_SECRET_CLUES) else text
@@ -182,6 +185,21 @@ class Redactor:
         if self._known and not self._known.isdisjoint(number_texts(value)):
             return MASK
         return value
+
+    def _mask_secret_flows(self, text: str) -> str:
+        """`password: [a, {b: c}]` in text that does not parse: every item up to the closing bracket,
+        or the end of the line, reads "***" (keys stay); `config: {token: [x]}` too."""
+        if "[" not in text and "{" not in text:
+            return text
+        pieces: list[str] = []
+        position = 0
+        for match in FLOW_ASSIGNMENT.finditer(text):
+            if match.start() < position or not self.is_secret_field(match["key"]):
+                continue
+            end = _flow_end(text, match.end())
+            pieces += [text[position:match.end()], FLOW_ITEM.sub(_mask_flow_item, text[match.end():end])]
+            position = end
+        return "".join(pieces) + text[position:] if pieces else text
 
     def _mask_assignment(self, match: re.Match[str]) -> str:
         value = match["value"].rstrip()
@@ -294,6 +312,32 @@ def _at(data: Any, parts: list[str]) -> Any:
 
 def _any_in(text: str, clues: tuple[str, ...]) -> bool:
     return any(clue in text for clue in clues)
+
+
+def _flow_end(text: str, start: int) -> int:
+    """Where the flow collection opening at `start` closes (just after its bracket), or its line ends."""
+    depth = 0
+    for match in _FLOW_BRACKETS.finditer(text, start):
+        if match.group() == "\n":
+            return match.start()
+        depth += 1 if match.group() in "[{" else -1
+        if depth == 0:
+            return match.end()
+    return len(text)
+
+
+def _mask_flow_item(match: re.Match[str]) -> str:
+    """An item of a secret flow collection masked; a mapping's key (`a` in `{a: 1}`) is kept, as
+    the YAML pass keeps it."""
+    item = match.group()
+    body = item.strip()
+    after = match.string[match.end():match.end() + 2]
+    if after[:1] == ":" and after[1:2] in ("", " ", "\t", "\n"):
+        return item
+    if not body or body.strip("\"'") in ("", MASK) or is_reference(body) or body in ("null", "~"):
+        return item
+    start = item.index(body)
+    return f'{item[:start]}"{MASK}"{item[start + len(body):]}'
 
 
 def _keep_head(match: re.Match[str]) -> str:
