@@ -275,7 +275,8 @@ def check_writers(session: Session, number: int, text: str, pipeline: Any, secre
     logs = [session.path / "events.jsonl", session.path / "conversation.jsonl"]
     sizes = [log.stat().st_size if log.exists() else 0 for log in logs]
     where = f"artifacts/cycle-1/attempt-{number}"
-    fields = {"attempt": number, "pipeline": pipeline, "batch_size": KNOWN_NUMBER, "answer_head": text[:200]}
+    # The whole answer, never a cut of it: `mysql://app:pw` cut before its `@host` is no DSN any more.
+    fields = {"attempt": number, "pipeline": pipeline, "batch_size": KNOWN_NUMBER}
     answer = session.write_text(f"{where}/answer.txt", text)
     errors = session.write_json(f"{where}/errors.json", fields)
     session.write_event("validation_retry", fields)
