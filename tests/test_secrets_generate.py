@@ -19,16 +19,20 @@ NUMERIC_PW = 98765432  # a connection password that YAML reads as a number
 TYPED = "Typed-Pw-7788"  # typed into the request in prose
 BASIC = base64.b64encode(b"proxyuser:proxy-pw-31").decode()
 
-UNPARSABLE = f"""\
-oml_version: "0.1.0"
-name: broken
-steps:
+# A MySQL extractor step, its config open for more lines.
+GET_STEP = """\
   - id: get
     component: mysql.extractor
     mode: read
     config:
       connection: "@mysql.default"
-      password: |
+"""
+
+UNPARSABLE = f"""\
+oml_version: "0.1.0"
+name: broken
+steps:
+{GET_STEP}      password: |
         block-pw-1
       query: "CREATE USER u IDENTIFIED BY 'sql-pw-1'"
       note: Proxy-Authorization: Basic {BASIC}
@@ -47,6 +51,17 @@ UNPARSABLE_JSON = """\
  "note": "the \\"password\\" is prose-pw-2", "auth_token": "a\\"b-tok-2\\"c",
 """
 
+# A Postgres writer step, its config open for one more line.
+LOAD_STEP = """\
+  - id: load
+    component: postgres.writer
+    mode: write
+    needs: [get]
+    config:
+      connection: "@postgres.default"
+      table: customers
+"""
+
 PARSES = f"""\
 oml_version: "0.1.0"
 name: echoes
@@ -60,14 +75,7 @@ steps:
       auth_token: >
         folded-pw-1
         folded-pw-2
-  - id: load
-    component: postgres.writer
-    mode: write
-    needs: [get]
-    config:
-      connection: "@postgres.default"
-      table: customers
-      port: {ENV_PW}
+{LOAD_STEP}      port: {ENV_PW}
 """
 
 PLANTED = [ENV_PW, str(NUMERIC_PW), TYPED, base64.b64encode(ENV_PW.encode()).decode(), "block-pw-1",
@@ -186,21 +194,9 @@ NUMBERS_ECHOED = f"""\
 oml_version: "0.1.0"
 name: numbers
 steps:
-  - id: get
-    component: mysql.extractor
-    mode: read
-    config:
-      connection: "@mysql.default"
-      table: customers
+{GET_STEP}      table: customers
       batch_size: {NUMERIC_PW}
-  - id: load
-    component: postgres.writer
-    mode: write
-    needs: [get]
-    config:
-      connection: "@postgres.default"
-      table: customers
-      batch_size: {ENV_NUMERIC_PW}.0
+{LOAD_STEP}      batch_size: {ENV_NUMERIC_PW}.0
 """
 
 
