@@ -1,29 +1,57 @@
-"""Fuzz campaign: a large seeded stream of hostile answers through extraction and validation.
+"""Fuzz campaign: a large seeded stream of hostile answers through validation, redaction and the session.
 
     .venv/bin/python bench/fuzz.py [--n 100000] [--seed 9] [--hang 2] [--stop 60]
 
-Feeds the inputs of tests/fuzz_inputs.py (the stream test_fuzz.py samples 2,000 deep) to one
-Validator, checks each report as the test does (known codes, renderable, strict JSON), and prints:
-inputs tried, crashes (with the first few, reproducible by seed and number), inputs slower than
-`--hang` seconds, and the slowest input with its time. An input still running after `--stop`
-seconds is interrupted (SIGALRM) and counted as a hang. Exit 1 when anything crashed or hung.
+Feeds the inputs of tests/fuzz_inputs.py (the stream test_fuzz.py and test_session_fuzz.py sample)
+to three targets, each checked as the tests do:
+
+- validator: `Validator.validate`; each report has known codes, renders, and is strict JSON;
+- redactor: the answer, with secrets planted in it (`planted`), through `Redactor.text`, and the
+  pipeline read from it through `Redactor.data`: strict JSON, no planted secret left;
+- session writers: answer.txt, errors.json, a `validation_retry` event and a conversation turn
+  written as generate writes an attempt: valid UTF-8, strict JSON, no planted secret in any file.
+  A fresh session every 1,000 inputs keeps the files small; each is deleted once checked.
+
+Prints, per target: inputs tried, crashes (with the first few, reproducible by seed and number),
+inputs slower than `--hang` seconds, and the slowest input with its time. An input still running
+after `--stop` seconds is interrupted (SIGALRM) and counted as a crash. Exit 1 when anything
+crashed or hung.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import random
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fuzz_inputs import answers, check, fuzz_validator  # noqa: E402
+from osiris.secrets.redact import Redactor  # noqa: E402
+from osiris.session import Session  # noqa: E402
+from osiris.validate import Validator  # noqa: E402
+from osiris.validate.issue import ValidationReport  # noqa: E402
+from tests.fuzz_inputs import (  # noqa: E402
+    answers,
+    check,
+    check_redactor,
+    check_writers,
+    fuzz_redactor,
+    fuzz_validator,
+    planted,
+)
 
-SHOWN = 5  # crashes printed in full
+SHOWN = 5  # crashes and hangs printed per target
+SESSION_INPUTS = 1_000  # inputs written to one session before the next
 
 
 class Stopped(Exception):
@@ -34,6 +62,48 @@ def _stop(signum: int, frame: object) -> None:
     raise Stopped
 
 
+@dataclass
+class Target:
+    """What one target met: crashes (number, text, error), hangs (seconds, number), the slowest input."""
+
+    name: str
+    tried: int = 0
+    crashes: list[tuple[int, str, str]] = field(default_factory=list)
+    hangs: list[tuple[float, int]] = field(default_factory=list)
+    slowest: tuple[float, int, str] = (0.0, -1, "")
+
+    def run(self, number: int, text: str, call: Callable[[], object], stop: int, hang: float) -> bool:
+        """Call `call` under the watchdog; True when it returned without an exception."""
+        signal.alarm(stop)
+        began = time.perf_counter()
+        ok = False
+        try:
+            call()
+            ok = True
+        except Stopped:
+            self.crashes.append((number, text, f"interrupted after {stop} s"))
+        except Exception:
+            self.crashes.append((number, text, traceback.format_exc(limit=-3)))
+        finally:
+            signal.alarm(0)
+        took = time.perf_counter() - began
+        self.tried += 1
+        if took > hang:
+            self.hangs.append((took, number))
+        if took > self.slowest[0]:
+            self.slowest = (took, number, text)
+        return ok
+
+    def report(self, hang: float) -> None:
+        print(f"{self.name}: {self.tried:,} inputs, {len(self.crashes)} crashes, {len(self.hangs)} hangs over {hang:g} s")
+        for number, text, error in self.crashes[:SHOWN]:
+            print(f"  crash, input {number}: {text[:200]!r}\n    {error.strip().splitlines()[-1]}")
+        for took, number in self.hangs[:SHOWN]:
+            print(f"  hang, input {number}: {took:.2f} s")
+        took, number, text = self.slowest
+        print(f"  slowest input: {took * 1000:.0f} ms (input {number}, {len(text):,} characters): {text[:100]!r}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000, help="inputs to try")
@@ -42,41 +112,55 @@ def main() -> int:
     parser.add_argument("--stop", type=int, default=60, help="interrupt an input after this many seconds")
     args = parser.parse_args()
 
-    validator = fuzz_validator()
+    validator, redactor = fuzz_validator(), fuzz_redactor()
     validator.validate(next(answers(args.seed))[0])  # warm up: imports and compiled schemas are not the input's cost
+    redactor.text(next(answers(args.seed))[0])
     signal.signal(signal.SIGALRM, _stop)
-    crashes: list[tuple[int, str, str]] = []
-    hangs: list[tuple[float, int]] = []
-    slowest = (0.0, -1, "")
+    targets = [Target("validator"), Target("redactor"), Target("session writers")]
+    rng = random.Random(args.seed)  # where the secrets go: reproducible with the answers
+    root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-"))
+    session: Session | None = None
     started = time.perf_counter()
-    for number, (text, truncated) in enumerate(itertools.islice(answers(args.seed), args.n)):
-        signal.alarm(args.stop)
-        began = time.perf_counter()
-        try:
-            check(validator.validate(text, truncated=truncated))
-        except Stopped:
-            crashes.append((number, text, f"interrupted after {args.stop} s"))
-        except Exception:
-            crashes.append((number, text, traceback.format_exc(limit=-3)))
-        finally:
-            signal.alarm(0)
-        took = time.perf_counter() - began
-        if took > args.hang:
-            hangs.append((took, number))
-        if took > slowest[0]:
-            slowest = (took, number, text)
-        if number and number % 10_000 == 0:
-            print(f"  ... {number:,} inputs, {len(crashes)} crashes, {time.perf_counter() - started:.0f} s", flush=True)
+    try:
+        for number, (answer, truncated) in enumerate(itertools.islice(answers(args.seed), args.n)):
+            text, secrets = planted(rng, answer)
+            reports: list[ValidationReport] = []
+            targets[0].run(number, answer, partial(_validate, validator, answer, truncated, reports), args.stop, args.hang)
+            pipeline = reports[0].pipeline if reports else None
+            targets[1].run(number, text, partial(check_redactor, redactor, text, pipeline, secrets), args.stop, args.hang)
+            if number % SESSION_INPUTS == 0:
+                session = _next_session(session, root, redactor)
+            assert session is not None
+            targets[2].run(number, text, partial(check_writers, session, number, text, pipeline, secrets),
+                           args.stop, args.hang)
+            if number and number % 10_000 == 0:
+                crashes = sum(len(target.crashes) for target in targets)
+                print(f"  ... {number:,} inputs, {crashes} crashes, {time.perf_counter() - started:.0f} s", flush=True)
+    finally:
+        _next_session(session, root, None)
+        shutil.rmtree(root, ignore_errors=True)
     total = time.perf_counter() - started
 
-    print(f"inputs tried: {args.n:,} (seed {args.seed}) in {total:.1f} s, {total / args.n * 1000:.2f} ms an input")
-    print(f"crashes: {len(crashes)}")
-    for number, text, error in crashes[:SHOWN]:
-        print(f"  input {number}: {text[:200]!r}\n    {error.strip().splitlines()[-1]}")
-    print(f"hangs over {args.hang:g} s: {len(hangs)}" + "".join(f"\n  input {n}: {t:.2f} s" for t, n in hangs[:SHOWN]))
-    took, number, text = slowest
-    print(f"slowest input: {took * 1000:.0f} ms (input {number}, {len(text):,} characters): {text[:120]!r}")
-    return 1 if crashes or hangs else 0
+    print(f"inputs tried: {args.n:,} (seed {args.seed}) in {total:.1f} s, {total / max(args.n, 1) * 1000:.2f} ms an input")
+    for target in targets:
+        target.report(args.hang)
+    return 1 if any(target.crashes or target.hangs for target in targets) else 0
+
+
+def _validate(validator: Validator, answer: str, truncated: bool, reports: list[ValidationReport]) -> None:
+    report = validator.validate(answer, truncated=truncated)
+    reports.append(report)
+    check(report)
+
+
+def _next_session(session: Session | None, root: Path, redactor: Redactor | None) -> Session | None:
+    """Close and delete `session`; open a new one when given a redactor."""
+    if session is not None:
+        session.finish("valid")
+        shutil.rmtree(session.path, ignore_errors=True)
+    if redactor is None:
+        return None
+    return Session.create(root, provider="demo", model="demo", redactor=redactor)
 
 
 if __name__ == "__main__":

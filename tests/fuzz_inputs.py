@@ -2,7 +2,9 @@
 
 `answers(seed)` yields an endless, reproducible stream: each answer is a valid sample pipeline with
 one to four mutations (bytes, lines, YAML tags, numbers, unicode, deep nesting, fences, aliases,
-hostile patterns and SQL), and `check(report)` asserts what every report must hold.
+hostile patterns and SQL), and `check(report)` asserts what every report must hold. For the
+redactor and the session writers, `planted` adds secrets to an answer, and `check_redactor` and
+`check_writers` assert that none survives and that every file stays strict JSON.
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ import json
 import random
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
+from typing import Any
 
 from osiris.explain import compact, friendly
+from osiris.secrets.redact import Redactor
+from osiris.session import Session
 from osiris.validate import CODES, Validator
 from osiris.validate.issue import ValidationReport
 from tests.engine_samples import VALID, fenced
@@ -219,3 +224,71 @@ MUTATIONS: list[Callable[[random.Random, str], str]] = [
     _replace_char, _delete_span, _truncate, _duplicate_line, _swap_lines, _reindent, _number, _hostile_value,
     _tag, _key, _unicode, _deep, _aliases, _fences, _repeat,
 ]
+
+
+# Secrets planted in each answer for the redaction fuzz: a known value (the API key or a resolved
+# connection password) anywhere, a known numeric password as a plain number, and values under
+# secret names in the shapes an answer writes them (YAML, quoted JSON keys, URLs, prose).
+KNOWN_SECRET = "PgPw-7x!Qz_93kd"
+KNOWN_NUMBER = 98765432
+# The longest answer an LLM can send: llm.max_tokens is at most 128,000 tokens, about 4 characters
+# each. Longer inputs (the 4.5 MB deep-nesting ones) are cut here before the redactor sees them.
+LLM_ANSWER_LIMIT = 512_000
+
+
+def fuzz_redactor() -> Redactor:
+    """The redactor the fuzzing feeds: it knows one text secret and one numeric password."""
+    return Redactor(known_values=[KNOWN_SECRET, KNOWN_NUMBER])
+
+
+def planted(rng: random.Random, text: str) -> tuple[str, list[str]]:
+    """An LLM-sized `text` with secrets planted in it, and the secrets that must not survive."""
+    typed = f"Pw{rng.randrange(10**9)}zQ"
+    shapes = [f"password: {typed}", f'"token": "{typed}"', f"'api_key': '{typed}'", f'{{"secret":"{typed}"}}',
+              f"endpoint: /x?token={typed}&page=1", f"the password is {typed}", f"password: |\n  {typed}",
+              f"dsn: mysql://app:{typed}@db/shop", f"Authorization: Bearer {typed}", f"password: [{typed}, x]"]
+    text = text[:LLM_ANSWER_LIMIT]
+    at = _at(rng, text)
+    text = text[:at] + KNOWN_SECRET + text[at:]
+    return f"{text}\n{rng.choice(shapes)}\nbatch_size: {KNOWN_NUMBER}\n", [typed, KNOWN_SECRET, str(KNOWN_NUMBER)]
+
+
+def strict_json(text: str) -> Any:
+    """`json.loads` that refuses NaN and Infinity, as no file of a session may hold them."""
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not strict JSON: {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def check_redactor(redactor: Redactor, text: str, pipeline: Any, secrets: list[str]) -> None:
+    """`Redactor.text` on an answer and `Redactor.data` on its pipeline: strict JSON, no secret left."""
+    shown = redactor.text(text)
+    data = json.dumps(redactor.data({"pipeline": pipeline, "batch_size": KNOWN_NUMBER, "answer": text}),
+                      allow_nan=False)
+    left = [secret for secret in secrets if secret in shown or secret in data]
+    assert not left, f"left unmasked: {left}"
+
+
+def check_writers(session: Session, number: int, text: str, pipeline: Any, secrets: list[str]) -> None:
+    """The session writers on an answer and its pipeline, as generate writes an attempt: each file and
+    line written is valid UTF-8, each JSON strict, and no planted secret is in any."""
+    logs = [session.path / "events.jsonl", session.path / "conversation.jsonl"]
+    sizes = [log.stat().st_size if log.exists() else 0 for log in logs]
+    where = f"artifacts/cycle-1/attempt-{number}"
+    # The whole answer, never a cut of it: `mysql://app:pw` cut before its `@host` is no DSN any more.
+    fields = {"attempt": number, "pipeline": pipeline, "batch_size": KNOWN_NUMBER}
+    answer = session.write_text(f"{where}/answer.txt", text)
+    errors = session.write_json(f"{where}/errors.json", fields)
+    session.write_event("validation_retry", fields)
+    session.append_conversation("assistant", text, attempt=number)
+    written = [answer.read_bytes().decode("utf-8"), errors.read_bytes().decode("utf-8")]
+    strict_json(written[1])
+    for log, size in zip(logs, sizes):
+        with log.open("rb") as appended:
+            appended.seek(size)
+            lines = appended.read().decode("utf-8").splitlines()
+        assert len(lines) == 1, f"{log.name}: {len(lines)} lines for one write"
+        strict_json(lines[0])
+        written += lines
+    left = [secret for secret in secrets if any(secret in piece for piece in written)]
+    assert not left, f"left unmasked in the session: {left}"

@@ -54,8 +54,8 @@ def test_text_is_masked_exactly(text, expected):
     ("password: ''", "password: ''"),
     ("password: |", "password: |"),
     ("password: >-", "password: >-"),
-    ("password: {a: 1}", "password: {a: 1}"),
-    ("password: [a]", "password: [a]"),
+    ("password: {a: 1}", 'password: {a: "***"}'),  # a flow collection: its items, as YAML would
+    ("password: [a]", 'password: ["***"]'),
     ("password: ***", "password: ***"),
 ])
 def test_assignments_mask_the_value_and_keep_quotes_comments_and_empty_values(line, expected):

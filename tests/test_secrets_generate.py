@@ -19,22 +19,47 @@ NUMERIC_PW = 98765432  # a connection password that YAML reads as a number
 TYPED = "Typed-Pw-7788"  # typed into the request in prose
 BASIC = base64.b64encode(b"proxyuser:proxy-pw-31").decode()
 
-UNPARSABLE = f"""\
-oml_version: "0.1.0"
-name: broken
-steps:
+# A MySQL extractor step, its config open for more lines.
+GET_STEP = """\
   - id: get
     component: mysql.extractor
     mode: read
     config:
       connection: "@mysql.default"
-      password: |
+"""
+
+UNPARSABLE = f"""\
+oml_version: "0.1.0"
+name: broken
+steps:
+{GET_STEP}      password: |
         block-pw-1
       query: "CREATE USER u IDENTIFIED BY 'sql-pw-1'"
       note: Proxy-Authorization: Basic {BASIC}
       also: Cookie: sid=ck-1; csrftoken=ck-2
       blob: {base64.b64encode(ENV_PW.encode()).decode()}
+      "password": "json-pw-1"
+      'token': 'quoted-tok-1'
+      "api_key": "esc\\"aped-key-1"
       bad: [unclosed
+"""
+
+# A JSON-style answer cut off mid-object: quoted keys, compact and spaced, in text that does not parse.
+UNPARSABLE_JSON = """\
+{"oml_version": "0.1.0", "name": "json-ish", "steps": [{"id": "get", "component": "mysql.extractor",
+ "config": {"connection": "@mysql.default", "password":"json-pw-2", 'secret': 'quoted-sec-2',
+ "note": "the \\"password\\" is prose-pw-2", "auth_token": "a\\"b-tok-2\\"c",
+"""
+
+# A Postgres writer step, its config open for one more line.
+LOAD_STEP = """\
+  - id: load
+    component: postgres.writer
+    mode: write
+    needs: [get]
+    config:
+      connection: "@postgres.default"
+      table: customers
 """
 
 PARSES = f"""\
@@ -50,18 +75,12 @@ steps:
       auth_token: >
         folded-pw-1
         folded-pw-2
-  - id: load
-    component: postgres.writer
-    mode: write
-    needs: [get]
-    config:
-      connection: "@postgres.default"
-      table: customers
-      port: {ENV_PW}
+{LOAD_STEP}      port: {ENV_PW}
 """
 
 PLANTED = [ENV_PW, str(NUMERIC_PW), TYPED, base64.b64encode(ENV_PW.encode()).decode(), "block-pw-1",
-           "sql-pw-1", BASIC, "ck-1", "ck-2", "url-tok-1", "folded-pw-1", "folded-pw-2", TEST_API_KEY]
+           "sql-pw-1", BASIC, "ck-1", "ck-2", "url-tok-1", "folded-pw-1", "folded-pw-2", TEST_API_KEY,
+           "json-pw-1", "quoted-tok-1", "aped-key-1", "json-pw-2", "quoted-sec-2", "prose-pw-2", "b-tok-2"]
 
 
 def _settings(project, fake_api) -> None:
@@ -89,6 +108,27 @@ def test_planted_secrets_reach_no_file_no_terminal_and_no_request(project, fake_
     assert done.returncode == 0, done.stderr
     assert len(fake_api.requests) == 3
     assert "port must be" in done.stderr and "not '***'" in done.stderr  # the echo is shown, masked
+    _assert_nothing_leaked(project, done, fake_api)
+
+
+def test_quoted_keys_in_an_answer_that_does_not_parse_reach_nothing(project, fake_api):
+    """`"password": "x"` and `'token': 'x'` leaked: SQL's `PASSWORD "..."` took `": "` for the value."""
+    _settings(project, fake_api)
+    fake_api.add(Reply(UNPARSABLE_JSON), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy the customers to a CSV", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2 and "OML101" in done.stderr
+    [session] = session_dirs(project)
+    attempt = session / "artifacts" / "cycle-1" / "attempt-1"
+    assert '"password":"***"' in (attempt / "answer.txt").read_text()  # masked in place, the rest kept
+    _assert_nothing_leaked(project, done, fake_api)
+
+
+def _assert_nothing_leaked(project, done, fake_api) -> None:
+    """No planted secret on the terminal, in any file of the session, or in any request sent."""
     assert _leaks(done.stderr) == [] and _leaks(done.stdout) == []
     [session] = session_dirs(project)
     for path in (p for p in session.rglob("*") if p.is_file()):
@@ -146,3 +186,56 @@ def test_changing_a_setting_in_chat_records_its_name(project, fake_api):
     events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
     [changed] = [e for e in events if e["event_type"] == "settings_changed"]
     assert changed["setting"] == "validation.retry.max_attempts" and changed["value"] == 4
+
+
+ENV_NUMERIC_PW = "24681357"  # a connection password from the environment that reads as a number
+
+NUMBERS_ECHOED = f"""\
+oml_version: "0.1.0"
+name: numbers
+steps:
+{GET_STEP}      table: customers
+      batch_size: {NUMERIC_PW}
+{LOAD_STEP}      batch_size: {ENV_NUMERIC_PW}.0
+"""
+
+
+def test_a_known_numeric_secret_under_a_plain_key_is_masked_in_every_file_and_request(project, fake_api):
+    """Before: `Redactor.data` kept every number not under a secret key, so `batch_size: 98765432`
+    (the Postgres password of .osiris.yaml) reached events.jsonl and errors.json as a raw int."""
+    _settings(project, fake_api)
+    fake_api.add(Reply(fenced(NUMBERS_ECHOED)), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy customers", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_NUMERIC_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2 and "batch_size" in done.stderr
+    [session] = session_dirs(project)
+    files = {path: path.read_text() for path in session.rglob("*") if path.is_file()}
+    texts = [done.stdout, done.stderr, *files.values(), *fake_api.bodies]
+    assert [text for text in texts if str(NUMERIC_PW) in text or ENV_NUMERIC_PW in text] == []
+    retry = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()
+             if '"validation_retry"' in line]
+    assert retry and "***" in json.dumps(retry)  # masked where it was, not dropped
+
+
+def test_an_answer_of_hundreds_of_fences_is_redacted_without_a_crash(project, fake_api):
+    """Before: `Redactor.text` recursed once per nested fence: 1,500 "```yaml" lines exited 5 with
+    RecursionError. Now the answer is an ordinary failed attempt, its secret masked."""
+    _settings(project, fake_api)
+    hostile = "```yaml\n" * 1_500 + "password: fence-pw-1\n"
+    fake_api.add(Reply(hostile), Reply(fenced(VALID)))
+
+    done = run_osiris("generate", "copy customers", cwd=project,
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, MYSQL_PASSWORD=ENV_PW))
+
+    assert done.returncode == 0, done.stderr
+    assert "osiris: attempt 1/3: 1 error; asking the LLM to fix them\n" in done.stderr
+    assert "error OML106" in done.stderr  # the open fence: a cut-off answer, retried like any other
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert len(fake_api.requests) == 2
+    [session] = session_dirs(project)
+    answer = (session / "artifacts" / "cycle-1" / "attempt-1" / "answer.txt").read_text()
+    assert answer.count("```yaml\n") == 1_500 and "fence-pw-1" not in answer
+    assert all("fence-pw-1" not in body for body in fake_api.bodies)

@@ -28,11 +28,36 @@ KNOWN = "PgPw-7x!Qz_93kd"
         ("the password is hunter2-typed.", "hunter2-typed"),
         ("my api key was zz-9911-key", "zz-9911-key"),
         ("password: ${MYSQL_PASSWORD}extra-tail", "extra-tail"),
+        ('"password": "json-pw-1"', "json-pw-1"),
+        ('{"password":"json-pw-2", "a": [', "json-pw-2"),
+        ("'token': 'quoted-tok-1'", "quoted-tok-1"),
+        ("  'api_key' : quoted-key-plain\nbad: [", "quoted-key-plain"),
+        ('"password": "esc\\"aped-pw-1", "b": {', "aped-pw-1"),
+        ("'secret': 'it''s-sec-1', [", "s-sec-1"),
+        ('the "password" is prose-pw-1', "prose-pw-1"),
+        ("the 'api key' was 'prose-pw-2' [", "prose-pw-2"),
+        ('my password is "esc\\"aped-prose-3"', "aped-prose-3"),
+        ("password: &pw !!str anchored-pw-1, [", "anchored-pw-1"),
+        ("x: 1\nbad: [\n!!python/name:os" + KNOWN + ".system: 1", KNOWN),
+        ("a: &x" + KNOWN + " v\nb: *x" + KNOWN + "\n", KNOWN),  # parses: the anchor is in no scalar
+        ("%TAG !e! tag:" + KNOWN + ",2000:\n---\na: !e!x 1\n", KNOWN),
+        ("password: [flow-pw-1, b]\nbad: [", "flow-pw-1"),
+        ('config: {"token": {k: flow-tok-2}}, x: [', "flow-tok-2"),
     ],
 )
 def test_shapes_the_attack_leaked_are_masked(text, secret):
-    redacted = Redactor().text(text)
+    redacted = Redactor(known_values=[KNOWN]).text(text)
     assert secret not in redacted and "***" in redacted
+
+
+def test_quoted_keys_are_masked_in_place_and_the_text_around_kept():
+    """Before: SQL's `PASSWORD "..."` read `": "` as the password, leaving `"password"***"x"`."""
+    redactor = Redactor()
+    assert redactor.text('{"password":"pw-1", "user": "app", "steps": [') == '{"password":"***", "user": "app", "steps": ['
+    assert redactor.text("'token': 'it''s-tok', [") == "'token': '***', ["
+    assert redactor.text('"auth_token": "a\\"b\\"c" }}') == '"auth_token": "***" }}'
+    assert redactor.text('the "password" is "p w", ok') == 'the "password" is "***", ok'
+    assert redactor.text('"note": "the \\"password\\" is pw-2."') == '"note": "the \\"password\\" is ***."'
 
 
 @pytest.mark.parametrize(
@@ -44,6 +69,13 @@ def test_shapes_the_attack_leaked_are_masked(text, secret):
         'password: "${MYSQL_PASSWORD}"',
         "key: validation.retry.max_attempts",
         "primary_key: id",
+        'the "password" is "wrong"',
+        '{"tokens":5, "key": "password", "passwords": 3}',
+        "ALTER ROLE app WITH PASSWORD '***'",
+        "password: &a ${MYSQL_PASSWORD}",
+        "password: &a *b",
+        "password: [${MYSQL_PASSWORD}, @mysql.default]",
+        "tags: [a, b], config: {x: [1]}",
     ],
 )
 def test_words_around_secrets_are_not_secrets(text):
@@ -72,6 +104,16 @@ def test_numbers_are_secrets_under_secret_names_and_as_known_values():
     redactor = Redactor()
     redactor.learn_from({"steps": [{"config": {"password": 55554444}}]})
     assert redactor.text("port must be a whole number, not 55554444") == "port must be a whole number, not ***"
+
+
+def test_a_number_that_is_a_known_secret_is_masked_under_any_key_but_booleans_never():
+    """Before: `Redactor.data` kept every number outside secret keys, the known ones included."""
+    redactor = Redactor(known_values=[98765432, "24681357", "True"])
+    data = {"batch_size": 98765432, "rows": [24681357.0, 24681357.5], "port": 5432, "echo": True,
+            "limit": float("inf"), "big": 10**5000}
+    assert redactor.data(data) == {**data, "batch_size": "***", "rows": ["***", 24681357.5]}
+    redactor.learn_from({"password": 10**5000, "token": float("inf")})  # no text: nothing learnt, no crash
+    assert redactor.text("batch 98765432 of 24681357") == "batch *** of ***"
 
 
 def test_config_show_and_session_json_mask_a_numeric_password():
@@ -139,10 +181,22 @@ def test_a_fenced_answer_stays_yaml_and_an_unparsable_one_is_masked_by_shape():
         assert secret not in masked, secret
 
 
+def test_thousands_of_nested_fences_are_redacted_in_one_pass():
+    """Before: `Redactor.text` called itself once per fence inside a fence: RecursionError at ~1,000."""
+    redactor = Redactor(known_values=[KNOWN])
+    stutter = "```yaml\n" * 20_000 + f"password: fence-pw-1\nport: {KNOWN}\n```\nDone."
+    redacted = redactor.text(stutter)
+    assert redacted == "```yaml\n" * 20_000 + 'password: "***"\nport: "***"\n```\nDone.'  # the body stays YAML
+    nested = "```\n" + "```yaml\ntext\n" * 20_000 + "password: fence-pw-2\n```\n"
+    assert redactor.text(nested) == nested.replace("fence-pw-2", '"***"')
+    assert redactor.text("```\n```\npassword: pw-3\n") == '```\n```\npassword: "***"\n'  # an empty block
+
+
 def test_hostile_text_is_redacted_completely():
     """Long runs of what each pattern looks for (bench/redact.py measures the time it takes)."""
     redactor = Redactor(known_values=[KNOWN])
     for hostile in ("a: " * 20_000, "password is " * 10_000, "?token=" * 10_000, "'" * 50_000,
-                    "IDENTIFIED BY " * 5_000, "```\n" * 5_000, "password: |\n" * 5_000, '"\\' * 20_000):
+                    "IDENTIFIED BY " * 5_000, "```\n" * 5_000, "password: |\n" * 5_000, '"\\' * 20_000,
+                    '"a":' * 20_000, '"password" is ' * 5_000, "'token' = " * 8_000, '\\"pin\\" was ' * 5_000):
         assert isinstance(redactor.text(hostile + KNOWN), str)
         assert KNOWN not in redactor.text(hostile + KNOWN)

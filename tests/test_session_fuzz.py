@@ -1,14 +1,28 @@
 """A seeded fuzz of the session writers (issue 9): hostile text and numbers never crash a write,
-and every file stays valid UTF-8 and strict JSON. Bounded: 2,000 inputs, a fixed seed."""
+and every file stays valid UTF-8 and strict JSON. Bounded: 2,000 short inputs, a fixed seed; then
+LLM-sized hostile answers with planted secrets through the redactor and the writers, at most 300
+inputs or 40 seconds (bench/fuzz.py drives the same checks 100,000 deep)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
+import time
 
 from osiris.secrets.redact import Redactor
 from osiris.session import Session
 from osiris.session.reader import find_session, read_events
+from tests.fuzz_inputs import (
+    KNOWN_NUMBER,
+    KNOWN_SECRET,
+    answers,
+    check_redactor,
+    check_writers,
+    fuzz_redactor,
+    fuzz_validator,
+    planted,
+)
 
 SEED = 20261122
 INPUTS = 2000
@@ -37,6 +51,40 @@ def hostile_value(rng: random.Random, depth: int = 0):
 
 def strict(text: str):
     return json.loads(text, parse_constant=lambda constant: (_ for _ in ()).throw(ValueError(constant)))
+
+
+ANSWER_SEED = 9
+ANSWERS = 300
+BUDGET_SECONDS = 40.0
+
+
+def test_hostile_llm_answers_with_planted_secrets_leave_none_in_the_redactor_or_the_session(tmp_path):
+    """Mutated answers (tests/fuzz_inputs.py: tags, numbers, surrogates, deep nesting, fences,
+    alias bombs, up to 512,000 characters), each with a known secret planted at a random place, a
+    password in one of ten shapes and the known numeric password as a plain number; the pipeline
+    the validator reads from it goes through `Redactor.data` and the writers as generate writes it."""
+    rng = random.Random(ANSWER_SEED)
+    redactor, validator = fuzz_redactor(), fuzz_validator()
+    session = Session.create(tmp_path / "sessions", provider="demo", model="demo", redactor=redactor)
+    deadline = time.monotonic() + BUDGET_SECONDS
+    tried = 0
+    for number, (answer, truncated) in enumerate(itertools.islice(answers(ANSWER_SEED), ANSWERS)):
+        if time.monotonic() > deadline:
+            break
+        text, secrets = planted(rng, answer)
+        pipeline = validator.validate(text, truncated=truncated).pipeline
+        try:
+            check_redactor(redactor, text, pipeline, secrets)
+            check_writers(session, number, text, pipeline, secrets)
+        except Exception as error:
+            raise AssertionError(f"answer {number} of seed {ANSWER_SEED} failed: {text[:300]!r}") from error
+        tried += 1
+    session.finish("valid")
+
+    assert tried >= 50, f"only {tried} answers in {BUDGET_SECONDS:g} s"
+    for path in (p for p in session.path.rglob("*") if p.is_file()):
+        text = path.read_bytes().decode("utf-8")
+        assert KNOWN_SECRET not in text and str(KNOWN_NUMBER) not in text, path
 
 
 def test_hostile_inputs_never_crash_a_session_writer_and_every_file_stays_strict(tmp_path):

@@ -24,16 +24,23 @@ from urllib.parse import quote, quote_plus
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.secrets.patterns import (
     AUTH_SCHEME,
+    AUTH_SCHEME_CLUES,
     BLOCK_SCALAR_KEY,
     COLON_ASSIGNMENT,
     DSN_PASSWORD,
     ENV_REFERENCE,
     EQUALS_ASSIGNMENT,
+    FLOW_ASSIGNMENT,
+    FLOW_ITEM,
     PROSE_NOT_SECRET,
     PROSE_SECRET,
+    PROSE_SECRET_CLUES,
     SECRET_HEADER,
+    SECRET_HEADER_CLUES,
     SQL_PASSWORD,
+    SQL_PASSWORD_CLUES,
     VENDOR_KEYS,
+    YAML_PROPERTIES,
     is_reference,
 )
 from osiris.secrets.yaml_text import redact_yaml
@@ -45,6 +52,7 @@ __all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_se
 MIN_KNOWN_SECRET_LENGTH = 4
 MIN_ENCODED_LENGTH = 8  # an encoded fragment shorter than this would match ordinary text
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,})")
+_FLOW_BRACKETS = re.compile(r"[\[\]{}\n]")
 
 
 class Redactor:
@@ -97,13 +105,24 @@ class Redactor:
         """Mask every secret in `text`. A YAML document, alone or in a ``` fence, stays YAML."""
         if not text:
             return text
-        if "\n" in text or text.lstrip()[:1] in ("{", "["):
-            document = redact_yaml(text, self.is_secret_field, self.free_text)
-            if document is not None:
-                return document
+        document = self._yaml(text)
+        if document is not None:
+            return document
         if "```" in text:
-            return "".join(self.text(body) if fenced else self.free_text(body) for fenced, body in split_fences(text))
+            return "".join(self._fenced(body) if fenced else self.free_text(body) for fenced, body in split_fences(text))
         return self.free_text(text)
+
+    def _yaml(self, text: str) -> str | None:
+        """`text` masked as a YAML document, or None when it is not one."""
+        if "\n" in text or text.lstrip()[:1] in ("{", "["):
+            return redact_yaml(text, self.is_secret_field, self.free_text)
+        return None
+
+    def _fenced(self, body: str) -> str:
+        """A fence's body: YAML stays YAML; anything else, fence lines inside it included (they are
+        its content), is masked by shape. No recursion: one pass over any number of fences."""
+        document = self._yaml(body)
+        return self.free_text(body) if document is None else document
 
     def free_text(self, text: str) -> str:
         """Mask secrets in prose, logs, headers and single lines, by their shapes."""
@@ -111,17 +130,26 @@ class Redactor:
             return text
         if self._known_pattern is not None:
             text = self._known_pattern.sub(MASK, text)
-        text = DSN_PASSWORD.sub(_keep_head, text)
-        text = AUTH_SCHEME.sub(_keep_head, text)
-        for pattern in VENDOR_KEYS:
-            text = pattern.sub(MASK, text)
-        text = SQL_PASSWORD.sub(_quoted_mask, text)
-        text = SECRET_HEADER.sub(_keep_head, text)
+        # Each shape runs only where its words are: on a megabyte of YAML that halves the time.
+        lowered = text.lower()
+        if "://" in text:
+            text = DSN_PASSWORD.sub(_keep_head, text)
+        if _any_in(lowered, AUTH_SCHEME_CLUES):
+            text = AUTH_SCHEME.sub(_keep_head, text)
+        for clues, pattern in VENDOR_KEYS:
+            if _any_in(text, clues):
+                text = pattern.sub(MASK, text)
+        if _any_in(lowered, SQL_PASSWORD_CLUES):
+            text = SQL_PASSWORD.sub(_quoted_mask, text)
+        if _any_in(lowered, SECRET_HEADER_CLUES):
+            text = SECRET_HEADER.sub(_keep_head, text)
         if "|" in text or ">" in text:
             text = self._mask_secret_blocks(text)
-        text = COLON_ASSIGNMENT.sub(self._mask_assignment, text)
-        text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
-        return PROSE_SECRET.sub(_mask_prose, text)
+        if ":" in text:
+            text = COLON_ASSIGNMENT.sub(self._mask_assignment, self._mask_secret_flows(text))
+        if "=" in text:
+            text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
+        return PROSE_SECRET.sub(_mask_prose, text) if _any_in(lowered, PROSE_SECRET_CLUES) else text
 
     def _mask_secret_blocks(self, text: str) -> str:
         """`password: |` in text that is not a whole YAML document (an answer that does not parse):
@@ -143,7 +171,8 @@ class Redactor:
 
     def data(self, value: Any, key: str | None = None) -> Any:
         """A redacted copy of JSON-like data: whatever sits under a secret key is masked (numbers
-        too), every other string is scanned. Numbers elsewhere are operational figures: kept."""
+        too), every other string is scanned. Numbers elsewhere are operational figures, kept unless
+        one is a known secret (`batch_size: 98765432` echoing a numeric password)."""
         if key is not None and self.is_secret_field(key):
             return mask_all(value)
         if isinstance(value, Mapping):
@@ -153,28 +182,69 @@ class Redactor:
             return [self.data(item) for item in value]
         if isinstance(value, str):
             return self.text(value)
+        if self._known and not self._known.isdisjoint(number_texts(value)):
+            return MASK
         return value
+
+    def _mask_secret_flows(self, text: str) -> str:
+        """`password: [a, {b: c}]` in text that does not parse: every item up to the closing bracket,
+        or the end of the line, reads "***" (keys stay); `config: {token: [x]}` too."""
+        if "[" not in text and "{" not in text:
+            return text
+        pieces: list[str] = []
+        position = 0
+        for match in FLOW_ASSIGNMENT.finditer(text):
+            if match.start() < position or not self.is_secret_field(match["key"]):
+                continue
+            end = _flow_end(text, match.end())
+            pieces += [text[position:match.end()], FLOW_ITEM.sub(_mask_flow_item, text[match.end():end])]
+            position = end
+        return "".join(pieces) + text[position:] if pieces else text
 
     def _mask_assignment(self, match: re.Match[str]) -> str:
         value = match["value"].rstrip()
-        if not self.is_secret_field(match["key"]) or is_reference(value) or value.strip("\"'") in ("", MASK):
+        if not self.is_secret_field(match["key"]):
             return match.group(0)
-        if value in ("null", "~") or value.startswith(("|", ">", "{", "[", "&", "*", "!")):
-            return match.group(0)  # block scalars, collections, anchors: YAML the structural pass handles
-        trailing = match["value"][len(value):]
+        properties = YAML_PROPERTIES.match(value)  # `password: &pw !!str x` in text that does not parse
+        head = match["head"] + (properties.group() if properties else "")
+        value = value[properties.end():] if properties else value
+        if is_reference(value) or value.strip("\"'") in ("", MASK) or value in ("null", "~"):
+            return match.group(0)
+        if properties and "${" in value:
+            return match.group(0)  # `&a ${X}`: the value pattern stopped inside the reference
+        if value.startswith(("|", ">", "{", "[", "&", "*", "!")):
+            return match.group(0)  # block scalars, collections, aliases: YAML the structural pass handles
+        trailing = match["value"][len(match["value"].rstrip()):]
         quote_char = value[0] if value[0] in "\"'" else ""
         if not quote_char and match.group(0).rstrip().endswith(value) and ":" in match["head"]:
             quote_char = '"'  # `password: x` -> `password: "***"`: a bare *** would be a YAML alias
-        return f"{match['head']}{quote_char}{MASK}{quote_char}{trailing}"
+        return f"{head}{quote_char}{MASK}{quote_char}{trailing}"
 
 
 def secret_text(value: Any) -> str | None:
     """A secret value as text: strings and numbers (a numeric password is still a password)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    return None
+    if isinstance(value, str):
+        return value
+    return min(number_texts(value), key=len, default=None)
+
+
+def number_texts(value: Any) -> set[str]:
+    """How a number is written: {'98765432'} for 98765432, and for 98765432.0 also '98765432.0'.
+
+    Booleans are never secrets: `true` and `false` are the two values anyone would guess, so
+    no credential is one, and masking them would blank every flag of a pipeline (`echo: true`)
+    once some known value read `True`. NaN and the infinities are not secrets either, and an int
+    too long for `str()` (beyond Python's digit limit) is no password: none of these has a text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return set()
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return set()
+        return {repr(value), str(int(value))} if value.is_integer() else {repr(value)}
+    try:
+        return {str(value)}
+    except ValueError:  # beyond sys.get_int_max_str_digits(): no password is that long
+        return set()
 
 
 def encoded_forms(value: str) -> set[str]:
@@ -204,23 +274,28 @@ def mask_all(value: Any) -> Any:
 
 
 def split_fences(text: str) -> list[tuple[bool, str]]:
-    """Markdown text cut into (inside a ``` fence?, piece); one pass over the lines."""
-    pieces: list[tuple[bool, str]] = []
+    """Markdown text cut into (inside a ``` fence?, piece); one pass over the lines. Fence lines with
+    an info string right after an opening line (an answer that stutters "```yaml" twice) belong to
+    the opening; a bare ``` there closes an empty block, as in Markdown."""
+    pieces: list[tuple[bool, list[str]]] = []
     current: list[str] = []
     fence = ""
     for line in text.splitlines(keepends=True):
         opening = _FENCE.match(line)
-        if not fence and opening:
+        info = line[opening.end():].strip() if opening else ""
+        if fence and opening and not current and info:
+            pieces[-1][1].append(line)  # another opening line, before any content
+        elif not fence and opening:
             current.append(line)
-            pieces.append((False, "".join(current)))
+            pieces.append((False, current))
             current, fence = [], opening.group(1)
-        elif fence and opening and opening.group(1).startswith(fence) and not line[opening.end():].strip():
-            pieces.append((True, "".join(current)))
+        elif fence and opening and opening.group(1).startswith(fence) and not info:
+            pieces.append((True, current))
             current, fence = [line], ""
         else:
             current.append(line)
-    pieces.append((bool(fence), "".join(current)))
-    return pieces
+    pieces.append((bool(fence), current))
+    return [(fenced, "".join(lines)) for fenced, lines in pieces]
 
 
 def _at(data: Any, parts: list[str]) -> Any:
@@ -235,6 +310,36 @@ def _at(data: Any, parts: list[str]) -> Any:
     return data
 
 
+def _any_in(text: str, clues: tuple[str, ...]) -> bool:
+    return any(clue in text for clue in clues)
+
+
+def _flow_end(text: str, start: int) -> int:
+    """Where the flow collection opening at `start` closes (just after its bracket), or its line ends."""
+    depth = 0
+    for match in _FLOW_BRACKETS.finditer(text, start):
+        if match.group() == "\n":
+            return match.start()
+        depth += 1 if match.group() in "[{" else -1
+        if depth == 0:
+            return match.end()
+    return len(text)
+
+
+def _mask_flow_item(match: re.Match[str]) -> str:
+    """An item of a secret flow collection masked; a mapping's key (`a` in `{a: 1}`) is kept, as
+    the YAML pass keeps it."""
+    item = match.group()
+    body = item.strip()
+    after = match.string[match.end():match.end() + 2]
+    if after[:1] == ":" and after[1:2] in ("", " ", "\t", "\n"):
+        return item
+    if not body or body.strip("\"'") in ("", MASK) or is_reference(body) or body in ("null", "~"):
+        return item
+    start = item.index(body)
+    return f'{item[:start]}"{MASK}"{item[start + len(body):]}'
+
+
 def _keep_head(match: re.Match[str]) -> str:
     return match["head"] + MASK
 
@@ -245,13 +350,14 @@ def _quoted_mask(match: re.Match[str]) -> str:
 
 
 def _mask_prose(match: re.Match[str]) -> str:
-    secret = match["secret"]
+    quote_char = match["secret"][0] if match["secret"][0] in "\"'" else ""
+    secret = match["secret"][1:-1] if quote_char else match["secret"]
     lowered = secret.lower()
-    if lowered in PROSE_NOT_SECRET or secret == MASK or is_reference(secret):
+    if lowered in PROSE_NOT_SECRET or secret in ("", MASK) or is_reference(secret):
         return match.group(0)
     if lowered.isalpha() and lowered.endswith(("ed", "ing", "ly", "able", "ible")):  # "was rejected"
         return match.group(0)
-    return match["head"] + MASK
+    return f"{match['head']}{quote_char}{MASK}{quote_char}"
 
 
 def resolve_env_reference(value: Any, env: Mapping[str, str]) -> Any:

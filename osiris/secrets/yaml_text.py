@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from osiris.secrets.names import MASK
-from osiris.secrets.patterns import is_reference
+from osiris.secrets.patterns import YAML_PROPERTIES, is_reference
 
 if TYPE_CHECKING:
     import yaml
 
 _NOTHING = {"", "~", "null", "Null", "NULL"}
-_PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+){1,2}")  # an anchor and/or a tag before the value
 _BRACKETS = re.compile(r"[\[\]{}]")
+_NAMES_OR_COMMENTS = re.compile(r"[#&*!%]")
 _SAFE_PLAIN = re.compile(r"[A-Za-z0-9_./(\\$][^\n:#,\[\]{}]*")
 
 
@@ -61,7 +61,7 @@ def redact_yaml(text: str, is_secret_key: Callable[[str], bool], mask: Callable[
         start, end = event.start_mark.index, event.end_mark.index
         secret = (secret or event.anchor in secret_anchors) and not _is_empty(event) and not is_reference(event.value)
         source = text[start:end]
-        replaced = _secret_scalar(source, event) if secret else _masked_scalar(source, event, mask)
+        replaced = _secret_scalar(source, event, mask) if secret else _masked_scalar(source, event, mask)
         pieces += [_between(text[position:start], mask), source if replaced is None else replaced]
         position = end
     pieces.append(_between(text[position:], mask))
@@ -106,8 +106,9 @@ def _walk(events: list[yaml.Event], is_secret_key: Callable[[str], bool]) -> Ite
 
 
 def _between(gap: str, mask: Callable[[str], str]) -> str:
-    """Text between scalars: indicators, anchors, tags, and comments, which may hold anything."""
-    return mask(gap) if "#" in gap else gap
+    """Text between scalars: indicators, and comments, anchors, aliases, tags and directives, which
+    may hold anything (a known secret pasted into `!!python/name:os...` too)."""
+    return mask(gap) if _NAMES_OR_COMMENTS.search(gap) else gap
 
 
 def _value_is_secret(stack: list[_Frame]) -> bool:
@@ -130,15 +131,15 @@ def _is_empty(event: yaml.ScalarEvent) -> bool:
     return event.value in ("", MASK) or (event.style in (None, "") and event.value in _NOTHING)
 
 
-def _split_properties(source: str) -> tuple[str, str]:
-    """`&pw !!str value` -> ('&pw !!str ', 'value'): anchors and tags stay where they are."""
-    found = _PROPERTIES.match(source) if source[:1] in "&!" else None
-    return (source[: found.end()], source[found.end():]) if found else ("", source)
+def _split_properties(source: str, mask: Callable[[str], str]) -> tuple[str, str]:
+    """`&pw !!str value` -> ('&pw !!str ', 'value'): anchors and tags stay where they are, masked."""
+    found = YAML_PROPERTIES.match(source) if source[:1] in "&!" else None
+    return (mask(source[: found.end()]), source[found.end():]) if found else ("", source)
 
 
-def _secret_scalar(source: str, event: yaml.ScalarEvent) -> str:
+def _secret_scalar(source: str, event: yaml.ScalarEvent, mask: Callable[[str], str]) -> str:
     """The mask in the scalar's own style; a block scalar keeps its header and its line count."""
-    head, body = _split_properties(source)
+    head, body = _split_properties(source, mask)
     if event.style in ("|", ">"):
         return head + _block_lines(body, lambda _line: MASK)
     if event.style == "'":
@@ -152,7 +153,7 @@ def _masked_scalar(source: str, event: yaml.ScalarEvent, mask: Callable[[str], s
     masked = mask(value)
     if masked == value and mask(source) == source:
         return None
-    head, body = _split_properties(source)
+    head, body = _split_properties(source, mask)
     if event.style in ("|", ">"):
         return head + _block_lines(body, mask)
     if event.style == "'" and "\n" not in masked:
