@@ -76,6 +76,7 @@ def test_quoted_keys_are_masked_in_place_and_the_text_around_kept():
         "password: &a *b",
         "password: [${MYSQL_PASSWORD}, @mysql.default]",
         "tags: [a, b], config: {x: [1]}",
+        "HTTP 401 Unauthorized from GET https://api.example.com/bearer answered with a challenge",
     ],
 )
 def test_words_around_secrets_are_not_secrets(text):

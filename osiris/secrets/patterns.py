@@ -13,8 +13,9 @@ import re
 # scheme://user:password@host; the scheme is bounded so that long dotted text stays linear.
 DSN_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.\-]{0,30}://[^\s:/@]*:)(?P<secret>[^\s@/]+)(?=@)")
 
-# `Authorization: Bearer x`, `Basic x`, `Token x` in headers, curl lines and messages.
-AUTH_SCHEME = re.compile(r"(?P<head>\b(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)")
+# `Authorization: Bearer x`, `Basic x`, `Token x` in headers, curl lines and messages; not a URL's
+# path segment (`GET https://h/bearer answered 401` keeps its words).
+AUTH_SCHEME = re.compile(r"(?P<head>(?<![/\w])(?:[Bb]earer|[Bb]asic|[Tt]oken|[Dd]igest)[ \t]+)(?P<secret>[A-Za-z0-9\-._~+/]{8,}=*)")
 AUTH_SCHEME_CLUES = ("bearer", "basic", "token", "digest")  # in lower case, as below
 
 # Vendor key shapes: Anthropic, OpenAI, AWS access key id, GitHub, Slack, Google, Stripe; each with
