@@ -224,3 +224,39 @@ def test_any_other_server_error_is_the_sql_rejected(proj):
     path, stderr = run_failing(proj, [mysql_step("read", "read", query="SELECT no_such_function(1) AS x")])
     assert f"{path} OML503 step 'read': the database rejected the SQL: FUNCTION shop.no_such_function does not exist" \
         in stderr
+
+
+def test_a_row_breaking_a_check_constraint_is_the_target_rejecting_the_rows(proj, maria):  # noqa: F811
+    sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT, CONSTRAINT positive CHECK (n > 0))")
+    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,-5\n"), mysql_step("write", "write", table="strict_target")])
+    assert f"{path} OML514 step 'write': the target rejected the rows: CONSTRAINT `positive` failed for " in stderr
+    assert sql(maria, "SELECT count(*) FROM strict_target") == [(0,)]
+
+
+def test_a_query_needing_a_server_privilege_is_permission_denied(proj):
+    """MySQL's 1227 (a global privilege such as PROCESS), not only the table-level 1142."""
+    add_alias(proj, "reader", user=READER, password=READER_PASSWORD)
+    path, stderr = run_failing(proj, [{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.reader",
+                                                  "query": "SELECT trx_id FROM information_schema.INNODB_TRX"}}])
+    assert (f"{path} OML507 step 'read': permission denied: Access denied; you need (at least one of) "
+            "the PROCESS privilege(s) for this operation\n") in stderr
+
+
+def test_a_database_the_user_may_not_use_is_permission_denied_in_the_servers_words(proj):
+    add_alias(proj, "elsewhere", user=READER, password=READER_PASSWORD, database="mysql")
+    path, stderr = run_failing(proj, [{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.elsewhere", "table": "user"}}])
+    assert (f"{path} OML507 step 'read': permission denied: "
+            "Access denied for user 'reader'@'127.0.0.1' to database 'mysql'\n") in stderr
+
+
+def test_a_connection_without_a_port_is_tried_at_3306(proj):
+    settings_file = proj.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8"))
+    connection = {k: v for k, v in settings["connections"]["mysql"]["default"].items() if k != "port"}
+    settings["connections"]["mysql"]["portless"] = {**connection, "host": "no-such-host.invalid"}
+    settings_file.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    path, stderr = run_failing(proj, [{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.portless", "table": "orders"}}])
+    assert f"{path} OML505 step 'read': cannot connect to mysql at no-such-host.invalid:3306: unknown host\n" in stderr
