@@ -47,3 +47,13 @@ def test_an_empty_first_page_is_zero_rows(api: ApiServer) -> None:  # noqa: F811
                                            "pagination": "page", "params": {"page": 1000}})
     assert (outcome.rows_out, rows) == (0, [])
     assert [seen.query.get("page") for seen in api.hits("/page")] == ["1000"]
+
+
+
+@pytest.mark.parametrize(("style", "sent"), [("page", ["1", "2", "3", "4", "5"]), ("offset", ["0", "5", "10", "15", "20"])])
+def test_a_start_that_is_not_a_number_starts_at_the_first_page(api: ApiServer, style: str, sent: list[str]) -> None:  # noqa: F811
+    outcome, _ = run("rest.extractor", {"base_url": api.url, "endpoint": f"/{style}", "data_path": "items",
+                                        "pagination": style, "page_param": style,
+                                        "params": {style: "first", "per": 5}})
+    assert outcome.rows_out == 23
+    assert [seen.query[style] for seen in api.hits(f"/{style}")] == sent
