@@ -1,18 +1,25 @@
 """The rest driver's edges, from what mutation testing left unpinned: the HTTP client's defaults
 are the specs' defaults (TLS checked unless `validate_ssl: false`), only a POST carries the
-body, and an empty first page is zero rows, not an error. Against the local API of
-tests/servers/http_apis.py, as tests/test_run_http_drivers.py does."""
+body, and an empty first page is zero rows, not an error; the graphql driver's `max_pages`, and
+how much of a server's GraphQL errors a message shows. Against the local API of
+tests/servers/http_apis.py, as tests/test_run_http_drivers.py does, and for errors that API does
+not make, a one-route real HTTP server that answers what the test gives it."""
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from osiris.run.drivers.rest import client_for
 from tests.servers.http_apis import ApiServer
-from tests.test_run_http_drivers import api, run, server  # noqa: F401  (fixtures and helper)
+from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server  # noqa: F401  (fixtures and helpers)
 
 COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 
@@ -57,3 +64,44 @@ def test_a_start_that_is_not_a_number_starts_at_the_first_page(api: ApiServer, s
                                         "params": {style: "first", "per": 5}})
     assert outcome.rows_out == 23
     assert [seen.query[style] for seen in api.hits(f"/{style}")] == sent
+
+
+def test_graphql_max_pages_ends_paging(api: ApiServer) -> None:  # noqa: F811
+    _, rows = run("graphql.extractor", {"endpoint": f"{api.url}/graphql", **GRAPHQL, "max_pages": 2})
+    assert [row[0] for row in rows] == list(range(1, 11))
+    assert len(api.hits("/graphql")) == 2
+
+
+@pytest.fixture
+def answering() -> Iterator[tuple[str, dict[str, Any]]]:
+    """A real HTTP server on 127.0.0.1 whose every POST gets `answer["body"]` as JSON (status 200)."""
+    answer: dict[str, Any] = {"body": {}}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            data = json.dumps(answer["body"]).encode()
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/graphql", answer
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_graphql_errors_show_the_first_three_and_at_most_400_characters(answering) -> None:
+    url, answer = answering
+    answer["body"] = {"errors": ["a bare string", {"message": "a" * 200}, {"message": "b" * 200},
+                                 {"message": "never shown"}, {"message": "nor this"}], "data": None}
+    problem = fails("graphql.extractor", {"endpoint": url, "query": "{ items }"})
+    shown = ("; ".join(["a bare string", "a" * 200, "b" * 200]))[:400]
+    assert (problem.code, problem.message) == (
+        "OML515", f"the GraphQL endpoint {url} answered with errors: {shown} (and 2 more)")
