@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from osiris.run.drivers.rest import client_for
+from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.servers.http_apis import ApiServer
-from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server  # noqa: F401  (fixtures and helpers)
+from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server, waits  # noqa: F401  (fixtures, helpers)
 
 COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 
@@ -74,34 +75,75 @@ def test_graphql_max_pages_ends_paging(api: ApiServer) -> None:  # noqa: F811
 
 @pytest.fixture
 def answering() -> Iterator[tuple[str, dict[str, Any]]]:
-    """A real HTTP server on 127.0.0.1 whose every POST gets `answer["body"]` as JSON (status 200)."""
-    answer: dict[str, Any] = {"body": {}}
+    """A real HTTP server on 127.0.0.1 that answers every GET and POST with `answer`: its
+    `status`, `headers` and JSON `body` (or `raw` bytes); `answer["hits"]` counts the requests."""
+    answer: dict[str, Any] = {"status": 200, "headers": {}, "body": {}, "hits": 0}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
+        def do_GET(self) -> None:
             self.rfile.read(int(self.headers.get("content-length") or 0))
-            data = json.dumps(answer["body"]).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
+            answer["hits"] += 1
+            data = answer.get("raw") or json.dumps(answer["body"]).encode()
+            self.send_response(answer["status"])
+            for name, value in {"content-type": "application/json", **answer["headers"]}.items():
+                self.send_header(name, value)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        do_POST = do_GET
 
         def log_message(self, *args: object) -> None:
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/graphql", answer
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", answer
     httpd.shutdown()
     httpd.server_close()
 
 
 def test_graphql_errors_show_the_first_three_and_at_most_400_characters(answering) -> None:
-    url, answer = answering
+    base, answer = answering
+    url = f"{base}/graphql"
     answer["body"] = {"errors": ["a bare string", {"message": "a" * 200}, {"message": "b" * 200},
                                  {"message": "never shown"}, {"message": "nor this"}], "data": None}
     problem = fails("graphql.extractor", {"endpoint": url, "query": "{ items }"})
     shown = ("; ".join(["a bare string", "a" * 200, "b" * 200]))[:400]
     assert (problem.code, problem.message) == (
         "OML515", f"the GraphQL endpoint {url} answered with errors: {shown} (and 2 more)")
+
+
+def test_an_error_body_is_shown_up_to_200_characters(answering) -> None:
+    base, answer = answering
+    answer.update(status=400, raw=("x" * 199 + "yz" + "z" * 100).encode())
+    problem = fails("rest.extractor", {"base_url": base, "endpoint": "/items"})
+    assert (problem.code, problem.message) == ("OML508", f"HTTP 400 Bad Request from GET {base}/items")
+    assert problem.hint == "The server rejected the request. It answered: " + "x" * 199 + "y"
+
+
+def test_a_redirect_loop_is_oml508_after_five_redirects(answering) -> None:
+    base, answer = answering
+    answer.update(status=302, headers={"location": "/items"}, raw=b"")
+    problem = fails("rest.extractor", {"base_url": base, "endpoint": "/items"})
+    assert (problem.code, problem.message) == (
+        "OML508", f"HTTP 302 Found from GET {base}/items: more than 5 redirects, not followed")
+    assert answer["hits"] == 6
+
+
+def test_a_retry_after_date_in_the_past_is_no_wait(api: ApiServer, waits: list[float]) -> None:  # noqa: F811
+    api.busy_retry_after = "Wed, 21 Oct 2015 07:28:00 GMT"
+    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/busy", "data_path": "items"})
+    assert (len(rows), waits, outcome.warnings) == (3, [0.0, 0.0], [])
+
+
+def test_the_supabase_client_checks_tls_certificates() -> None:
+    with supabase_client({"url": "https://example.invalid", "key": "k" * 40}, ()) as client:
+        assert client.verify is True
+
+
+def test_a_credential_too_short_to_mask_leaves_the_message_whole(api: ApiServer) -> None:  # noqa: F811
+    """Values under MIN_KNOWN_SECRET_LENGTH (4) are not masked: "GET" would cut words out of every line."""
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/forbidden", "auth_type": "api_key",
+                                       "auth_token": "GET"})
+    assert problem.message == f"permission denied: GET {api.url}/forbidden answered 403 Forbidden"
