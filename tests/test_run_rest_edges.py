@@ -76,16 +76,21 @@ def test_graphql_max_pages_ends_paging(api: ApiServer) -> None:  # noqa: F811
 @pytest.fixture
 def answering() -> Iterator[tuple[str, dict[str, Any]]]:
     """A real HTTP server on 127.0.0.1 that answers every GET and POST with `answer`: its
-    `status`, `headers` and JSON `body` (or `raw` bytes); `answer["hits"]` counts the requests."""
-    answer: dict[str, Any] = {"status": 200, "headers": {}, "body": {}, "hits": 0}
+    `status`, `headers` and JSON `body` (or `raw` bytes), or for a path in `answer["redirects"]`,
+    that (status, location). `answer["seen"]` records each request's method, path and body."""
+    answer: dict[str, Any] = {"status": 200, "headers": {}, "body": {}, "redirects": {}, "seen": []}
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            answer["hits"] += 1
+            sent = self.rfile.read(int(self.headers.get("content-length") or 0))
+            answer["seen"].append((self.command, self.path, json.loads(sent) if sent else None))
+            status, headers = answer["status"], answer["headers"]
+            if self.path in answer["redirects"]:
+                status, location = answer["redirects"][self.path]
+                headers = {"location": location}
             data = answer.get("raw") or json.dumps(answer["body"]).encode()
-            self.send_response(answer["status"])
-            for name, value in {"content-type": "application/json", **answer["headers"]}.items():
+            self.send_response(status)
+            for name, value in {"content-type": "application/json", **headers}.items():
                 self.send_header(name, value)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
@@ -128,7 +133,7 @@ def test_a_redirect_loop_is_oml508_after_five_redirects(answering) -> None:
     problem = fails("rest.extractor", {"base_url": base, "endpoint": "/items"})
     assert (problem.code, problem.message) == (
         "OML508", f"HTTP 302 Found from GET {base}/items: more than 5 redirects, not followed")
-    assert answer["hits"] == 6
+    assert len(answer["seen"]) == 6
 
 
 def test_a_retry_after_date_in_the_past_is_no_wait(api: ApiServer, waits: list[float]) -> None:  # noqa: F811
@@ -147,3 +152,12 @@ def test_a_credential_too_short_to_mask_leaves_the_message_whole(api: ApiServer)
     problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/forbidden", "auth_type": "api_key",
                                        "auth_token": "GET"})
     assert problem.message == f"permission denied: GET {api.url}/forbidden answered 403 Forbidden"
+
+
+@pytest.mark.parametrize("status", [301, 302, 303])
+def test_a_post_redirected_by_301_302_or_303_is_followed_as_a_get_without_its_body(answering, status: int) -> None:
+    base, answer = answering
+    answer["redirects"] = {"/items": (status, "/moved-here")}
+    run("rest.extractor", {"base_url": base, "endpoint": "/items", "method": "POST", "body": {"filter": "active"}})
+    assert answer["seen"] == [("POST", "/items", {"filter": "active"}), ("GET", "/moved-here", None)]
+
