@@ -8,6 +8,7 @@ not make, a one-route real HTTP server that answers what the test gives it."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -161,3 +162,46 @@ def test_a_post_redirected_by_301_302_or_303_is_followed_as_a_get_without_its_bo
     run("rest.extractor", {"base_url": base, "endpoint": "/items", "method": "POST", "body": {"filter": "active"}})
     assert answer["seen"] == [("POST", "/items", {"filter": "active"}), ("GET", "/moved-here", None)]
 
+
+
+@pytest.mark.parametrize(("endpoint", "said"), [("/broken", '{"error": "boom"}'), ("/slow", '{"error": "slow down"}')])
+def test_a_failing_or_busy_server_is_told_apart_from_a_rejected_request(api: ApiServer, waits: list[float],  # noqa: F811
+                                                                       endpoint: str, said: str) -> None:
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": endpoint, "max_retries": 0})
+    assert problem.hint == f"The server is failing or busy; try again later or raise max_retries. It answered: {said}"
+
+
+def test_five_redirects_are_followed(answering) -> None:
+    base, answer = answering
+    answer["redirects"] = {f"/r{n}": (302, f"/r{n + 1}") for n in range(5)}
+    answer["body"] = [{"id": 1}]
+    outcome, rows = run("rest.extractor", {"base_url": base, "endpoint": "/r0"})
+    assert (outcome.rows_out, rows) == (1, [(1,)])
+    assert [path for _, path, _ in answer["seen"]] == ["/r0", "/r1", "/r2", "/r3", "/r4", "/r5"]
+
+
+def test_a_read_that_times_out_is_retried(waits: list[float]) -> None:  # noqa: F811
+    """A GET may be repeated whatever failed; the silent server costs one 0.5 s timeout a try."""
+    with socket.socket() as silent:  # accepts connections (backlog) but never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 0.5,
+                                           "max_retries": 1})
+    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 0.5 s"
+    assert waits == [1.0]
+
+
+def test_a_server_that_hangs_up_is_a_failed_connection_not_a_missing_host() -> None:
+    with socket.socket() as rude:
+        rude.bind(("127.0.0.1", 0))
+        rude.listen(1)
+        port = rude.getsockname()[1]
+
+        def hang_up() -> None:
+            connection, _ = rude.accept()
+            connection.close()
+
+        threading.Thread(target=hang_up, daemon=True).start()
+        problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "max_retries": 0})
+    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: the connection failed"
