@@ -1,9 +1,12 @@
-"""The rest driver's edges, from what mutation testing left unpinned: the HTTP client's defaults
-are the specs' defaults (TLS checked unless `validate_ssl: false`), only a POST carries the
-body, and an empty first page is zero rows, not an error; the graphql driver's `max_pages`, and
-how much of a server's GraphQL errors a message shows. Against the local API of
-tests/servers/http_apis.py, as tests/test_run_http_drivers.py does, and for errors that API does
-not make, a one-route real HTTP server that answers what the test gives it."""
+"""The rest and graphql drivers' and their HTTP client's edges, from what mutation testing left
+unpinned: the client's defaults are the specs' defaults (TLS checked unless `validate_ssl:
+false`), only a POST carries the body, an empty first page is zero rows, a start that is not a
+number starts at the first page; graphql's `max_pages` and how much of its errors a message shows;
+redirects (a POST becomes a GET, five are followed, a loop is OML508), retries (a `retry-after`
+date, a read timeout) and the words of each failure. Against the local API of
+tests/servers/http_apis.py, as tests/test_run_http_drivers.py does, and for what that API does not
+do, a real HTTP server (or socket) on 127.0.0.1 that answers what the test gives it. Nothing is
+mocked but the wait between retries (recorded, not slept)."""
 
 from __future__ import annotations
 
