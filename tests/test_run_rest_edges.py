@@ -24,7 +24,7 @@ import yaml
 from osiris.run.drivers.rest import client_for
 from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.servers.http_apis import ApiServer
-from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server, waits  # noqa: F401  (fixtures, helpers)
+from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server, silent_port, waits  # noqa: F401
 
 COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 
@@ -185,10 +185,7 @@ def test_five_redirects_are_followed(answering) -> None:
 
 def test_a_read_that_times_out_is_retried(waits: list[float]) -> None:  # noqa: F811
     """A GET may be repeated whatever failed; the silent server costs one 0.5 s timeout a try."""
-    with socket.socket() as silent:  # accepts connections (backlog) but never answers
-        silent.bind(("127.0.0.1", 0))
-        silent.listen(4)
-        port = silent.getsockname()[1]
+    with silent_port() as port:
         problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 0.5,
                                            "max_retries": 1})
     assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 0.5 s"
