@@ -60,6 +60,25 @@ class RunProject:
         sessions = (self.root / ".osiris" / "sessions").iterdir()
         return max(sessions, key=lambda p: json.loads((p / "session.json").read_text())["started_at"])
 
+    def step_columns(self, step_id: str) -> list[tuple[str, str]]:
+        """The (name, DuckDB type) columns the last run recorded for one step."""
+        run = json.loads((self.last_session() / "artifacts" / "run.json").read_text(encoding="utf-8"))
+        [step] = [s for s in run["steps"] if s["id"] == step_id]
+        return [(c["name"], c["type"]) for c in step["columns"]]
+
+    def run_failing(self, steps: list[dict[str, Any]], name: str = "failing") -> tuple[Path, str]:
+        """Run a pipeline that must fail at run time (exit 6) without a traceback: its path and stderr."""
+        path = self.pipeline(steps, name=name)
+        result = self.run(str(path))
+        assert result.returncode == 6, result.stdout + result.stderr
+        assert "Traceback" not in result.stderr
+        return path, result.stderr
+
+    def csv_rows(self, text: str) -> dict[str, Any]:
+        """A step `read` of rows.csv, written with `text`."""
+        (self.root / "rows.csv").write_text(text, encoding="utf-8")
+        return {"id": "read", "component": "filesystem.csv_extractor", "mode": "read", "config": {"path": "rows.csv"}}
+
     def events(self) -> list[dict[str, Any]]:
         lines = (self.last_session() / "events.jsonl").read_text(encoding="utf-8").splitlines()
         return [json.loads(line) for line in lines]

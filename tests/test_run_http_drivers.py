@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import duckdb
@@ -222,11 +223,17 @@ def test_an_unknown_host_is_oml505() -> None:
     assert problem.message == "cannot connect to http://no-such-host.invalid/x: host name not found"
 
 
-def test_a_server_that_never_answers_times_out_as_oml505() -> None:
-    with socket.socket() as silent:  # accepts connections (backlog) but never answers
+@contextmanager
+def silent_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that accepts connections (into its backlog) but never answers."""
+    with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
-        silent.listen(1)
-        port = silent.getsockname()[1]
+        silent.listen(4)
+        yield silent.getsockname()[1]
+
+
+def test_a_server_that_never_answers_times_out_as_oml505() -> None:
+    with silent_port() as port:
         problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 1,
                                            "max_retries": 0})
     assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 1 s"

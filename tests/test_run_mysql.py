@@ -130,13 +130,12 @@ def test_ctrl_c_in_the_middle_of_a_mysql_write_leaves_the_target_unchanged(proj,
     import signal
     import subprocess
     import sys
-    import time
 
     from tests.support import clean_env
 
     with open(proj.root / "many.csv", "w") as out:
         out.write("id,item\n" + "".join(f"{i},item-{i}\n" for i in range(100, 400_100)))
-    before = checksum(maria, "orders")
+    before, started = checksum(maria, "orders"), rows_inserted(maria)
     path = proj.pipeline([{"id": "read", "component": "filesystem.csv_extractor", "mode": "read",
                            "config": {"path": "many.csv"}},
                           mysql_step("write", "write", table="orders", batch_size=500)])
@@ -145,10 +144,28 @@ def test_ctrl_c_in_the_middle_of_a_mysql_write_leaves_the_target_unchanged(proj,
     for line in process.stdout:  # plain display: one line when the writer starts
         if line.startswith("write  running"):
             break
-    time.sleep(1.0)  # a few batches in
-    assert process.poll() is None, "the run ended before the write could be interrupted"
+    wait_for_rows_inserted(maria, process, started + 1000)  # two batches in, seen by the server, not a clock
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "write  interrupted" in stdout
     assert checksum(maria, "orders") == before
+
+
+def rows_inserted(conn) -> int:
+    """The server-wide count of rows written to tables, committed or not (MariaDB's Handler_write)."""
+    return int(sql(conn, "SHOW GLOBAL STATUS LIKE 'Handler_write'")[0][1])
+
+
+def wait_for_rows_inserted(conn, process, at_least: int, deadline_s: float = 120.0) -> None:
+    """Until the server has inserted `at_least` rows (uncommitted ones too, which no reader sees);
+    fails if the run ends first or the deadline passes."""
+    import time
+
+    deadline = time.monotonic() + deadline_s  # a generous limit, not a measurement
+    while process.poll() is None and time.monotonic() < deadline:
+        if rows_inserted(conn) >= at_least:
+            return
+        time.sleep(0.02)
+    assert process.poll() is None, "the run ended before the write could be interrupted"
+    raise AssertionError(f"the server had not inserted {at_least} rows within {deadline_s:.0f} s")

@@ -4,7 +4,6 @@ the DuckDB type of each MySQL column type, the OML5xx line of each kind of serve
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -31,12 +30,6 @@ def proj(tmp_path: Path, mariadb_server, maria) -> RunProject:  # noqa: F811
     return RunProject(tmp_path / "project", mariadb=mariadb_server)
 
 
-def step_columns(proj: RunProject, step_id: str) -> list[tuple[str, str]]:
-    run = json.loads((proj.last_session() / "artifacts" / "run.json").read_text(encoding="utf-8"))
-    [step] = [s for s in run["steps"] if s["id"] == step_id]
-    return [(c["name"], c["type"]) for c in step["columns"]]
-
-
 def test_each_mysql_column_type_reads_as_its_duckdb_type(proj, maria):  # noqa: F811
     sql(maria, f"CREATE TABLE typed ({TYPES})")
     sql(maria, "INSERT INTO typed VALUES (1, 2, 3, 4, 5, 2024, 1.5, 2.5, 123456.78, 12345678, "
@@ -44,7 +37,7 @@ def test_each_mysql_column_type_reads_as_its_duckdb_type(proj, maria):  # noqa: 
     path = proj.pipeline([mysql_step("read", "read", table="typed")])
     result = proj.run(str(path))
     assert result.returncode == 0, result.stderr
-    assert step_columns(proj, "read") == DUCKDB_TYPES
+    assert proj.step_columns("read") == DUCKDB_TYPES
 
 
 def test_an_upsert_of_key_columns_only_lands_without_duplicates(proj, maria):  # noqa: F811
@@ -72,23 +65,10 @@ def test_sample_into_a_table_to_create_leaves_no_table_behind(proj, maria):  # n
     assert sql(maria, "SHOW TABLES") == before
 
 
-def run_failing(proj: RunProject, steps: list[dict], name: str = "failing") -> tuple[Path, str]:
-    path = proj.pipeline(steps, name=name)
-    result = proj.run(str(path))
-    assert result.returncode == 6, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
-    return path, result.stderr
-
-
-def csv_rows(proj: RunProject, text: str) -> dict:
-    (proj.root / "rows.csv").write_text(text, encoding="utf-8")
-    return {"id": "read", "component": "filesystem.csv_extractor", "mode": "read", "config": {"path": "rows.csv"}}
-
-
 def test_a_duplicate_key_is_the_target_rejecting_the_rows(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT NOT NULL)")
     sql(maria, "INSERT INTO strict_target VALUES (1, 1)")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,5\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n1,5\n"),
                                       mysql_step("write", "write", table="strict_target")])
     assert f"{path} OML514 step 'write': the target rejected the rows: Duplicate entry '1' for key 'PRIMARY'\n" in stderr
     assert sql(maria, "SELECT * FROM strict_target") == [(1, 1)]
@@ -96,13 +76,13 @@ def test_a_duplicate_key_is_the_target_rejecting_the_rows(proj, maria):  # noqa:
 
 def test_a_null_for_a_not_null_column_is_the_target_rejecting_the_rows(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT NOT NULL)")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n7,\n"), mysql_step("write", "write", table="strict_target")])
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n7,\n"), mysql_step("write", "write", table="strict_target")])
     assert f"{path} OML514 step 'write': the target rejected the rows: Column 'n' cannot be null\n" in stderr
 
 
 def test_text_for_a_number_column_is_a_type_problem(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT NOT NULL)")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n7,seven\n"), mysql_step("write", "write", table="strict_target")])
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n7,seven\n"), mysql_step("write", "write", table="strict_target")])
     assert (f"{path} OML504 step 'write': a value does not fit its column's type: "
             "Incorrect integer value: 'seven' for column `shop`.`strict_target`.`n` at row 1\n") in stderr
 
@@ -124,7 +104,7 @@ def add_alias(proj: RunProject, alias: str, **fields: object) -> None:
 def test_a_write_the_user_may_not_make_is_permission_denied(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT NOT NULL)")
     add_alias(proj, "reader", user=READER, password=READER_PASSWORD)
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,1\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n1,1\n"),
                                       {**mysql_step("write", "write", table="strict_target"),
                                        "config": {"connection": "@mysql.reader", "table": "strict_target"}}])
     assert (f"{path} OML507 step 'write': permission denied: INSERT command denied to user 'reader'@'127.0.0.1' "
@@ -144,24 +124,24 @@ def test_an_unknown_database_and_a_closed_port_are_connection_problems(proj, mar
     add_alias(proj, "nodb", database="no_such_db")
     add_alias(proj, "closed", port=9)
     read = {"id": "read", "component": "mysql.extractor", "mode": "read", "config": {"table": "typed"}}
-    path, stderr = run_failing(proj, [{**read, "config": {**read["config"], "connection": "@mysql.nodb"}}], "db")
+    path, stderr = proj.run_failing([{**read, "config": {**read["config"], "connection": "@mysql.nodb"}}], "db")
     assert (f"{path} OML505 step 'read': cannot connect to mysql at {mariadb_server.host}:{mariadb_server.port}: "
             "the database 'no_such_db' does not exist\n") in stderr
-    path, stderr = run_failing(proj, [{**read, "config": {**read["config"], "connection": "@mysql.closed"}}], "port")
+    path, stderr = proj.run_failing([{**read, "config": {**read["config"], "connection": "@mysql.closed"}}], "port")
     assert f"{path} OML505 step 'read': cannot connect to mysql at {mariadb_server.host}:9: connection refused\n" in stderr
     add_alias(proj, "nowhere", host="no-such-host.invalid")
-    path, stderr = run_failing(proj, [{**read, "config": {**read["config"], "connection": "@mysql.nowhere"}}], "host")
+    path, stderr = proj.run_failing([{**read, "config": {**read["config"], "connection": "@mysql.nowhere"}}], "host")
     assert (f"{path} OML505 step 'read': cannot connect to mysql at no-such-host.invalid:{mariadb_server.port}: "
             "unknown host\n") in stderr
 
 
 def test_a_number_out_of_range_and_a_word_outside_an_enum_are_type_problems(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n TINYINT, size ENUM('s', 'm'))")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n,size\n1,300,s\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n,size\n1,300,s\n"),
                                       mysql_step("write", "write", table="strict_target")], "range")
     assert (f"{path} OML504 step 'write': a value does not fit its column's type: "
             "Out of range value for column 'n' at row 1\n") in stderr
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n,size\n1,3,xl\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n,size\n1,3,xl\n"),
                                       mysql_step("write", "write", table="strict_target")], "enum")
     assert (f"{path} OML504 step 'write': a value does not fit its column's type: "
             "Data truncated for column 'size' at row 1\n") in stderr
@@ -173,7 +153,7 @@ def test_a_row_without_its_parent_is_the_target_rejecting_the_rows(proj, maria):
     sql(maria, "CREATE TABLE parent_rows (id INT PRIMARY KEY) ENGINE=InnoDB")
     sql(maria, "CREATE TABLE child_rows (id INT PRIMARY KEY, parent INT, "
                "FOREIGN KEY (parent) REFERENCES parent_rows (id)) ENGINE=InnoDB")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,parent\n1,42\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,parent\n1,42\n"),
                                       mysql_step("write", "write", table="child_rows")])
     assert f"{path} OML514 step 'write': the target rejected the rows: Cannot add or update a child row" in stderr
 
@@ -182,7 +162,7 @@ def test_an_upsert_into_a_table_without_any_unique_index_is_oml512(proj, maria):
     """Without a unique index ON DUPLICATE KEY UPDATE would quietly append duplicates."""
     sql(maria, "CREATE TABLE strict_target (id INT, n INT)")
     sql(maria, "INSERT INTO strict_target VALUES (1, 1)")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,2\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n1,2\n"),
                                       mysql_step("write", "write", table="strict_target", mode="upsert",
                                                  upsert_keys=["id"])])
     assert (f"{path} OML512 step 'write': the target strict_target has no primary key or unique index on id\n"
@@ -192,7 +172,7 @@ def test_an_upsert_into_a_table_without_any_unique_index_is_oml512(proj, maria):
 
 def test_a_table_created_with_a_text_key_takes_upserts(proj, maria):  # noqa: F811
     """MySQL cannot index TEXT without a length: a text key column is created as VARCHAR(255)."""
-    path = proj.pipeline([csv_rows(proj, "code,label\nA,first\nB,second\n"),
+    path = proj.pipeline([proj.csv_rows("code,label\nA,first\nB,second\n"),
                           mysql_step("write", "write", table="made_here", create_table=True, mode="upsert",
                                      upsert_keys=["code"])])
     for _ in range(2):
@@ -203,7 +183,7 @@ def test_a_table_created_with_a_text_key_takes_upserts(proj, maria):  # noqa: F8
 
 
 def test_a_created_table_keeps_a_number_key_a_number(proj, maria):  # noqa: F811
-    path = proj.pipeline([csv_rows(proj, "id,label\n1,first\n"),
+    path = proj.pipeline([proj.csv_rows("id,label\n1,first\n"),
                           mysql_step("write", "write", table="made_here", create_table=True, mode="upsert",
                                      upsert_keys=["id"])])
     assert proj.run(str(path)).returncode == 0
@@ -212,7 +192,7 @@ def test_a_created_table_keeps_a_number_key_a_number(proj, maria):  # noqa: F811
 
 def test_upsert_keys_the_rows_lack_are_named(proj, maria):  # noqa: F811
     sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT)")
-    path, stderr = run_failing(proj, [csv_rows(proj, "id,n\n1,2\n"),
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n1,2\n"),
                                       mysql_step("write", "write", table="strict_target", mode="upsert",
                                                  upsert_keys=["id", "nope"])])
     assert f"{path} OML512 step 'write': " in stderr
@@ -221,6 +201,42 @@ def test_upsert_keys_the_rows_lack_are_named(proj, maria):  # noqa: F811
 
 
 def test_any_other_server_error_is_the_sql_rejected(proj):
-    path, stderr = run_failing(proj, [mysql_step("read", "read", query="SELECT no_such_function(1) AS x")])
+    path, stderr = proj.run_failing([mysql_step("read", "read", query="SELECT no_such_function(1) AS x")])
     assert f"{path} OML503 step 'read': the database rejected the SQL: FUNCTION shop.no_such_function does not exist" \
         in stderr
+
+
+def test_a_row_breaking_a_check_constraint_is_the_target_rejecting_the_rows(proj, maria):  # noqa: F811
+    sql(maria, "CREATE TABLE strict_target (id INT PRIMARY KEY, n INT, CONSTRAINT positive CHECK (n > 0))")
+    path, stderr = proj.run_failing([proj.csv_rows("id,n\n1,-5\n"), mysql_step("write", "write", table="strict_target")])
+    assert f"{path} OML514 step 'write': the target rejected the rows: CONSTRAINT `positive` failed for " in stderr
+    assert sql(maria, "SELECT count(*) FROM strict_target") == [(0,)]
+
+
+def test_a_query_needing_a_server_privilege_is_permission_denied(proj):
+    """MySQL's 1227 (a global privilege such as PROCESS), not only the table-level 1142."""
+    add_alias(proj, "reader", user=READER, password=READER_PASSWORD)
+    path, stderr = proj.run_failing([{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.reader",
+                                                  "query": "SELECT trx_id FROM information_schema.INNODB_TRX"}}])
+    assert (f"{path} OML507 step 'read': permission denied: Access denied; you need (at least one of) "
+            "the PROCESS privilege(s) for this operation\n") in stderr
+
+
+def test_a_database_the_user_may_not_use_is_permission_denied_in_the_servers_words(proj):
+    add_alias(proj, "elsewhere", user=READER, password=READER_PASSWORD, database="mysql")
+    path, stderr = proj.run_failing([{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.elsewhere", "table": "user"}}])
+    assert (f"{path} OML507 step 'read': permission denied: "
+            "Access denied for user 'reader'@'127.0.0.1' to database 'mysql'\n") in stderr
+
+
+def test_a_connection_without_a_port_is_tried_at_3306(proj):
+    settings_file = proj.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8"))
+    connection = {k: v for k, v in settings["connections"]["mysql"]["default"].items() if k != "port"}
+    settings["connections"]["mysql"]["portless"] = {**connection, "host": "no-such-host.invalid"}
+    settings_file.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    path, stderr = proj.run_failing([{"id": "read", "component": "mysql.extractor", "mode": "read",
+                                       "config": {"connection": "@mysql.portless", "table": "orders"}}])
+    assert f"{path} OML505 step 'read': cannot connect to mysql at no-such-host.invalid:3306: unknown host\n" in stderr

@@ -73,7 +73,10 @@ def test_replace_and_create_if_missing(proj, pg):
     assert key == [("id",)]
 
 
-def test_the_write_is_one_copy_statement_sent_batch_size_rows_at_a_time(proj, pg, postgres_server):
+@pytest.mark.parametrize(("batch", "heard_after"), [({"batch_size": 700}, [700, 1400, 2100, 2500]),
+                                                     ({}, [1000, 2000, 2500])])  # the spec's default: 1000
+def test_the_write_is_one_copy_statement_sent_batch_size_rows_at_a_time(proj, pg, postgres_server, batch,
+                                                                         heard_after):
     """ADR 0125: one `COPY ... FROM STDIN` per writer (a statement-level trigger fires once, with
     every row), fed `batch_size` whole records per write, and the live display hears each batch.
     Values with quotes and a newline must not cut a batch inside a field."""
@@ -95,13 +98,13 @@ def test_the_write_is_one_copy_statement_sent_batch_size_rows_at_a_time(proj, pg
     heard: list[int] = []
     server = postgres_server
     config = {"host": server.host, "port": server.port, "user": server.user, "password": server.password,
-              "database": server.database, "table": "batched", "batch_size": 1000}
+              "database": server.database, "table": "batched", **batch}
     ctx = StepContext(step_id="write", component="postgres.writer", mode="write", config=config, con=con,
                       output_table="df_write", input_tables={"make": "df_make"}, progress=heard.append,
                       scratch_dir=proj.root)
     outcome = DRIVER.run(ctx)
     assert (outcome.rows_in, outcome.rows_out) == (2500, 2500)
-    assert heard == [1000, 2000, 2500]
+    assert heard == heard_after
     assert pg.execute("SELECT n FROM batch_log ORDER BY at").fetchall() == [(2500,)]
     assert pg.execute("SELECT note FROM batched WHERE id = 7").fetchone()[0] == 'say "hi"\nline 7'
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     import httpx
 
 RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
-BODY_SNIPPET = 200
-MAX_REDIRECTS = 5  # characters of an error response shown in a hint
+BODY_SNIPPET = 200  # characters of an error response shown in a hint
+MAX_REDIRECTS = 5
 
 
 def sleep(seconds: float) -> None:
@@ -148,6 +148,7 @@ class HttpClient:
 
         A redirect to another site is refused: httpx would drop `Authorization` there, but not an
         API key in a custom header, and credentials must never leave for a host nobody configured.
+        One more redirect after MAX_REDIRECTS (a loop) is OML508, not a body read as data.
         """
         response = self._client.request(method, url, **kwargs)
         for _ in range(MAX_REDIRECTS):
@@ -155,17 +156,25 @@ class HttpClient:
                 return response
             target = response.url.join(response.headers["location"])
             if (target.scheme, target.netloc) != (response.url.scheme, response.url.netloc):
-                raise self.problem(
-                    "OML508",
-                    f"HTTP {response.status_code} {response.reason_phrase} from {method} {safe_url(response.url)}: "
-                    f"a redirect to another site ({safe_url(target)}), not followed",
-                    "Osiris does not send credentials to a site the pipeline does not name; use the final URL.",
-                    response.status_code,
-                )
+                raise self._redirect_problem(response, method, f"a redirect to another site ({safe_url(target)})",
+                                             "Osiris does not send credentials to a site the pipeline does not "
+                                             "name; use the final URL.")
             if response.status_code in (301, 302, 303) and method != "GET":
                 method, kwargs = "GET", {}
             response = self._client.request(method, str(target), **kwargs)
+        if response.is_redirect:
+            raise self._redirect_problem(response, method, f"more than {MAX_REDIRECTS} redirects",
+                                         "The server redirects in a loop; use the resource's final URL.")
         return response
+
+    def _redirect_problem(self, response: httpx.Response, method: str, what: str, hint: str) -> RuntimeProblem:
+        return self.problem(
+            "OML508",
+            f"HTTP {response.status_code} {response.reason_phrase} from {method} {safe_url(response.url)}: "
+            f"{what}, not followed",
+            hint,
+            response.status_code,
+        )
 
     def json(self, response: httpx.Response) -> Any:
         """The response body as JSON, or OML515."""
