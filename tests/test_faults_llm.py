@@ -55,9 +55,11 @@ def test_generate_says_the_answer_took_too_long_and_exits_4(project, fake_api):
 
 
 def test_a_deadline_is_retried_like_other_service_faults(project, fake_api):
+    # the slow answer needs about 5 s (19 chunks, 0.25 s apart); the deadline of 2 s cuts it, and
+    # leaves the retry's quick answer room on a loaded machine
     write_settings(project, {"llm": {"base_url": fake_api.url, "timeout_seconds": 5,
-                                     "request_deadline_seconds": 1, "api_retries": 1}})
-    fake_api.add(SlowStream(Reply(fenced(VALID)), chunk=20, interval=0.05), Reply(fenced(VALID)))
+                                     "request_deadline_seconds": 2, "api_retries": 1}})
+    fake_api.add(SlowStream(Reply(fenced(VALID)), chunk=20, interval=0.25), Reply(fenced(VALID)))
     h = make_engine(project)
 
     result = h.engine.run(REQUEST)

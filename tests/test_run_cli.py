@@ -188,12 +188,16 @@ def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
     env = clean_env(**proj.env)
     process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    while True:  # wait until the writer has begun sending rows
+    deadline = time.monotonic() + 120  # a wait for an event, not a measurement: fail rather than hang
+    while time.monotonic() < deadline:  # wait until the writer has begun sending rows
         busy = pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris' "
                           "AND query LIKE 'COPY%'").fetchone()[0]
         if busy or process.poll() is not None:
             break
         time.sleep(0.05)
+    else:
+        process.kill()
+        raise AssertionError("the writer never began its COPY within 120 s")
     assert process.poll() is None, "the run ended before the write could be interrupted"
     return process
 
@@ -221,7 +225,9 @@ def test_kill_9_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, p
         process.kill()
         process.communicate(timeout=60)
         assert process.returncode == -signal.SIGKILL
+        deadline = time.monotonic() + 60
         while pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris'").fetchone()[0]:
+            assert time.monotonic() < deadline, "the server kept the killed run's connection for 60 s"
             time.sleep(0.05)  # the server notices the dropped connection and rolls back
         assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
 
