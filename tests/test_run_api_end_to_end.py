@@ -1,9 +1,9 @@
-"""`osiris run` end to end (a child process, validation included) for the API components: rest and
+"""`osiris run` end to end (in process through cli.main, validation included) for the API components: rest and
 graphql against the local API of tests/servers/http_apis.py, with each pagination style, and
 supabase against the PostgREST-COMPATIBLE STAND-IN of tests/servers/postgrest.py (the real
 PostgREST cannot be installed here; the stand-in is backed by the real PostgreSQL 15).
 
-Credentials come from `${NAME}` references set in the child's environment; every test asserts the
+Credentials come from `${NAME}` references set in the run's environment; every test asserts the
 exit code, the bytes of the CSV written or the rows landed, and that no planted secret reached the
 output or the session files.
 """
@@ -18,25 +18,13 @@ import psycopg
 import pytest
 import yaml
 
+from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.run_helpers import RunProject, csv_step, sql_step
-from tests.servers.http_apis import RECORDS, TOKEN, ApiServer, start_api
+from tests.servers.http_apis import RECORDS, TOKEN, ApiServer
 from tests.servers.postgrest import KEY, PostgrestStandIn, start_postgrest
 from tests.test_run_http_drivers import SENT, STYLES
 
 ITEMS_CSV = "id,name\n" + "".join(f"{r['id']},{r['name']}\n" for r in RECORDS)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ApiServer]:
-    api = start_api()
-    yield api
-    api.stop()
-
-
-@pytest.fixture
-def api(server: ApiServer) -> ApiServer:
-    server.reset()
-    return server
 
 
 @pytest.fixture

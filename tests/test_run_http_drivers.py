@@ -21,24 +21,12 @@ import pytest
 from osiris.run import http
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.drivers import driver_for
-from tests.servers.http_apis import API_KEY, PASSWORD, RECORDS, TOKEN, USER, ApiServer, start_api
+from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.servers.http_apis import API_KEY, PASSWORD, RECORDS, TOKEN, USER, ApiServer
 from tests.servers.process import free_port
 
 ALL_IDS = [r["id"] for r in RECORDS]
 PLANTED = [TOKEN, API_KEY, PASSWORD, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ApiServer]:
-    api = start_api()
-    yield api
-    api.stop()
-
-
-@pytest.fixture
-def api(server: ApiServer) -> ApiServer:
-    server.reset()
-    return server
 
 
 @pytest.fixture

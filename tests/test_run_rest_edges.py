@@ -24,7 +24,7 @@ import yaml
 from osiris.run.drivers.rest import client_for
 from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.servers.http_apis import ApiServer
-from tests.test_run_http_drivers import GRAPHQL, api, fails, run, server, silent_port, waits  # noqa: F401
+from tests.test_run_http_drivers import GRAPHQL, api, api_server, fails, run, silent_port, waits  # noqa: F401
 
 COMPONENTS = Path(__file__).resolve().parent.parent / "components"
 
