@@ -74,7 +74,7 @@ class ChatLoop:
         self.turn_usage = TokenUsage()
         self.open_question: OpenQuestion | None = None
         self.discovery = DiscoveryOffer(engine, project_root, env, display, reader)  # offers `osiris discover`
-        if getattr(engine, "sample_tier", None) is not None:  # validation.dry_run: ask asks the person once
+        if engine.sample_tier is not None:  # validation.dry_run: ask asks the person once
             engine.sample_tier.policy.ask = SampleQuestion(display, reader, progress)
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,

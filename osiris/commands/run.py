@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunResult, StepResult
     from osiris.validate.issue import ValidationReport
+    from osiris.validate.validator import Validator
     from osiris.secrets.redact import Redactor
     from osiris.session.store import Session
 
@@ -56,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     return _run_valid(args, effective, validator, report.pipeline)
 
 
-def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Any, pipeline: dict[str, Any]) -> int:
+def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Validator,
+               pipeline: dict[str, Any]) -> int:
     from osiris.secrets.setup import build_redactor
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline

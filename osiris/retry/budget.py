@@ -19,6 +19,7 @@ from osiris.session import events
 
 if TYPE_CHECKING:
     from osiris.retry.engine import GenerationEngine
+    from osiris.settings.model import Settings
 
 CHARS_PER_TOKEN = 4
 
@@ -35,7 +36,7 @@ class SpendingCap:
     max_cycle_tokens: int | None = None
 
     @classmethod
-    def from_settings(cls, settings: Any) -> SpendingCap:
+    def from_settings(cls, settings: Settings) -> SpendingCap:
         return cls(settings.llm.max_session_tokens, settings.llm.max_cycle_tokens)
 
     def overrun(self, session_spent: int, cycle_spent: int, next_call: int) -> str | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.errors import OsirisError, UsageError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
@@ -48,6 +48,10 @@ from osiris.retry.seams import PipelineValidator
 from osiris.session import Session
 from osiris.session import events as ev
 
+if TYPE_CHECKING:
+    from osiris.sample.tier import SampleTier
+    from osiris.settings.model import Settings
+
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class EngineConfig:
     dry_run_attempts: int = 1  # how many of the retries sample-run failures may use
 
     @classmethod
-    def from_settings(cls, settings: Any, *, may_ask: bool = False) -> EngineConfig:
+    def from_settings(cls, settings: Settings, *, may_ask: bool = False) -> EngineConfig:
         return cls(
             may_ask=may_ask,
             max_attempts=settings.validation.retry.max_attempts,
@@ -99,7 +103,7 @@ class GenerationEngine:
         self.observer = observer
         self.sleep = sleep
         self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
-        self.sample_tier: Any = None  # osiris.sample.tier.SampleTier: tests valid attempts on samples
+        self.sample_tier: SampleTier | None = None  # tests valid attempts on samples (issue 12)
         self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
         self.spending_cap = SpendingCap()  # none unless set (open_engine: from llm.max_*_tokens)
         self.budget_stop: str | None = None  # why the last cycle stopped at a spending cap

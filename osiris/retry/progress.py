@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     from osiris.llm.errors import LLMServiceError
+    from osiris.validate.issue import ValidationReport
     from osiris.retry.result import CycleResult
 
 
@@ -44,7 +45,7 @@ class AttemptFailed:
     cycle: int
     attempt: int
     total: int
-    report: Any
+    report: ValidationReport
     will_retry: bool
 
 
@@ -62,7 +63,7 @@ class ApiErrorRetrying:
 class PipelineValid:
     cycle: int
     attempt: int
-    report: Any
+    report: ValidationReport
 
 
 @dataclass(frozen=True)
