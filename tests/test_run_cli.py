@@ -114,7 +114,7 @@ def test_empty_join_on_sample_is_a_warning_not_a_failure(files):
     result = files.run(str(path), "--sample", "1")
     assert result.returncode == 0
     assert (f"{path} OML513 warning: step 'join': the transform returned no rows from sampled inputs "
-            "(read-people: 1 rows, read-orders: 1 rows); the samples may share no keys") in result.stderr
+            "(read-people: 1 row, read-orders: 1 row); the samples may share no keys") in result.stderr
 
 
 def test_invalid_pipeline_exits_1_and_runs_nothing(files):

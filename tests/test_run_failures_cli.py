@@ -204,7 +204,7 @@ def test_json_of_a_sample_run_lists_its_warning_as_a_problem(proj: RunProject) -
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     warning = {"code": "OML513", "message": "the transform returned no rows from sampled inputs (read-people: "
-                                            "1 rows, read-orders: 1 rows); the samples may share no keys",
+                                            "1 row, read-orders: 1 row); the samples may share no keys",
                "hint": "sample more rows (--sample 1000), or filter the driving table's query so that the "
                        "samples match"}
     assert (document["status"], document["sample"]) == ("succeeded", 1)

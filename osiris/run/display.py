@@ -8,7 +8,7 @@ import time
 from typing import Any, TextIO
 
 from osiris.run.engine import StepResult
-from osiris.text_table import format_table
+from osiris.text_table import count_rows, format_table
 
 PREVIEW_WIDTH = 24
 
@@ -17,7 +17,7 @@ def step_line(step: StepResult) -> str:
     """`extract-customers  ok  1,204 rows  0.8 s` (and the reason for failed and skipped steps)."""
     if step.status == "ok":
         warned = f"  {len(step.warnings)} warning(s)" if step.warnings else ""
-        return f"{step.step_id}  ok  {step.rows_out:,} rows  {step.duration_ms / 1000:.1f} s{warned}"
+        return f"{step.step_id}  ok  {count_rows(step.rows_out)}  {step.duration_ms / 1000:.1f} s{warned}"
     if step.status == "skipped":
         return f"{step.step_id}  skipped (its input '{step.skipped_because}' did not complete)"
     if step.status == "interrupted":
@@ -106,7 +106,7 @@ class RunningLine:
     def __rich__(self) -> Any:
         from rich.text import Text
 
-        done = f"{self.rows:,} rows" if self.rows is not None else f"running ({self.step.component})"
+        done = count_rows(self.rows) if self.rows is not None else f"running ({self.step.component})"
         return Text(f"{self.step.step_id}  {done}  {time.perf_counter() - self.started:.1f} s")
 
 

@@ -27,6 +27,7 @@ from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
+from osiris.text_table import count_rows
 
 SAMPLE_PREVIEW_ROWS = 5
 MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
@@ -220,7 +221,7 @@ def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
               for step_id, table in ctx.input_tables.items()}
     if counts and not all(counts.values()):
         return
-    described = ", ".join(f"{step_id}: {count} rows" for step_id, count in counts.items()) or "sampled inputs"
+    described = ", ".join(f"{step_id}: {count_rows(count)}" for step_id, count in counts.items()) or "sampled inputs"
     result.warnings.append(RuntimeProblem(
         "OML513", f"the transform returned no rows from sampled inputs ({described}); "
                   "the samples may share no keys",

@@ -11,6 +11,7 @@ from typing import Any
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import StepResult
 from osiris.sample.dry_run import SampleOptions
+from osiris.text_table import count_rows
 
 SQL_FAMILIES = ("postgres", "mysql", "supabase")
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
@@ -39,9 +40,9 @@ def step_fact(step: StepResult) -> str:
     if step.status != "ok":
         return f"{head}: {step.status}"
     if step.mode == "write":
-        return f"{head}: wrote {step.rows_in} rows, then rolled them back"
+        return f"{head}: wrote {count_rows(step.rows_in)}, then rolled them back"
     columns = ", ".join(f"{name} {kind}" for name, kind in step.columns[:MAX_COLUMNS])
-    return f"{head}: {step.rows_out} rows" + (f"; columns: {columns}" if columns else "")
+    return f"{head}: {count_rows(step.rows_out)}" + (f"; columns: {columns}" if columns else "")
 
 
 def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: SampleOptions) -> list[str]:

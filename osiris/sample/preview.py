@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from osiris.text_table import format_table
+from osiris.text_table import count_rows, format_table
 
 if TYPE_CHECKING:
     from osiris.chat.display import Display
@@ -30,13 +30,13 @@ def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
         if step.status != "ok":
             continue
         if step.preview is None:
-            what = f"wrote {step.rows_in} rows, rolled back" if step.mode == "write" else f"{step.rows_out} rows"
+            what = f"wrote {count_rows(step.rows_in)}, rolled back" if step.mode == "write" else count_rows(step.rows_out)
             yield StepPreview(f"{step.step_id}: {what}", [], [])
             continue
         headers, rows = step.preview
         shown = f" (first {len(rows)})" if len(rows) < step.rows_out else ""
         cells = [[redact(cell(value)) for value in row] for row in rows]
-        yield StepPreview(f"{step.step_id}: {step.rows_out} rows{shown}", [redact(h) for h in headers], cells)
+        yield StepPreview(f"{step.step_id}: {count_rows(step.rows_out)}{shown}", [redact(h) for h in headers], cells)
 
 
 def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> list[str]:
