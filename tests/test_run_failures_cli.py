@@ -19,16 +19,14 @@ import pytest
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
 from tests.api_fixtures import api, api_server  # noqa: F401 (fixtures)
 from tests.servers.http_apis import RECORDS, ApiServer
+from tests.test_run_cli import PEOPLE, files  # noqa: F401 (fixture)
 
-PEOPLE = "id,name,city\n1,Ann,Oslo\n2,Bob,Rome\n3,Cid,Oslo\n"
 
 
 @pytest.fixture
-def proj(tmp_path: Path) -> RunProject:
-    project = RunProject(tmp_path / "project")
-    (project.root / "data").mkdir()
-    (project.root / "data" / "people.csv").write_text(PEOPLE)
-    return project
+def proj(files: RunProject) -> RunProject:
+    """A project holding data/people.csv (tests/test_run_cli.py's `files`)."""
+    return files
 
 
 def rest_step(api: ApiServer, endpoint: str, **config: Any) -> dict[str, Any]:
