@@ -64,8 +64,11 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML311": (oml(extract_step(connection="mysql.default"), csv_step()), GOOD, {}),
     "OML312": (oml(extract_step(connection="@mysql.replica"), csv_step()), GOOD, {}),
     "OML313": (oml(extract_step(connection="@postgres.default"), csv_step()), GOOD, {}),
-    "OML314": (oml(extract_step(database="other"), csv_step()), oml(extract_step(port=3307), csv_step()), {}),
+    # port was the passing override before issue 22: it says where the connection goes, so it is OML314 now
+    "OML314": (oml(extract_step(database="other"), csv_step()), oml(extract_step(schema="sales"), csv_step()), {}),
     "OML315": (oml(extract_step(batch_size="500"), csv_step()), oml(extract_step(batch_size=500), csv_step()), {}),
+    "OML316": (oml(extract_step(), csv_step(path="out/${USER}.csv")), GOOD, {}),
+    "OML317": (oml(extract_step(), csv_step(path="../outside.csv")), oml(extract_step(), csv_step(path="out/a.csv")), {}),
     "OML401": (oml(extract_step(), csv_step(needs=["extract-customer"])), GOOD, {}),
     "OML402": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["b"]),
                    step("b", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),
@@ -86,6 +89,11 @@ CASES: dict[str, tuple[str, str, dict]] = {
                oml(extract_step(), step("shape", "duckdb.processor", "transform",
                                         {"query": "SELECT id FROM df_extract_customers"}, needs=["extract-customers"])),
                {}),
+    "OML408": (oml(extract_step(), step("shape", "duckdb.processor", "transform",
+                                        {"query": "SELECT * FROM read_text('/proc/self/environ')"},
+                                        needs=["extract-customers"])),
+               oml(extract_step(), step("shape", "duckdb.processor", "transform",
+                                        {"query": "SELECT i FROM range(3) t(i)"}, needs=["extract-customers"])), {}),
 }
 # A tuple of two means no extra arguments.
 CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}

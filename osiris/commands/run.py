@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.errors import ExitCode, RunFailedError
@@ -64,6 +65,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
     from osiris.session import Session
+    from osiris.trust.boundary import Boundary
 
     registry = validator.registry
     redactor = build_redactor(effective, None, registry)
@@ -73,10 +75,12 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     trail = RunTrail(session, pipeline_path=args.pipeline, sample=args.sample,
                      save_samples=effective.settings.sessions.save_samples)
     display = _display(sys.stderr if args.json else sys.stdout)
+    keep = args.sample is not None and effective.settings.sessions.save_samples
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
-        sample=args.sample, work_dir=session.path / "artifacts" if args.sample else None,
-        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)})
+        sample=args.sample, sample_dir=session.path / "artifacts" if keep else None,
+        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        boundary=Boundary.of(effective, registry, pipeline=Path(args.pipeline).resolve()), redact=redactor.data)
     trail.start(len(pipeline["steps"]))
     try:
         result = run_pipeline(pipeline, options, Listeners(trail, display))
@@ -86,6 +90,8 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     if args.json:
         print(json.dumps(_as_json(args, session, status, result, redactor), indent=2, default=str))
     _report_problems(args.pipeline, result, redactor)
+    if args.sample is not None:
+        _say_what_was_kept(result, session.path / "artifacts" / "sample-output" if keep else None)
     print(f"session: {session.path}", file=sys.stderr)
     if result.interrupted:
         raise KeyboardInterrupt
@@ -93,6 +99,16 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         failed = [s.step_id for s in result.steps if s.status == "failed"]
         raise RunFailedError(f"the run failed at step {', '.join(repr(s) for s in failed)}")
     return ExitCode.OK
+
+
+def _say_what_was_kept(result: RunResult, kept: Path | None) -> None:
+    """After `run --sample`: where the CSV writers' sample files are, or that none was kept."""
+    if not any(s.status == "ok" and s.mode == "write" and s.component.startswith("filesystem.") for s in result.steps):
+        return
+    if kept is not None and kept.is_dir():
+        print(f"sample output: the files written are kept in {kept} (sessions.save_samples: true)", file=sys.stderr)
+    else:
+        print("sample output: the files written were not kept (sessions.save_samples: false)", file=sys.stderr)
 
 
 def _display(out: Any) -> Any:

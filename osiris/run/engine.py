@@ -5,8 +5,11 @@
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
 view `input_df`. The DuckDB database lives in memory, capped by `memory_limit_mb`: beyond it,
-DuckDB spills table blocks to a private temporary directory, so memory stays flat however many rows
-a run moves (ADR 0095). The directory is deleted when the run ends.
+DuckDB spills table blocks to the run's scratch directory, so memory stays flat however many rows
+a run moves (ADR 0095). The scratch directory (`.osiris/tmp/run-<id>/`) is the only place DuckDB
+may read or write: the engine locks it in before any step runs, and each step is checked against
+the project's trust boundary before its driver is called (docs/security.md). The directory is
+deleted when the run ends.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from __future__ import annotations
 import re
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -26,8 +28,10 @@ from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.plan import dependencies_of, run_order, table_name
-from osiris.run.problems import redacted
+from osiris.run.problems import masked, redacted
 from osiris.text_table import count_rows
+from osiris.trust.boundary import Boundary
+from osiris.trust.sandbox import lock_down, scratch_dir
 
 SAMPLE_PREVIEW_ROWS = 5
 MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
@@ -38,11 +42,17 @@ _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 class RunOptions:
     connections: Connections
     env: Mapping[str, str]
-    base_dir: Path  # relative file paths start here (the project directory)
+    base_dir: Path  # the project directory: relative file paths start here, and files stay inside it
     sample: int | None = None
-    work_dir: Path | None = None  # sample writes land here (under the session)
+    sample_dir: Path | None = None  # sample CSV output is kept here (sessions.save_samples); None: not kept
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     preview_rows: int = SAMPLE_PREVIEW_ROWS
+    boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
+    redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
+
+    @property
+    def trust(self) -> Boundary:
+        return self.boundary or Boundary(self.base_dir)
 
 
 @dataclass
@@ -86,12 +96,13 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     dependencies = dependencies_of(pipeline["steps"])
     results = {step_id: _pending(step) for step_id, step in steps.items()}
     stop = _CtrlC()
-    scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
+    scratch = scratch_dir(options.trust.project)
     con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
-    con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    threads = int(first_value(con, "SELECT current_setting('threads')"))
-    con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
     try:
+        con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
+        threads = int(first_value(con, "SELECT current_setting('threads')"))
+        con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
+        lock_down(con, scratch)
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]
             blocked = [n for n in dependencies[step_id] if results[n].status != "ok"]
@@ -145,17 +156,21 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
     listener.step_started(result)
     started = time.perf_counter()
     secrets: tuple[str, ...] = ()
+    own = step.get("config") or {}
     try:
-        config, secrets = resolve_step_config(step.get("config") or {}, options.connections, options.env,
-                                              options.secret_fields(result.component))
+        resolved = resolve_step_config(own, options.connections, options.env,
+                                       options.secret_fields(result.component))
+        secrets = resolved.secrets
+        options.trust.check_step(result.component, own, resolved.connection)
+        base_dir = own.get("base_dir") if isinstance(own.get("base_dir"), str) else None
         ctx = StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode,
-            config={**config, "base_dir": _base_dir(config, options.base_dir)}, con=con,
-            output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in inputs}, sample=options.sample,
-            work_dir=options.work_dir or scratch,
+            config=resolved.config, con=con, output_table=table_name(result.step_id),
+            input_tables={n: table_name(n) for n in inputs}, sample=options.sample, work_dir=scratch,
             progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
-            scratch_dir=scratch)
+            scratch_dir=scratch, sample_dir=options.sample_dir,
+            files=options.trust.files(resolved.connection).within(
+                base_dir if base_dir != resolved.connection.get("base_dir") else None))
         _prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
@@ -172,7 +187,7 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
             _interrupted(result, started, listener)
             raise KeyboardInterrupt from None
         result.status = "failed"
-        result.problem = RuntimeProblem("OML503", f"{type(error).__name__}: {redacted(error, secrets)}",
+        result.problem = RuntimeProblem("OML503", f"the {result.component} driver stopped: {redacted(error, secrets)}",
                                         "run again with OSIRIS_DEBUG=1 set to see where it failed")
     result.duration_ms = _since(started)
     listener.step_finished(result)
@@ -207,7 +222,8 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
             (str(row[0]), str(row[1])) for row in con.execute(f'DESCRIBE "{ctx.output_table}"').fetchall()]
     if options.sample is not None and produced:
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
-        result.preview = ([d[0] for d in cursor.description], cursor.fetchall())
+        rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
+        result.preview = ([d[0] for d in cursor.description], rows)
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
 
@@ -233,15 +249,11 @@ def _has_table(con: Any, name: str) -> bool:
     return bool(found and found[0])
 
 
-def _base_dir(config: Mapping[str, Any], project: Path) -> str:
-    given = config.get("base_dir")
-    return str(project / given) if isinstance(given, str) and given else str(project)
-
-
 def _clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:
-    """Drivers redact; this is the second lock on the door."""
-    return RuntimeProblem(problem.code, redacted(problem.message, secrets), redacted(problem.hint, secrets),
+    """Drivers redact and withhold values; this is the second lock on the door."""
+    return RuntimeProblem(problem.code, masked(problem.message, secrets), masked(problem.hint, secrets),
                           value=problem.value)
+
 
 
 def _since(started: float) -> float:

@@ -35,7 +35,7 @@ def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
             continue
         headers, rows = step.preview
         shown = f" (first {len(rows)})" if len(rows) < step.rows_out else ""
-        cells = [[redact(cell(value)) for value in row] for row in rows]
+        cells = [[cell(value, redact) for value in row] for row in rows]
         yield StepPreview(f"{step.step_id}: {count_rows(step.rows_out)}{shown}", [redact(h) for h in headers], cells)
 
 
@@ -59,7 +59,8 @@ def show_previews(display: Display, dry_run: DryRun, redact: Callable[[str], str
             display.say(preview.title)
 
 
-def cell(value: Any) -> str:
-    """One value on one line, at most CELL_WIDTH characters."""
-    text = "NULL" if value is None else " ".join(str(value).split())
+def cell(value: Any, redact: Callable[[str], str] = lambda text: text) -> str:
+    """One value on one line, redacted, then cut to at most CELL_WIDTH characters (never the other
+    way round: a secret cut first would no longer be recognised)."""
+    text = "NULL" if value is None else " ".join(redact(str(value)).split())
     return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"

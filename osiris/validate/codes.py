@@ -49,6 +49,8 @@ CODES: dict[str, Code] = {
     "OML313": Code(3, "error", "connection family mismatch"),
     "OML314": Code(3, "error", "forbidden override of a connection field"),
     "OML315": Code(3, "warning", "value coerced"),
+    "OML316": Code(3, "error", "reference in a step"),
+    "OML317": Code(3, "error", "path outside the project"),
     "OML401": Code(4, "error", "unknown dependency"),
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),
@@ -56,6 +58,7 @@ CODES: dict[str, Code] = {
     "OML405": Code(4, "error", "SQL syntax error"),
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
+    "OML408": Code(4, "error", "transform reads files or the network"),
     "OML501": Code(5, "error", "unknown table"),
     "OML502": Code(5, "error", "unknown column"),
     "OML503": Code(5, "error", "SQL error"),
@@ -72,4 +75,6 @@ CODES: dict[str, Code] = {
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
     "OML516": Code(5, "error", "no runtime driver"),
+    "OML517": Code(5, "error", "file outside the project"),
+    "OML518": Code(5, "error", "refused by the trust boundary"),
 }

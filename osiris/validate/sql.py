@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from osiris.suggest import closest, listing
+from osiris.trust.sql import outside_reach
 from osiris.validate.catalog_names import check_table_fields
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
@@ -134,7 +135,11 @@ class _SqlChecks:
             if item.tree is None:
                 continue
             if _is_processor(item.spec):
-                self._check_processor(item)
+                reaches = outside_reach(item.tree)  # OML408: files and network (osiris/trust/sql.py)
+                for reach in reaches:
+                    self._add_at("OML408", item, reach.offset, reach.message, reach.hint)
+                if not reaches:
+                    self._check_processor(item)
             else:
                 self._check_against_catalog(item)
 

@@ -19,6 +19,7 @@ from osiris.validate.connections import (
     check_reference,
     connection_hint,
 )
+from osiris.validate.boundary import check_boundary
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -108,7 +109,8 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
                                            "the connection supplies it" if has_reference
                                            else f"secrets come from a connection: {how_to_connect}")
     if reference is not None:
-        check_overrides(path, config, spec, findings, skip=inline_secrets)
+        check_overrides(path, config, spec, findings, skip=inline_secrets, reference=reference)
+    check_boundary(path, config, spec, findings)  # OML316 references, OML317 paths (osiris.trust)
     # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
     # supply are not reported missing on top of it.
     _check_required(path, config, spec, has_reference, findings, how_to_connect)
