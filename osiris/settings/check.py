@@ -53,7 +53,9 @@ def _check_allow_override(effective: EffectiveSettings) -> None:
             if given is None or (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
                 continue
             key = f"connections.{family}.{alias}.allow_override"
-            raise SettingsError(f"{effective.source(key)}: {key} = {show_value(given)} is not allowed; it must be "
+            source = next((where for name, where in effective.sources.items()
+                           if name == key or name.startswith(key + ".")), effective.source(key))
+            raise SettingsError(f"{source}: {key} = {show_value(given)} is not allowed; it must be "
                                 "a list of the connection's field names that a step may set, e.g. [base_url]")
 
 
