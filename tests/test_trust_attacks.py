@@ -26,12 +26,12 @@ import yaml
 
 from osiris.run.display import Listeners
 from osiris.run.engine import RunOptions, RunResult, run_pipeline
-from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.api_fixtures import api, api_server, serving  # noqa: F401  (fixtures)
 from tests.conftest import TEST_API_KEY
 from tests.fake_anthropic import FakeAnthropic, Reply
 from tests.inprocess import run_inprocess
 from tests.sample_project import last_user_message
-from tests.servers.http_apis import API_KEY, TOKEN, ApiServer, start_api
+from tests.servers.http_apis import API_KEY, TOKEN, ApiServer
 from tests.support import clean_env
 
 OTHER = "other-Planted-5e1d9c70"  # an environment variable no connection names
@@ -44,9 +44,7 @@ REQUEST = "fetch the items into out/items.csv"
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[ApiServer]:
     """A server the pipeline points at: it must never hear from Osiris."""
-    server = start_api()
-    yield server
-    server.stop()
+    yield from serving()
 
 
 class Attack:

@@ -190,7 +190,7 @@ def test_an_override_is_refused_unless_the_connection_allows_it_or_keeps_its_val
     fields = frozenset({"base_url", "validate_ssl"})
     config = {"connection": "@rest.api", "base_url": "http://evil", "validate_ssl": False, "endpoint": "/x"}
     moved = endpoint_overrides(config, fields, "@rest.api", {"base_url": "https://api", "validate_ssl": True})
-    assert [m.field for m in moved] == ["base_url", "validate_ssl"]
+    assert [m.where for m in moved] == ["base_url", "validate_ssl"]
     assert moved[0].hint.endswith("add allow_override: [base_url] to connections.rest.api in .osiris.yaml")
     assert endpoint_overrides(config, fields, "@rest.api", {"allow_override": ["base_url", "validate_ssl"]}) == []
     assert endpoint_overrides({"base_url": "https://api"}, fields, "@rest.api", {"base_url": "https://api"}) == []

@@ -84,4 +84,4 @@ class Boundary:
         if isinstance(reference, str) and reference.startswith("@"):
             moved = endpoint_overrides(config, self.endpoint_fields(component), reference, connection)
             if moved:
-                raise RuntimeProblem("OML518", moved[0].message, moved[0].hint, value=moved[0].field)
+                raise RuntimeProblem("OML518", moved[0].message, moved[0].hint, value=moved[0].where)

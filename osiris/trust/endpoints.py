@@ -17,8 +17,9 @@ spec without the marker (one written for public Osiris) is covered, and a marker
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from osiris.trust.breach import Breach
 
 if TYPE_CHECKING:
     from osiris.registry import ComponentSpec
@@ -29,15 +30,6 @@ DEFAULT_ENDPOINT_FIELDS = frozenset({
     "project_id", "dsn", "pg_dsn", "connection_string", "account", "sslmode", "ssl", "validate_ssl",
     "verify_ssl", "base_dir",
 })
-
-
-@dataclass(frozen=True)
-class Override:
-    """A step setting an endpoint field of its connection."""
-
-    field: str
-    message: str
-    hint: str
 
 
 def endpoint_fields(spec: ComponentSpec) -> frozenset[str]:
@@ -56,12 +48,12 @@ def allowed_overrides(connection: Mapping[str, Any]) -> frozenset[str]:
 
 
 def endpoint_overrides(config: Mapping[str, Any], fields: frozenset[str], reference: str,
-                       connection: Mapping[str, Any]) -> list[Override]:
+                       connection: Mapping[str, Any]) -> list[Breach[str]]:
     """The endpoint fields a step with `connection: reference` sets, to a value other than the
     connection's own, although the connection does not allow it; in the config's order."""
     allowed = allowed_overrides(connection)
     where = f"connections.{reference.lstrip('@')}"
-    return [Override(
+    return [Breach(
         name,
         f"'{name}' says where {reference} connects; a step may not change it, or the connection's "
         "secrets would go where the pipeline points",

@@ -13,8 +13,9 @@ PRAGMA) are already refused as OML405. At run time the engine's sandbox refuses 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from osiris.trust.breach import Breach
 
 ROW_GENERATORS = frozenset({"range", "generate_series", "unnest"})
 _FILE_READER = re.compile(r"^(read_|parquet_|iceberg_|delta_|sniff_csv$|glob$|csv_scan$|json_scan$)")
@@ -24,38 +25,29 @@ READ_WITH_A_STEP = ("read the file with a filesystem.csv_extractor step (an API 
                     "that step to needs, and read its rows as df_<its id>; a transform reads only its inputs")
 
 
-@dataclass(frozen=True)
-class Reach:
-    """A place where a transform's SQL would reach outside its inputs."""
-
-    offset: int
-    message: str
-    hint: str
-
-
-def outside_reach(tree: Any) -> list[Reach]:
+def outside_reach(tree: Any) -> list[Breach[int]]:
     """Every table source of a parsed transform query that is not an input, a CTE or a row generator."""
     from sqlglot import exp
 
     from osiris.validate.sql_names import offset_of
 
-    found: list[Reach] = []
+    found: list[Breach[int]] = []
     for table in tree.find_all(exp.Table):
         source = table.this
         offset = offset_of(table) or 0
         if isinstance(source, exp.Identifier):
             if _URL.match(source.name):
-                found.append(Reach(offset, f"the query reads '{source.name}' from the network", READ_WITH_A_STEP))
+                found.append(Breach(offset, f"the query reads '{source.name}' from the network", READ_WITH_A_STEP))
             elif _FILE_NAME.search(source.name):
-                found.append(Reach(offset, f"the query reads the file '{source.name}'", READ_WITH_A_STEP))
+                found.append(Breach(offset, f"the query reads the file '{source.name}'", READ_WITH_A_STEP))
         elif isinstance(source, exp.Func):
             name = (source.name if isinstance(source, exp.Anonymous) else source.sql_name()).lower()
             if isinstance(source, exp.GenerateSeries) or name in ROW_GENERATORS:
                 continue
             if _FILE_READER.match(name):
-                found.append(Reach(offset, f"the query calls {name}, which reads files", READ_WITH_A_STEP))
+                found.append(Breach(offset, f"the query calls {name}, which reads files", READ_WITH_A_STEP))
             else:
-                found.append(Reach(
+                found.append(Breach(
                     offset, f"the query calls the table function {name}; a transform reads only its inputs "
                             "(df_<id>, input_df) and the row generators range, generate_series and unnest",
                     "read the rows of the steps this one needs, as df_<id>"))

@@ -81,11 +81,11 @@ def check_overrides(path: str, config: Mapping[str, Any], spec: ComponentSpec, f
     names it. Other fields follow the spec: forbidden -> error, warning -> warning."""
     moved = [override for override in endpoint_overrides(config, endpoint_fields(spec),
                                                          f"@{reference.family}.{reference.alias}", reference.fields)
-             if override.field not in skip]  # an inline secret is OML310 already
+             if override.where not in skip]  # an inline secret is OML310 already
     for override in moved:
-        findings.add("OML314", join(path, override.field), override.message, override.hint,
-                     value=config[override.field], secret=spec.is_secret("/" + override.field))
-    done = {override.field for override in moved} | allowed_overrides(reference.fields) | endpoint_fields(spec)
+        findings.add("OML314", join(path, override.where), override.message, override.hint,
+                     value=config[override.where], secret=spec.is_secret("/" + override.where))
+    done = {override.where for override in moved} | allowed_overrides(reference.fields) | endpoint_fields(spec)
     for field, rule in spec.connection_fields.items():
         if field not in config or field in skip or field in done or rule == "allowed":
             continue

@@ -137,7 +137,7 @@ class _SqlChecks:
             if _is_processor(item.spec):
                 reaches = outside_reach(item.tree)  # OML408: files and network (osiris/trust/sql.py)
                 for reach in reaches:
-                    self._add_at("OML408", item, reach.offset, reach.message, reach.hint)
+                    self._add_at("OML408", item, reach.where, reach.message, reach.hint)
                 if not reaches:
                     self._check_processor(item)
             else:
