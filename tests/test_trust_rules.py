@@ -19,7 +19,7 @@ from osiris.trust import sandbox
 from osiris.trust.disclosure import conversion_problem, shorten, withhold_values
 from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides
 from osiris.trust.paths import Files, path_fields, sample_file, sample_name, static_breach
-from osiris.trust.references import UnsetReference, references_in, resolve_connection
+from osiris.trust.references import UnsetReference, resolve_connection, step_references
 from osiris.trust.sql import outside_reach
 
 
@@ -198,8 +198,9 @@ def test_an_override_is_refused_unless_the_connection_allows_it_or_keeps_its_val
 
 
 def test_references_in_a_step_are_found_at_any_depth():
-    config = {"endpoint": "/x/${OTHER_SECRET}", "params": {"q": ["a", "${A}"]}, "${K}": 1, "query": "$HOME {x}"}
-    assert references_in(config) == [("/endpoint", "/x/${OTHER_SECRET}"), ("/params/q/1", "${A}"), ("/${K}", "${K}")]
+    config = {"endpoint": "/x/${OTHER_SECRET}", "params": {"q": ["a", "${A}"]}, "${K}": 1, "query": "$HOME {x}",
+              "connection": "@rest.api", "x-note": "${IGNORED}"}
+    assert step_references(config) == [("/endpoint", "/x/${OTHER_SECRET}"), ("/params/q/1", "${A}"), ("/${K}", "${K}")]
 
 
 def test_the_one_resolver_resolves_nested_references_and_knows_which_are_secret():

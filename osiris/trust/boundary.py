@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from osiris.run.driver import RuntimeProblem
 from osiris.trust.endpoints import endpoint_fields, endpoint_overrides
 from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files
-from osiris.trust.references import references_in
+from osiris.trust.references import step_references
 
 if TYPE_CHECKING:
     from osiris.registry import Registry
@@ -72,7 +72,7 @@ class Boundary:
 
     def check_step(self, component: str, config: Mapping[str, Any], connection: Mapping[str, Any]) -> None:
         """OML518 when a step's config names `${...}` or moves its connection's endpoint."""
-        found = references_in({k: v for k, v in config.items() if k != "connection"})
+        found = step_references(config)
         if found:
             pointer, _ = found[0]
             raise RuntimeProblem(

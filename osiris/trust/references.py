@@ -43,6 +43,13 @@ class Resolved:
     secrets: tuple[str, ...]
 
 
+def step_references(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(JSON pointer, text) of every `${...}` in a step's config, leaving out its connection reference
+    and `x-*` extensions (ignored by every check, never resolved, never sent)."""
+    return references_in({key: value for key, value in config.items()
+                          if key != "connection" and not (isinstance(key, str) and key.startswith("x-"))})
+
+
 def references_in(value: Any, pointer: str = "") -> list[tuple[str, str]]:
     """(JSON pointer, text) of every string holding `${...}` in a step's config, keys included."""
     found: list[tuple[str, str]] = []

@@ -15,14 +15,13 @@ from typing import Any
 
 from osiris.registry import ComponentSpec
 from osiris.trust.paths import HINT, path_fields, static_breach
-from osiris.trust.references import references_in
-from osiris.validate.connections import CONNECTION_KEY
+from osiris.trust.references import step_references
 from osiris.validate.findings import Findings
 
 
 def check_boundary(path: str, config: Mapping[str, Any], spec: ComponentSpec, findings: Findings) -> None:
     """OML316 and OML317 for one step's config, `path` being the config's JSON pointer."""
-    for pointer, text in references_in({k: v for k, v in config.items() if k != CONNECTION_KEY}):
+    for pointer, text in step_references(config):
         findings.add("OML316", path + pointer, f"{pointer.lstrip('/').replace('/', '.')} holds a ${{...}} "
                      "reference; a pipeline may not name environment variables or keyring entries",
                      "put the value in a connection in .osiris.yaml (which may use ${NAME}) and use "
