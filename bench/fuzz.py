@@ -177,11 +177,13 @@ def hostile(count: int, seed: int) -> int:
             print(f"  ... {number:,} pipelines, {time.perf_counter() - started:.0f} s", flush=True)
 
     try:
-        campaign(seed, count, root, report)
+        arena = campaign(seed, count, root, report)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     total = time.perf_counter() - started
     print(f"hostile pipelines: {count:,} (seed {seed}) in {total:.1f} s, {total / max(count, 1) * 1000:.0f} ms a pipeline")
+    print(f"  run --sample exit codes: {dict(sorted(arena.exits.items()))} (1: refused by validation; 6: at run time)")
+    print(f"  the engine, validation skipped: {dict(arena.codes.most_common())}")
     for kind, items in found.items():
         print(f"  {kind}: {len(items)}")
         for item in items[:SHOWN]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections import Counter
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -68,6 +69,8 @@ class Arena:
             "graphql": {"gh": {"endpoint": f"{self.legit.url}/graphql", "auth_type": "bearer",
                                "auth_token": "${API_TOKEN}"}},
         }}))
+        self.exits: Counter[int] = Counter()  # `run --sample` exit codes: 1 refused by validation, 6 at run time
+        self.codes: Counter[str] = Counter()  # the engine's problems when validation is skipped
         self.env = clean_env(ANTHROPIC_API_KEY=TEST_API_KEY, API_TOKEN=TOKEN, OTHER_SECRET=OTHER, PG_PW=PASSWORD,
                              HOME=str(self.outside))
         self.outside_files = _snapshot(self.outside)
@@ -102,6 +105,7 @@ class Arena:
         path.write_bytes(written)
         crashes: list[str] = []
         done = run_inprocess("run", str(path), "--sample", "3", cwd=self.project, env=self.env)
+        self.exits[done.returncode] += 1
         if done.returncode not in (0, 1, 6) or "Traceback" in done.stderr:
             crashes.append(f"exit {done.returncode}: {done.stderr[-300:]}")
         texts = [done.stdout, done.stderr]
@@ -109,6 +113,7 @@ class Arena:
         try:
             options = RunOptions(connections=settings["connections"], env=self.env, base_dir=self.project, sample=3)
             result = run_pipeline(pipeline, options, Listeners())
+            self.codes.update(s.problem.code for s in result.steps if s.problem)
             texts += [f"{p.message} {p.hint} {p.value}" for s in result.steps for p in [s.problem, *s.warnings] if p]
             texts += [repr(s.preview) for s in result.steps if s.preview]
         except Exception as error:  # the engine must turn everything into a step's problem
@@ -257,8 +262,9 @@ def _transform(step_id: str, query: str, after: str) -> dict[str, Any]:
 
 
 def campaign(seed: int, count: int, root: Path, report: Callable[[int, list[str], list[str], list[str]], None]
-             ) -> None:
-    """Run `count` hostile pipelines in one arena under `root`, reporting each input's findings."""
+             ) -> Arena:
+    """Run `count` hostile pipelines in one arena under `root`, reporting each input's findings; the
+    arena, closed, with its tallies."""
     arena = Arena(root)
     try:
         for number, pipeline in enumerate(pipelines(seed, arena)):
@@ -267,4 +273,5 @@ def campaign(seed: int, count: int, root: Path, report: Callable[[int, list[str]
             report(number, *arena.attempt(pipeline, number))
     finally:
         arena.close()
+    return arena
 
