@@ -19,11 +19,12 @@ from typing import Any
 from osiris.secrets.names import is_secret_key
 from osiris.secrets.patterns import ENV_REFERENCE
 from osiris.secrets.redact import secret_text
+from osiris.trust.endpoints import ALLOW_OVERRIDE
 
 REFERENCE = ENV_REFERENCE  # `${NAME}`: one pattern for the resolver and the redactor
 ANY_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # what a step may not hold, well-formed or not
 KEYRING_SERVICE = "osiris"
-OSIRIS_KEYS = frozenset({"allow_override"})  # connection settings for Osiris itself, never for a driver
+OSIRIS_KEYS = frozenset({ALLOW_OVERRIDE})  # connection settings for Osiris itself, never for a driver
 
 
 class UnsetReference(Exception):
