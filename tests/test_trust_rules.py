@@ -289,3 +289,19 @@ def test_placing_across_file_systems_copies_beside_the_target_then_renames(tmp_p
     beside = calls[1][0]
     assert beside.parent == target.parent and beside.name.startswith(".t.csv.") and beside.name.endswith(".osiris-partial")
     assert sorted(p.name for p in target.parent.iterdir()) == ["t.csv"]
+
+
+def test_the_boundary_of_a_project_protects_its_own_files_but_never_the_whole_project(tmp_path):
+    from osiris.settings import load_settings
+    from osiris.trust.boundary import Boundary
+
+    (tmp_path / ".osiris.yaml").write_text("sessions: {dir: trail}\ncomponents: {paths: [specs, .]}\n")
+    effective = load_settings(cwd=tmp_path, env={})
+    boundary = Boundary.of(effective, load_registry(), pipeline=tmp_path / "p.yaml")
+    assert boundary.protected == (tmp_path / "p.yaml", tmp_path / ".osiris.yaml", tmp_path / "trail", tmp_path / "specs")
+    files = boundary.files({})
+    assert files.resolve("out/a.csv") == tmp_path.resolve() / "out" / "a.csv"
+    for own in ("trail/x.csv", "specs/x.csv", "p.yaml", "./specs"):
+        assert "Osiris's own files" in pytest.raises(RuntimeProblem, files.resolve, own).value.message
+    lake = boundary.files({"base_dir": str(tmp_path / "lake")})
+    assert lake.root == (tmp_path / "lake").resolve() and tmp_path.resolve() / "trail" in lake.protected

@@ -49,7 +49,8 @@ class Boundary:
     @classmethod
     def of(cls, effective: EffectiveSettings, registry: Registry, pipeline: Path | None = None) -> Boundary:
         """The boundary of the settings' project: the pipeline file, the settings file, the sessions
-        folder and the component folders are protected too, wherever they are."""
+        folder and the component folders are protected too, wherever they are (unless one of them
+        holds the whole project, as `components.paths: [.]` would)."""
         settings = effective.settings
         protected = [pipeline, effective.config_path, effective.resolve_path(settings.sessions.dir),
                      *(effective.resolve_path(p) for p in settings.components.paths)]
@@ -58,7 +59,9 @@ class Boundary:
             spec = registry.get(component)
             return endpoint_fields(spec) if spec is not None else frozenset()
 
-        return cls(effective.project_root, tuple(p for p in protected if p is not None), fields)
+        project = effective.project_root.resolve()
+        kept = [p for p in protected if p is not None and not project.is_relative_to(p.resolve())]
+        return cls(effective.project_root, tuple(kept), fields)  # a folder holding the whole project protects nothing
 
     def files(self, connection: Mapping[str, Any]) -> Files:
         """Where a filesystem step may read and write: the `base_dir` its connection declares, else
