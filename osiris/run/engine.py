@@ -162,15 +162,12 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
                                        options.secret_fields(result.component))
         secrets = resolved.secrets
         options.trust.check_step(result.component, own, resolved.connection)
-        base_dir = own.get("base_dir") if isinstance(own.get("base_dir"), str) else None
         ctx = StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode,
             config=resolved.config, con=con, output_table=table_name(result.step_id),
             input_tables={n: table_name(n) for n in inputs}, sample=options.sample, work_dir=scratch,
             progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
-            scratch_dir=scratch, sample_dir=options.sample_dir,
-            files=options.trust.files(resolved.connection).within(
-                base_dir if base_dir != resolved.connection.get("base_dir") else None))
+            scratch_dir=scratch, sample_dir=options.sample_dir, files=options.trust.step_files(own, resolved.connection))
         _prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
@@ -253,7 +250,6 @@ def _clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:
     """Drivers redact and withhold values; this is the second lock on the door."""
     return RuntimeProblem(problem.code, masked(problem.message, secrets), masked(problem.hint, secrets),
                           value=problem.value)
-
 
 
 def _since(started: float) -> float:

@@ -73,6 +73,13 @@ class Boundary:
             root = given if given.is_absolute() else self.project / given
         return Files.at(root, (self.project / SETTINGS_FILE, self.project / OSIRIS_DIR, *self.protected))
 
+    def step_files(self, config: Mapping[str, Any], connection: Mapping[str, Any]) -> Files:
+        """Where one step may read and write: `files(connection)`, narrowed to the step's own
+        `base_dir` when it sets one (a base_dir equal to the connection's is the connection's)."""
+        files = self.files(connection)
+        own = config.get("base_dir")
+        return files.within(own) if isinstance(own, str) and own and own != connection.get("base_dir") else files
+
     def check_step(self, component: str, config: Mapping[str, Any], connection: Mapping[str, Any]) -> None:
         """OML518 when a step's config names `${...}` or moves its connection's endpoint."""
         found = step_references(config)
