@@ -104,6 +104,19 @@ def test_path_fields_come_from_the_specs():
     assert path_fields(registry.get("rest.extractor")) == ()
 
 
+def test_a_filesystem_spec_without_markers_still_has_its_path_fields():
+    """A spec written for public Osiris has no `x-path`: a filesystem spec's base_dir and path count."""
+    from osiris.registry.spec import spec_from_dict
+
+    def spec(name: str, **properties: dict) -> object:
+        return spec_from_dict({"name": name, "version": "1", "modes": ["extract"],
+                               "configSchema": {"type": "object", "properties": properties}})
+
+    assert path_fields(spec("filesystem.parquet_extractor", path={}, columns={})) == ("path",)
+    assert path_fields(spec("filesystem.x", base_dir={}, path={}, file={"x-path": True})) == ("file",)
+    assert path_fields(spec("acme.extractor", path={}, base_dir={})) == ()
+
+
 def reach(sql: str) -> list[str]:
     return [r.message for r in outside_reach(sqlglot.parse_one(sql, read="duckdb"))]
 
