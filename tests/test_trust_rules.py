@@ -147,6 +147,18 @@ def test_what_a_transform_may_not_read(sql, message):
     assert reach(sql) == [message]
 
 
+def test_every_source_is_checked_after_an_allowed_one_and_the_issue_points_at_it():
+    assert reach("SELECT * FROM range(3) r, read_csv('x') c") == ["the query calls read_csv, which reads files"]
+    from tests.validate_helpers import oml, step, validator
+
+    text = oml(step("read", "filesystem.csv_extractor", "read", {"path": "a.csv"}),
+               step("shape", "duckdb.processor", "transform", {"query": "SELECT *\nFROM input_df, glob('/x')"},
+                    needs=["read"]))
+    [issue] = [i for i in validator().validate(text).issues if i.code == "OML408"]
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "glob(" in row)
+    assert (issue.line, issue.column) == (line, text.splitlines()[line - 1].index("glob(") + 1)
+
+
 def test_other_table_functions_are_not_on_the_list():
     [message] = reach("SELECT * FROM duckdb_settings()")
     assert message.startswith("the query calls the table function duckdb_settings; a transform reads only its inputs")
@@ -229,6 +241,14 @@ def test_the_one_resolver_resolves_nested_references_and_knows_which_are_secret(
     assert str(unset.value) == "connections.rest.api.headers.X-Auth refers to ${NOPE}, which is not set"
 
 
+def test_everything_under_a_secret_key_is_secret_and_an_unset_reference_is_none():
+    fields = {"credentials": {"user": "${U}", "note": "plain-literal"}, "headers": {"Accept": "${U}"},
+              "password": "${UNSET}"}
+    resolved = resolve_connection(fields, {"U": "ada-lovelace"}, where="connections.x.y", strict=False)
+    assert resolved.secrets == ("ada-lovelace", "plain-literal")
+    assert resolved.fields["password"] == "${UNSET}"
+
+
 def test_the_redactor_knows_nested_connection_secrets():
     connections = {"rest": {"api": {"headers": {"Authorization": "${API_TOKEN}"}, "base_url": "https://x"}}}
     assert connection_secrets(connections, {"API_TOKEN": "tok-nested-1"}) == ["tok-nested-1"]
@@ -263,9 +283,14 @@ def test_the_sandbox_reaches_its_scratch_directory_only_and_cannot_be_reopened(l
 
 
 def test_the_scratch_directory_is_inside_the_project(tmp_path):
-    made = sandbox.scratch_dir(tmp_path)
-    assert made.parent == tmp_path / ".osiris" / "tmp" and made.name.startswith("run-")
-    assert oct(made.stat().st_mode & 0o777) == "0o700"
+    made, again = sandbox.scratch_dir(tmp_path), sandbox.scratch_dir(tmp_path)
+    assert made.parent == again.parent == tmp_path / ".osiris" / "tmp" and made != again
+    assert made.name.startswith("run-")
+    assert [oct(p.stat().st_mode & 0o777) for p in (made, made.parent)] == ["0o700", "0o700"]
+    (tmp_path / "file").write_text("not a folder")
+    elsewhere = sandbox.scratch_dir(tmp_path / "file")  # a project that cannot hold it: the system's temp dir
+    assert elsewhere.is_dir() and elsewhere.name.startswith("osiris-run-") and not elsewhere.is_relative_to(tmp_path)
+    elsewhere.rmdir()
 
 
 def test_staging_links_the_checked_file_and_placing_is_one_rename(tmp_path):
