@@ -341,5 +341,7 @@ def test_the_boundary_of_a_project_protects_its_own_files_but_never_the_whole_pr
     assert files.resolve("out/a.csv") == tmp_path.resolve() / "out" / "a.csv"
     for own in ("trail/x.csv", "specs/x.csv", "p.yaml", "./specs"):
         assert "Osiris's own files" in pytest.raises(RuntimeProblem, files.resolve, own).value.message
+    assert boundary.endpoint_fields("rest.extractor") == {"base_url", "validate_ssl"}
+    assert boundary.endpoint_fields("acme.unknown") == frozenset()  # no spec: OML516 follows, not a crash
     lake = boundary.files({"base_dir": str(tmp_path / "lake")})
     assert lake.root == (tmp_path / "lake").resolve() and tmp_path.resolve() / "trail" in lake.protected
