@@ -16,16 +16,18 @@ if TYPE_CHECKING:
     from osiris.chat.display import Display
     from osiris.retry.engine import GenerationEngine
 
-FAMILY_WORDS = {"mysql": {"mysql", "mariadb"}, "postgres": {"postgres", "postgresql"}, "supabase": {"supabase"}}
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
 
 
 def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Configured connections a request names: `@family.alias`, or a family's name ("our MySQL"),
     which means its `default` alias (or its only one)."""
+    from osiris.run.drivers import families
+
     found = {(family.lower(), alias) for family, alias in _REFERENCE.findall(request)}
     words = set(re.findall(r"[a-z0-9]+", _REFERENCE.sub(" ", request).lower()))
-    for family, names in FAMILY_WORDS.items():
+    for family, facts in families().items():
+        names = {family, *facts.words} if facts.kind == "database" else set()
         aliases = list(connections.get(family) or {})
         if words & names and aliases:
             alias = "default" if "default" in aliases else (aliases[0] if len(aliases) == 1 else None)

@@ -36,19 +36,20 @@ if TYPE_CHECKING:
     from osiris.catalog import Catalog, Catalogs
     from osiris.registry import ComponentSpec, Registry
 
-SQL_DIALECTS = ("mysql", "postgres", "duckdb")
-_FAMILY_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "duckdb": "duckdb"}  # specs without x-sql
 _INPUT_REFERENCE = re.compile(r"^\$\{([^}.]+)\.")
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
-    """field -> dialect: the properties a spec marks `x-sql: <dialect>`; for specs written without
-    the annotation, `query` of the mysql, postgres and duckdb families."""
-    marked = {name: prop["x-sql"] for name, prop in spec.properties.items()
-              if isinstance(prop, dict) and prop.get("x-sql") in SQL_DIALECTS}
-    if marked or any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
-        return marked
-    dialect = _FAMILY_DIALECTS.get(spec.family)
+    """field -> dialect: the properties a spec marks `x-sql: <dialect>` (a dialect some family's
+    driver declares); for specs written without the annotation, `query` in its family's dialect."""
+    from osiris.run.drivers import families, family
+
+    if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
+        known = {f.dialect for f in families().values() if f.dialect}
+        return {name: prop["x-sql"] for name, prop in spec.properties.items()
+                if isinstance(prop, dict) and prop.get("x-sql") in known}
+    facts = family(spec.family)
+    dialect = facts.dialect if facts is not None else None
     return {"query": dialect} if dialect and "query" in spec.properties else {}
 
 
@@ -332,4 +333,4 @@ def _short(sql: str) -> str:
     return flat if len(flat) <= 120 else flat[:117] + "..."
 
 
-__all__ = ["SQL_DIALECTS", "SqlField", "check_sql", "sql_fields", "sql_offset", "table_name"]
+__all__ = ["SqlField", "check_sql", "sql_fields", "sql_offset", "table_name"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import redacted
@@ -125,3 +125,5 @@ def _read_options(config: Mapping[str, Any]) -> str:
 
 
 DRIVER = FilesystemDriver()
+FAMILY = Family("filesystem", "CSV files", ("filesystem.csv_extractor", "filesystem.csv_writer"), kind="files",
+                discoverable=True)

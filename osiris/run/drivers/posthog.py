@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
@@ -269,3 +269,4 @@ def rows(payload: Any, url: str) -> list[dict[str, Any]]:
 
 
 DRIVER = PostHogDriver()
+FAMILY = Family("posthog", "PostHog", ("posthog.extractor",), kind="api", discoverable=True)

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, safe_url
 from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
 
@@ -118,3 +118,4 @@ def _next_link(response: Any, url: str, client: HttpClient) -> str:
 
 
 DRIVER = RestDriver()
+FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api")

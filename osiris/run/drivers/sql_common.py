@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext
+from osiris.run.driver import StepContext
+from osiris.run.problems import inputs_problem
 from osiris.run.spool import quote_ident
 
 READ_CHUNK_BYTES = 1 << 20
@@ -17,8 +18,7 @@ READ_CHUNK_BYTES = 1 << 20
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
     """The writer's one input table and its (name, DuckDB type) columns."""
     if len(ctx.input_tables) != 1:
-        raise RuntimeProblem("OML503", f"a writer writes one input, but this step has {len(ctx.input_tables)}",
-                             "join or union the inputs in a duckdb.processor step first")
+        raise inputs_problem("writer", len(ctx.input_tables))
     (source,) = ctx.input_tables.values()
     rows = ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()
     return source, [(str(r[0]), str(r[1])) for r in rows]
@@ -33,7 +33,7 @@ def key_list(value: Any) -> list[str]:
     return []
 
 
-def tables_in(query: str, dialect: str) -> list[str] | None:
+def tables_in(query: str, dialect: str | None) -> list[str] | None:
     """The tables a query names (for hints), or None when sqlglot cannot parse it."""
     import sqlglot
     from sqlglot import exp

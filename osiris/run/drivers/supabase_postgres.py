@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.drivers import postgres
+from osiris.run.problems import setting_problem
 from osiris.run.spool import quote_ident
 
 DSN_FIELDS = ("pg_dsn", "dsn", "sql_dsn")
@@ -53,9 +54,9 @@ def _parsed_dsn(dsn: str) -> dict[str, Any]:
     try:
         parts = conninfo_to_dict(dsn)
     except ProgrammingError:  # its text may quote the DSN, password and all: never shown
-        raise RuntimeProblem("OML511", "pg_dsn of the supabase connection is not a PostgreSQL connection string",
-                             "write it as postgresql://USER:PASSWORD@HOST:5432/postgres (the project's "
-                             "connection string in Supabase's database settings)") from None
+        raise setting_problem("pg_dsn of the supabase connection is not a PostgreSQL connection string",
+                              "write it as postgresql://USER:PASSWORD@HOST:5432/postgres (the project's "
+                              "connection string in Supabase's database settings)") from None
     return {ours: parts[theirs] for theirs, ours in _DSN_NAMES.items() if parts.get(theirs) not in (None, "")}
 
 
