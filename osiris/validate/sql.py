@@ -40,17 +40,16 @@ _INPUT_REFERENCE = re.compile(r"^\$\{([^}.]+)\.")
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
-    """field -> dialect: the properties a spec marks `x-sql: <dialect>` (a dialect some family's
-    driver declares); for specs written without the annotation, `query` in its family's dialect."""
-    from osiris.run.drivers import families, family
+    """field -> dialect: the properties a spec marks `x-sql: <dialect>` (the meta-schema admits
+    the dialects sqlglot reads); for specs written without the annotation, `query` in the dialect
+    its family's driver declares (FAMILY.dialect)."""
+    from osiris.run.drivers import family
 
     if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
-        known = {f.dialect for f in families().values() if f.dialect}
         return {name: prop["x-sql"] for name, prop in spec.properties.items()
-                if isinstance(prop, dict) and prop.get("x-sql") in known}
-    facts = family(spec.family)
-    dialect = facts.dialect if facts is not None else None
-    return {"query": dialect} if dialect and "query" in spec.properties else {}
+                if isinstance(prop, dict) and isinstance(prop.get("x-sql"), str)}
+    facts = family(spec.family) if "query" in spec.properties else None
+    return {"query": facts.dialect} if facts is not None and facts.dialect else {}
 
 
 def table_name(step_id: str) -> str:

@@ -5,6 +5,7 @@ AuthenticationCleartextPassword, and a MySQL server switching the login to `mysq
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -42,13 +43,10 @@ class CleartextStub:
                 conn, _ = self._listener.accept()
             except OSError:  # the listener was closed: the test is over
                 return
-            with conn:
+            with conn, contextlib.suppress(OSError, struct.error):  # the client hangs up, as it should
                 conn.settimeout(10)
                 self.connections += 1
-                try:
-                    self._postgres(conn) if self.kind == "postgres" else self._mysql(conn)
-                except (OSError, struct.error):
-                    pass  # the client hung up, as it should after the request
+                self._postgres(conn) if self.kind == "postgres" else self._mysql(conn)
 
     def _read(self, conn: socket.socket, size: int) -> bytes:
         data = b""

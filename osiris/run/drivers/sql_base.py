@@ -254,8 +254,7 @@ class SqlDriver:
         into = dialect.prepare(ctx, conn, target, columns)
         if target.mode == "replace" or ctx.config.get("truncate_before"):
             dialect.lock(conn, into)
-            with conn.cursor() as cursor:
-                cursor.execute(f"DELETE FROM {into}")
+            execute(conn, f"DELETE FROM {into}")
         rows = dialect.write(ctx, conn, into, target, source, columns)
         dialect.finish(conn, keep=ctx.sample is None)
         return rows
@@ -293,6 +292,15 @@ class SqlDriver:
 
     def _tables(self, conn: Any, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         return self.dialect.discover(conn, self.dialect.schema(config), tables)
+
+
+def execute(conn: Any, statement: str) -> None:
+    """One statement without parameters, through any DB-API connection."""
+    cursor = conn.cursor()
+    try:
+        cursor.execute(statement)
+    finally:
+        cursor.close()
 
 
 def _bare(name: str | None) -> str:
