@@ -83,6 +83,19 @@ def value_problem(column: str, what: str, fix: str) -> RuntimeProblem:
                           value=column)
 
 
+def unreadable_value_problem(column: str, duckdb_type: str) -> RuntimeProblem:
+    """OML504: a value a reader sent that the column's engine type cannot hold (docs/types.md)."""
+    kind = duckdb_type.split("(")[0]
+    if kind == "DECIMAL":
+        return value_problem(column, f"holds NaN or an infinite number, which {duckdb_type} cannot hold",
+                             "read it as text (CAST(x AS TEXT)) or as double precision in the step's query")
+    if kind in ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"):
+        return value_problem(column, f"holds a date before the year 1 (BC), which the engine's {kind} cannot hold",
+                             "read it as text (CAST(x AS TEXT)) in the step's query, or leave those rows out")
+    return value_problem(column, f"holds a value the engine's {duckdb_type} cannot hold",
+                         "read it as text (CAST(x AS TEXT)) in the step's query")
+
+
 # --- OML505-OML507: reaching the database --------------------------------------------------------
 
 def connect_problem(family: str, host: object, port: object, detail: str) -> RuntimeProblem:

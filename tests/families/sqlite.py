@@ -81,7 +81,7 @@ class SQLiteDialect(SqlDialect):
               columns: list[tuple[str, str]]) -> int:
         marks = ", ".join("?" for _ in columns)
         rows = 0
-        for batch in input_batches(ctx, source, columns, 1000):
+        for batch in input_batches(ctx, source, ", ".join(quote_ident(n) for n, _ in columns), 1000):
             conn.executemany(f"INSERT INTO {into} VALUES ({marks})", batch)
             rows += len(batch)
         return rows

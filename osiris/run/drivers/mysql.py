@@ -21,19 +21,14 @@ from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
-from osiris.run.drivers.sql_common import input_batches, spool_path
-from osiris.run.spool import CsvSpool
+from osiris.run.drivers.mysql_types import REFUSALS, ReadColumns, mysql_type, render
+from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
+from osiris.run.drivers.sql_types import notes, widest_decimal
+from osiris.run.spool import CsvSpool, quote_ident
 
 FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
                 discoverable=True, dialect="mysql", words=("mariadb",))
 
-# pymysql FIELD_TYPE codes -> DuckDB types; anything else is VARCHAR.
-_MYSQL_TO_DUCKDB = {1: "BIGINT", 2: "BIGINT", 3: "BIGINT", 8: "BIGINT", 9: "BIGINT", 13: "BIGINT",
-                    4: "DOUBLE", 5: "DOUBLE", 10: "DATE", 7: "TIMESTAMP", 12: "TIMESTAMP"}
-_DUCKDB_TO_MYSQL = {"BIGINT": "BIGINT", "INTEGER": "INT", "SMALLINT": "SMALLINT", "TINYINT": "TINYINT",
-                    "HUGEINT": "DECIMAL(38,0)", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "BOOLEAN": "BOOLEAN",
-                    "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "DATETIME(6)",
-                    "TIMESTAMP WITH TIME ZONE": "DATETIME(6)", "UUID": "CHAR(36)", "VARCHAR": "TEXT"}
 _CONNECT, _UNKNOWN_HOST, _AUTH, _DB_ACCESS, _UNKNOWN_DB = 2003, 2005, 1045, 1044, 1049
 _NO_TABLE, _NO_COLUMN = 1146, 1054
 _DENIED = {1142, 1143, 1227, _DB_ACCESS}
@@ -64,6 +59,7 @@ class MySQLDialect(SqlDialect):
     family = FAMILY
     default_port = 3306
     mode_field, keys_field, create_field = "mode", "upsert_keys", "create_table"
+    refusals = REFUSALS
     cleartext_fix = ("give the user a hashed authentication (mysql_native_password, ed25519 or "
                      "caching_sha2_password): Osiris's MySQL connections are not encrypted")
 
@@ -129,13 +125,14 @@ class MySQLDialect(SqlDialect):
         batch_size = int(ctx.config.get("batch_size", 10_000))
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
             cursor.execute(query)
-            columns = [(d[0], _duckdb_type(d)) for d in cursor.description or []]
-            spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx), batch_size, ctx.progress)
+            typed = ReadColumns(cursor._result.fields)  # PyMySQL's field packets: flags and charset too
+            spool = CsvSpool(ctx.con, ctx.output_table, typed.columns, spool_path(ctx), batch_size, ctx.progress)
             try:
                 while batch := cursor.fetchmany(batch_size):
-                    spool.add_rows(batch)
+                    spool.add_rows(typed.rows(batch))
             finally:
                 rows = spool.close()
+        typed.refuse_zero_dates()
         return rows
 
     def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
@@ -153,16 +150,17 @@ class MySQLDialect(SqlDialect):
     def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
         """The target, or on --sample a TEMPORARY twin of it: MySQL commits DDL at once."""
         real = f"{self.quote(target.schema)}.{self.quote(target.table)}"
+        created = _types(ctx, columns, target.keys) if target.existing is None else []
         with conn.cursor() as cursor:
             if ctx.sample is not None:
                 twin = self.quote(sample_twin(target.table))
                 if target.existing is not None:
                     cursor.execute(f"CREATE TEMPORARY TABLE {twin} LIKE {real}")
                 else:
-                    cursor.execute(_create_table(twin, columns, target.keys, temporary=True))
+                    cursor.execute(_create_table(twin, created, target.keys, temporary=True))
                 return twin
             if target.existing is None:
-                cursor.execute(_create_table(real, columns, target.keys, temporary=False))
+                cursor.execute(_create_table(real, created, target.keys, temporary=False))
         return real
 
     def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
@@ -171,10 +169,12 @@ class MySQLDialect(SqlDialect):
         if upsert and target.existing is not None:
             _require_unique(conn, target, self.keys_field)
         statement = _insert_statement(into, columns, target.keys if upsert else [])
+        existing = {quote_ident(c.name): c.type.lower() for c in target.existing.columns} if target.existing else {}
+        select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
         with conn.cursor() as cursor:
-            for batch in input_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
-                cursor.executemany(statement, [tuple(_plain(v) for v in row) for row in batch])
+            for batch in input_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
+                cursor.executemany(statement, batch)
                 rows += len(batch)
                 ctx.progress(rows)
         return rows
@@ -205,36 +205,24 @@ def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
         raise unique_key_problem(target.table, target.keys, field)
 
 
-def _duckdb_type(description: tuple[Any, ...]) -> str:
-    code, precision, scale = description[1], description[4], description[5]
-    if code in (0, 246):  # DECIMAL / NEWDECIMAL
-        digits = (precision or 0) - (1 if scale else 0) - 1  # pymysql reports the display width
-        return f"DECIMAL({max(min(digits, 38), scale or 1)},{scale or 0})" if digits <= 38 else "DOUBLE"
-    return _MYSQL_TO_DUCKDB.get(code, "VARCHAR")
-
-
-def _plain(value: Any) -> Any:
-    """DuckDB values PyMySQL can send as they are (a UUID goes as text)."""
-    return str(value) if type(value).__name__ == "UUID" else value
-
-
 def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
+    """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
+    source = next(iter(ctx.input_tables.values()))
+    noted = notes(ctx, source)
+    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n) if noted.get(n) == "numeric" else None))
+            for n, t in columns]
+
+
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:
-    body = [f"{_ident(n)} {_mysql_type(t, n in keys)}" for n, t in columns]
+    body = [f"{_ident(n)} {kind}" for n, kind in columns]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(_ident(k) for k in keys) + ")")
     kind = "TEMPORARY TABLE" if temporary else "TABLE IF NOT EXISTS"
-    return f"CREATE {kind} {name} ({', '.join(body)})"
-
-
-def _mysql_type(duckdb_type: str, is_key: bool) -> str:
-    if duckdb_type.startswith("DECIMAL"):
-        return duckdb_type
-    kind = _DUCKDB_TO_MYSQL.get(duckdb_type, "TEXT")
-    return "VARCHAR(255)" if kind == "TEXT" and is_key else kind
+    return f"CREATE {kind} {name} ({', '.join(body)}) DEFAULT CHARSET=utf8mb4"  # every text, emoji too
 
 
 def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:

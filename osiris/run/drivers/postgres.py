@@ -20,21 +20,29 @@ from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
-from osiris.run.drivers.sql_common import csv_batches, spool_path
-from osiris.run.spool import CsvSpool, quote_ident
+from osiris.run.drivers.sql_common import csv_batches, select_list, spool_path
+from osiris.run.drivers.sql_types import is_nested, notes
+from osiris.run.spool import REFUSED, Column, CsvSpool, quote_ident
 
 FAMILY = Family("postgres", "PostgreSQL", ("postgres.extractor", "postgres.writer"), kind="database",
                 discoverable=True, dialect="postgres", words=("postgresql",))
 
-# PostgreSQL type OIDs -> DuckDB types for the columns a query returns; anything else is VARCHAR.
+# PostgreSQL type OIDs -> the engine's (DuckDB's) column for what a query returns; anything else is
+# VARCHAR: PostgreSQL's own text of the value (arrays, bit strings, money, ranges, ...). docs/types.md.
 _PG_TO_DUCKDB = {16: "BOOLEAN", 20: "BIGINT", 21: "SMALLINT", 23: "INTEGER", 26: "BIGINT", 700: "REAL",
-                 701: "DOUBLE", 1082: "DATE", 1083: "TIME", 1114: "TIMESTAMP", 1184: "TIMESTAMPTZ",
-                 2950: "UUID"}
+                 701: "DOUBLE", 1083: "TIME", 1266: "TIMETZ", 2950: "UUID", 114: "JSON", 3802: "JSON"}
+_NOT_BC = f"CAST(CASE WHEN ends_with({{0}}, ' BC') THEN error({REFUSED} || {{1}}) ELSE {{0}} END AS %s)"
+_PG_PARSED = {17: ("BLOB", "unhex(substr({0}, 3))"),  # bytea's text: \x and hex digits
+              1186: ("INTERVAL", "CAST(replace({0}, '+', '') AS INTERVAL)"),  # "-1 years +3 days -04:05:06"
+              # DuckDB would read "0044-03-15 BC" as the year 44 AD: a date before the year 1 is refused
+              1082: ("DATE", _NOT_BC % "DATE"), 1114: ("TIMESTAMP", _NOT_BC % "TIMESTAMP"),
+              1184: ("TIMESTAMPTZ", _NOT_BC % "TIMESTAMPTZ")}
 _DUCKDB_TO_PG = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint", "TINYINT": "smallint",
-                 "HUGEINT": "numeric", "UBIGINT": "numeric", "UINTEGER": "bigint", "USMALLINT": "integer",
-                 "UTINYINT": "smallint", "DOUBLE": "double precision", "FLOAT": "real", "BOOLEAN": "boolean",
-                 "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp", "TIMESTAMP_NS": "timestamp",
-                 "TIMESTAMP WITH TIME ZONE": "timestamptz", "UUID": "uuid", "VARCHAR": "text", "JSON": "jsonb"}
+                 "HUGEINT": "numeric(39)", "UHUGEINT": "numeric(39)", "UBIGINT": "numeric(20)",
+                 "UINTEGER": "bigint", "USMALLINT": "integer", "UTINYINT": "smallint", "DOUBLE": "double precision",
+                 "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
+                 "TIMESTAMP WITH TIME ZONE": "timestamptz", "TIME WITH TIME ZONE": "timetz", "INTERVAL": "interval",
+                 "UUID": "uuid", "VARCHAR": "text", "JSON": "jsonb", "BLOB": "bytea", "BIT": "varbit"}
 ENCRYPTED_SSLMODES = ("require", "verify-ca", "verify-full")
 SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO"
 
@@ -98,7 +106,7 @@ class PostgresDialect(SqlDialect):
     def read(self, ctx: StepContext, conn: Any, query: str) -> int:
         with conn.cursor() as cursor:
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
-            columns = [(c.name, _duckdb_type(c)) for c in cursor.description or []]
+            columns = [_column(c) for c in cursor.description or []]
             spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
                              int(ctx.config.get("batch_size", 10_000)), ctx.progress)
             try:
@@ -130,8 +138,9 @@ class PostgresDialect(SqlDialect):
         """The target itself: DDL is transactional here, so a created table goes with a rollback."""
         into = f"{quote_ident(target.schema)}.{quote_ident(target.table)}"
         if target.existing is None:
+            noted = notes(ctx, next(iter(ctx.input_tables.values())))
             with conn.cursor() as cursor:
-                cursor.execute(create_table_sql(into, columns, target.keys))
+                cursor.execute(create_table_sql(into, columns, target.keys, noted))
         return into
 
     def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
@@ -144,7 +153,8 @@ class PostgresDialect(SqlDialect):
                 copy_into = "osiris_stage"
             rows = 0
             with cursor.copy(f"COPY {copy_into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                for data, count in csv_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
+                select = select_list(columns, _copy_text)
+                for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
                     copy.write(data)
                     rows += count
                     ctx.progress(rows)
@@ -188,16 +198,35 @@ def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
         yield data
 
 
-def _duckdb_type(column: Any) -> str:
-    if column.type_code == 1700:  # numeric
+def _column(column: Any) -> Column:
+    """The engine's column for a query's column: a numeric wider than DuckDB's 38 digits (or one
+    without a precision) stays PostgreSQL's exact text, noted as numeric for a table to be created."""
+    code = column.type_code
+    if code == 1700:  # numeric
         precision, scale = column.precision, column.scale
-        return f"DECIMAL({precision},{scale})" if precision and precision <= 38 else "DOUBLE"
-    return _PG_TO_DUCKDB.get(column.type_code, "VARCHAR")
+        if precision and precision <= 38:
+            return Column(column.name, f"DECIMAL({precision},{scale})")
+        return Column(column.name, "VARCHAR", note="numeric")
+    if code in _PG_PARSED:
+        kind, parse = _PG_PARSED[code]
+        return Column(column.name, kind, parse=parse)
+    return Column(column.name, _PG_TO_DUCKDB.get(code, "VARCHAR"))
 
 
-def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
-    """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too)."""
-    body = [f"{quote_ident(n)} {_pg_type(t)}" for n, t in columns]
+def _copy_text(name: str, kind: str) -> str | None:
+    """How a column goes into COPY's CSV when DuckDB's own text would not read back the same."""
+    if kind == "BLOB":
+        return f"'\\x' || lower(hex({name}))"  # bytea's hex form
+    if is_nested(kind):
+        return f"to_json({name})"
+    return None
+
+
+def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str],
+                     noted: dict[str, str] | None = None) -> str:
+    """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too);
+    `noted`: the source types a reader kept ({"amount": "numeric"})."""
+    body = [f"{quote_ident(n)} {(noted or {}).get(n) or _pg_type(t)}" for n, t in columns]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(quote_ident(k) for k in keys) + ")")
     return f"CREATE TABLE {target} ({', '.join(body)})"
@@ -206,6 +235,8 @@ def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str
 def _pg_type(duckdb_type: str) -> str:
     if duckdb_type.startswith("DECIMAL"):
         return duckdb_type.replace("DECIMAL", "numeric")
+    if is_nested(duckdb_type):
+        return "jsonb"
     return _DUCKDB_TO_PG.get(duckdb_type, "text")
 
 

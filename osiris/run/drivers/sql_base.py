@@ -27,6 +27,7 @@ from typing import Any
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.sql_common import input_columns, key_list, tables_in
+from osiris.run.drivers.sql_types import Refusal, refuse
 from osiris.run.problems import (
     auth_problem,
     cleartext_problem,
@@ -93,6 +94,7 @@ class SqlDialect(ABC):
     keys_field = "primary_key"
     create_field = "create_if_missing"
     cleartext_fix = "connect over TLS (sslmode: require), or have the server ask for a hashed password"
+    refusals: Mapping[str, Refusal] = {}  # DuckDB base type -> the values of it this database cannot store
 
     @abstractmethod
     def open(self, config: Mapping[str, Any]) -> Any:
@@ -229,6 +231,7 @@ class SqlDriver:
         names = [name for name, _ in columns]
         if target.mode == "upsert" and any(k not in names for k in target.keys):
             raise key_problem([k for k in target.keys if k not in names], names)
+        refuse(ctx, source, columns, dialect.refusals, dialect.family.title)
         with self.session(config, ctx.secrets) as conn:
             try:
                 rows = self._write_rows(ctx, conn, target, source, columns)

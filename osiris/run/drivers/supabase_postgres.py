@@ -18,6 +18,7 @@ from typing import Any
 
 from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.drivers import postgres
+from osiris.run.drivers.sql_types import is_nested
 from osiris.run.problems import setting_problem
 from osiris.run.spool import quote_ident
 
@@ -69,10 +70,6 @@ def json_columns(ctx: StepContext, source: str, columns: list[tuple[str, str]]) 
                        for n, k in columns)
     ctx.con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(view)} AS SELECT {select} FROM {quote_ident(source)}")
     return view, [(n, "JSON" if is_nested(k) else k) for n, k in columns]
-
-
-def is_nested(kind: str) -> bool:
-    return kind.startswith(("STRUCT", "MAP", "UNION")) or kind.endswith("]")
 
 
 def write_through_database(ctx: StepContext, database: Mapping[str, Any], source: str,
