@@ -24,6 +24,7 @@ from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDr
 from osiris.run.drivers.mysql_types import REFUSALS, ReadColumns, mysql_type, render
 from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import notes, widest_decimal
+from osiris.run.problems import rejected_problem
 from osiris.run.spool import CsvSpool, quote_ident
 
 FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
@@ -163,6 +164,15 @@ class MySQLDialect(SqlDialect):
                 cursor.execute(_create_table(real, created, target.keys, temporary=False))
         return real
 
+    def lock(self, conn: Any, into: str) -> None:
+        """A named lock on the table until this connection ends (after its commit): a second replace
+        waits for it, then empties what the first wrote. InnoDB's own locks do not keep two DELETEs
+        of an empty table apart."""
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT GET_LOCK(%s, %s)", (lock_name(into), LOCK_WAIT_S))
+            if cursor.fetchone() != (1,):
+                raise rejected_problem(f"another run kept {into} locked for {LOCK_WAIT_S // 3600} hours")
+
     def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
               columns: list[tuple[str, str]]) -> int:
         upsert = target.mode == "upsert"
@@ -178,6 +188,15 @@ class MySQLDialect(SqlDialect):
                 rows += len(batch)
                 ctx.progress(rows)
         return rows
+
+
+LOCK_NAME_PREFIX = "osiris-replace:"
+LOCK_WAIT_S = 86_400  # how long a replace waits for another run's replace of the same table
+
+
+def lock_name(into: str) -> str:
+    """The named lock (GET_LOCK) of a table a replace empties: at most 64 characters, as MySQL wants."""
+    return LOCK_NAME_PREFIX + hashlib.sha256(into.encode()).hexdigest()[:40]
 
 
 def sample_twin(table: str) -> str:

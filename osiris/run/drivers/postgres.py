@@ -145,23 +145,34 @@ class PostgresDialect(SqlDialect):
 
     def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
               columns: list[tuple[str, str]]) -> int:
+        """One COPY, straight into the target, or through a staging table for an upsert and for a
+        --sample that must not advance a sequence: columns the input lacks whose default is a
+        sequence's next value (serial, identity) get values computed from the table instead."""
         names = ", ".join(quote_ident(n) for n, _ in columns)
+        counted = _counted(conn, into, [n for n, _ in columns]) if ctx.sample is not None and target.existing else []
+        staged = target.mode == "upsert" or bool(counted)
         with conn.cursor() as cursor:
-            copy_into = into
-            if target.mode == "upsert":
-                cursor.execute(f"CREATE TEMPORARY TABLE osiris_stage (LIKE {into} INCLUDING DEFAULTS) ON COMMIT DROP")
-                copy_into = "osiris_stage"
+            if staged:
+                cursor.execute(f"CREATE TEMPORARY TABLE osiris_stage (LIKE {into} INCLUDING DEFAULTS) ON COMMIT DROP"
+                               if not counted else  # no defaults: a default would take the sequence's next value
+                               f"CREATE TEMPORARY TABLE osiris_stage ON COMMIT DROP AS SELECT {names} FROM {into} "
+                               "WITH NO DATA")
             rows = 0
-            with cursor.copy(f"COPY {copy_into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
+            with cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
                 select = select_list(columns, _copy_text)
                 for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
                     copy.write(data)
                     rows += count
                     ctx.progress(rows)
-            if target.mode == "upsert":
-                cursor.execute(_upsert_statement(into, columns, target.keys, bool(ctx.config.get("keep_existing"))))
+            if staged:
+                cursor.execute(_insert_staged(into, columns, counted, target, bool(ctx.config.get("keep_existing"))))
                 cursor.execute("DROP TABLE osiris_stage")
         return rows
+
+    def lock(self, conn: Any, into: str) -> None:
+        """Readers go on; a second replace of the same table waits until this one commits."""
+        with conn.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {into} IN SHARE ROW EXCLUSIVE MODE")
 
     def after_error(self, conn: Any) -> None:
         conn.rollback()
@@ -240,13 +251,33 @@ def _pg_type(duckdb_type: str) -> str:
     return _DUCKDB_TO_PG.get(duckdb_type, "text")
 
 
-def _upsert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], keep_existing: bool) -> str:
-    """INSERT the staged rows; a row whose key exists updates it (or, `keep_existing`, is skipped)."""
-    names = ", ".join(quote_ident(n) for n, _ in columns)
-    updates = ", ".join(f"{quote_ident(n)} = EXCLUDED.{quote_ident(n)}" for n, _ in columns if n not in keys)
-    conflict = ", ".join(quote_ident(k) for k in keys)
+def _counted(conn: Any, into: str, names: list[str]) -> list[tuple[str, bool]]:
+    """(column, is an identity) for the target's columns outside `names` that a sequence numbers."""
+    with conn.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.attname, a.attidentity <> '' FROM pg_attribute a LEFT JOIN pg_attrdef d "
+            "ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = %s::regclass AND a.attnum > 0 "
+            "AND NOT a.attisdropped AND (a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%%') "
+            "ORDER BY a.attnum", (into,))
+        return [(str(name), bool(identity)) for name, identity in cursor.fetchall() if name not in names]
+
+
+def _insert_staged(target: str, columns: list[tuple[str, str]], counted: list[tuple[str, bool]],
+                   write: WriteTarget, keep_existing: bool) -> str:
+    """INSERT the staged rows, numbering `counted` columns after the table's highest value (a --sample
+    then leaves every sequence as it was); an upsert's row whose key exists updates it (or,
+    `keep_existing`, is skipped)."""
+    names = [quote_ident(n) for n, _ in columns]
+    numbered = [quote_ident(n) for n, _ in counted]
+    values = [f"(SELECT coalesce(max({n}), 0) FROM {target}) + row_number() OVER ()" for n in numbered]
+    overriding = " OVERRIDING SYSTEM VALUE" if any(identity for _, identity in counted) else ""
+    statement = (f"INSERT INTO {target} ({', '.join(names + numbered)}){overriding} "
+                 f"SELECT {', '.join(names + values)} FROM osiris_stage")
+    if write.mode != "upsert":
+        return statement
+    updates = ", ".join(f"{quote_ident(n)} = EXCLUDED.{quote_ident(n)}" for n, _ in columns if n not in write.keys)
     action = f"DO UPDATE SET {updates}" if updates and not keep_existing else "DO NOTHING"
-    return f"INSERT INTO {target} ({names}) SELECT {names} FROM osiris_stage ON CONFLICT ({conflict}) {action}"
+    return f"{statement} ON CONFLICT ({', '.join(quote_ident(k) for k in write.keys)}) {action}"
 
 
 DRIVER = SqlDriver(PostgresDialect())
