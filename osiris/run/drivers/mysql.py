@@ -137,6 +137,8 @@ class MySQLDialect(SqlDialect):
         return rows
 
     def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+        if tables == []:
+            return []
         wanted = " AND TABLE_NAME IN (" + ", ".join(["%s"] * len(tables)) + ")" if tables else ""
         with conn.cursor() as cursor:
             cursor.execute("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES' "
