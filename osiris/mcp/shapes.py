@@ -35,14 +35,14 @@ def component_summary(spec: ComponentSpec) -> dict[str, Any]:
 
 
 def component_detail(spec: ComponentSpec) -> dict[str, Any]:
-    """Everything a model needs to write a step: each field's type, default, whether it is required,
-    secret or supplied by the connection, and its JSON Schema; constraints, aliases and examples."""
+    """Everything a model needs to write a step: each field's type, default, marks (required, secret,
+    from_connection: the connection supplies it) and JSON Schema; constraints, aliases and examples.
+    The marks are words, not `secret: true`: a key named secret is masked by the redactor."""
     fields = [{
         "name": name,
         "type": schema.get("type", "any"),
-        "required": name in spec.required,
-        "secret": spec.is_secret("/" + name),
-        "from_connection": name in spec.connection_fields,
+        "marks": [mark for mark, on in (("required", name in spec.required), ("secret", spec.is_secret("/" + name)),
+                                        ("from_connection", name in spec.connection_fields)) if on],
         "default": schema.get("default"),
         "description": schema.get("description", ""),
         "schema": schema,
@@ -54,7 +54,7 @@ def component_detail(spec: ComponentSpec) -> dict[str, Any]:
         "connection": f"@{spec.family}.<alias>" if spec.connection_fields else None,
         "fields": fields,
         "constraints": spec.constraints,
-        "aliases": spec.llm_hints.input_aliases,
+        "aliases": [{"field": name, "aliases": aliases} for name, aliases in spec.llm_hints.input_aliases.items()],
         "guidance": spec.llm_hints.prompt_guidance,
         "examples": [{"title": e.get("title", ""), "config": e.get("config", {})} for e in spec.examples],
     }
