@@ -69,7 +69,7 @@ def _save(project: Project, oml: str, given: str) -> dict[str, Any]:
         lines = "\n".join(compact(issue) for issue in report.issues)
         raise PipelineInvalidError(f"the pipeline is invalid; nothing was written to {given}. Fix these, "
                                    f"then save again:\n{lines}")
-    problem = replace_problem(target) or output_problem(target)
+    problem = output_problem(target) or replace_problem(target)
     if problem:
         subject = "it " if problem.startswith(("is ", "exists ")) else ""
         raise PathRefused(f"cannot save to '{given}': {subject}{problem}")

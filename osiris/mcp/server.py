@@ -101,17 +101,22 @@ def build_server(project: Project, trail: ServerTrail, *, allow_run: bool) -> Os
     return app
 
 
-def serve(project: Project, *, allow_run: bool) -> None:
-    """Serve over stdin and stdout until the client closes stdin; the session ends then."""
+def open_trail(project: Project) -> ServerTrail:
+    """The server's session (command `mcp`), in the project's `sessions.dir`."""
     from osiris.mcp.trail import ServerTrail
     from osiris.session import Session
 
-    logging.basicConfig(level=logging.WARNING, format="osiris mcp: %(message)s", stream=sys.stderr)
     settings = project.effective.settings
     session = Session.create(project.effective.resolve_path(settings.sessions.dir), provider="none", model="none",
                              redactor=project.redactor, settings=project.effective.to_dict(), command="mcp")
-    trail = ServerTrail(session, save_failed_oml=settings.sessions.save_failed_oml)
-    print(f"osiris mcp: serving {project.root} over stdio; session {session.path}", file=sys.stderr)
+    return ServerTrail(session, save_failed_oml=settings.sessions.save_failed_oml)
+
+
+def serve(project: Project, *, allow_run: bool) -> None:
+    """Serve over stdin and stdout until the client closes stdin; the session ends then."""
+    logging.basicConfig(level=logging.WARNING, format="osiris mcp: %(message)s", stream=sys.stderr)
+    trail = open_trail(project)
+    print(f"osiris mcp: serving {project.root} over stdio; session {trail.session.path}", file=sys.stderr)
     try:
         build_server(project, trail, allow_run=allow_run).run("stdio")
     finally:
