@@ -153,6 +153,15 @@ def test_bad_settings_stop_the_command_with_one_line_and_exit_2(tmp_path: Path) 
     assert done.stdout == ""
 
 
+def test_without_a_settings_file_the_server_does_not_start(tmp_path: Path) -> None:
+    done = run_inprocess("mcp", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("osiris: error: osiris mcp serves one project and found no .osiris.yaml here or above; "
+                           "run it in the project folder (osiris init writes one), or pass --config "
+                           "PATH/.osiris.yaml\n")
+    assert not (tmp_path / ".osiris").exists()
+
+
 def test_help_names_allow_run(tmp_path: Path) -> None:
     done = run_inprocess("mcp", "--help", cwd=tmp_path)
     assert done.returncode == 0 and "--allow-run" in done.stdout

@@ -24,12 +24,18 @@ class Project:
     @classmethod
     def load(cls, config_path: str | None = None) -> Project:
         """The nearest `.osiris.yaml` (or `config_path`): SettingsError, before the server starts,
-        when a setting is bad."""
+        when a setting is bad, and UsageError when there is no settings file at all: an assistant
+        may start the server in any folder (Claude Desktop starts it in /), and the project is the
+        boundary of what the tools may touch."""
+        from osiris.errors import UsageError
         from osiris.secrets.setup import build_redactor
         from osiris.settings import load_settings
         from osiris.validate import load_validator
 
         effective = load_settings(config_path=config_path)
+        if effective.config_path is None:
+            raise UsageError("osiris mcp serves one project and found no .osiris.yaml here or above; run it in "
+                             "the project folder (osiris init writes one), or pass --config PATH/.osiris.yaml")
         validator = load_validator(effective)
         return cls(effective, validator, build_redactor(effective, None, validator.registry))
 
