@@ -6,7 +6,8 @@ In a temporary project with a `.osiris.yaml`, the MCP SDK's own stdio client sta
 osiris mcp` `--starts` times and measures spawn to initialized (the client's handshake done),
 interleaved with as many runs of `osiris --help` (the fast command's start, for a ratio on a noisy
 machine); then,
-on one server, `--calls` `oml_validate` calls of a valid two-step pipeline, one at a time, from the
+on one server, `--calls` `oml_validate` calls of the example pipeline (read a CSV, an SQL transform,
+write a CSV), one at a time, from the
 request sent to the result received. For comparison, `--subprocess-calls` runs of `osiris validate
 --json -` on the same pipeline: the cost of a subprocess per call, which the server avoids (ADR 0150).
 Prints medians and p95; goals (issue 27): start under 2 s, oml_validate median under 20 ms.
@@ -30,23 +31,8 @@ sys.path = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(
 import anyio  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-PIPELINE = """\
-oml_version: "0.1.0"
-name: orders-to-csv
-steps:
-  - id: read-orders
-    component: postgres.extractor
-    mode: read
-    config:
-      connection: "@postgres.default"
-      query: SELECT id, total FROM orders WHERE total > 0
-  - id: write-orders
-    component: filesystem.csv_writer
-    mode: write
-    needs: [read-orders]
-    config:
-      path: out/orders.csv
-"""
+from osiris.mcp.oml_shape import EXAMPLE as PIPELINE  # noqa: E402  # three steps, one of them SQL
+
 SETTINGS = """\
 connections:
   postgres:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from osiris.mcp.oml_shape import EXAMPLE
 from tests.mcp_client import Call, McpServer
 
 ENV_SECRET = "mcp-env-Secret-7731"  # the value of ${PG_PW}, a connection's password
@@ -21,26 +22,7 @@ SECRETS = (ENV_SECRET, SETTINGS_SECRET, OML_SECRET)
 TOOLS = ["oml_validate", "oml_schema_get", "oml_save", "components_list", "components_show", "connections_list",
          "discovery_request", "run_sample"]
 
-CSV_PIPELINE = """\
-oml_version: "0.1.0"
-name: active-customers
-steps:
-  - id: read-customers
-    component: filesystem.csv_extractor
-    mode: read
-    config:
-      path: data/customers.csv
-  - id: keep-active
-    component: duckdb.processor
-    mode: transform
-    config:
-      query: SELECT id, email FROM input_df WHERE active
-  - id: write-csv
-    component: filesystem.csv_writer
-    mode: write
-    config:
-      path: output/active.csv
-"""
+CSV_PIPELINE = EXAMPLE  # the example oml_schema_get gives: it must run, too
 WITH_PROBLEMS = f"""\
 oml_version: "0.1.0"
 name: Copy_Customers
@@ -49,7 +31,7 @@ steps:
     component: filesystem.csv_extractor
     mode: read
     config:
-      path: data/customers.csv
+      path: data/orders.csv
   - id: write
     component: postgres.writer
     mode: write
@@ -77,7 +59,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp") / "project"
     (root / "data").mkdir(parents=True)
-    (root / "data" / "customers.csv").write_text("id,email,active\n1,a@x.org,true\n2,b@x.org,false\n3,c@x.org,true\n")
+    (root / "data" / "orders.csv").write_text("id,customer_id,total\n1,7,250.00\n2,8,99.50\n3,7,120.00\n")
     settings = {"connections": {
         "postgres": {"default": {"host": "127.0.0.1", "port": _closed_port(), "database": "shop", "user": "reader",
                                  "password": "${PG_PW}"}},
@@ -155,7 +137,7 @@ def test_connections_list_shows_references_and_masks_what_the_settings_hold_inli
 
 
 def test_oml_save_writes_the_canonical_form_and_refuses_an_invalid_pipeline(served: Served) -> None:
-    messy = CSV_PIPELINE.replace("name: active-customers", "name: active-customers\nx-note: kept  # a comment")
+    messy = CSV_PIPELINE.replace("name: large-orders-to-csv", "name: large-orders-to-csv\nx-note: kept  # a comment")
     saved = served.call("oml_save", {"oml": messy, "path": "pipelines/active.yaml"}).data
     written = (served.root / "pipelines" / "active.yaml").read_bytes()
     assert written == messy.encode()
@@ -208,10 +190,11 @@ def test_run_sample_runs_as_osiris_run_sample_keeps_nothing_and_reports_each_ste
     data = done.data
     assert (data["status"], data["sample"], data["problems"], data["issues"]) == ("succeeded", 2, [], [])
     assert [(s["id"], s["status"], s["rows_out"]) for s in data["steps"]] == [
-        ("read-customers", "ok", 2), ("keep-active", "ok", 1), ("write-csv", "ok", 1)]
-    assert data["steps"][1]["columns"] == [{"name": "id", "type": "BIGINT"}, {"name": "email", "type": "VARCHAR"}]
+        ("read-orders", "ok", 2), ("keep-large", "ok", 1), ("write-large", "ok", 1)]
+    assert data["steps"][1]["columns"] == [{"name": "id", "type": "BIGINT"}, {"name": "customer_id", "type": "BIGINT"},
+                                           {"name": "total", "type": "DOUBLE"}]
     assert "sample_rows" not in data["steps"][0]  # sessions.save_samples is off: no row values
-    assert "a@x.org" not in done.text
+    assert "250" not in done.text
     assert not (served.root / "output").exists()  # the sample's write was undone
     run_session = Path(data["session"])
     assert run_session.parent == served.root / ".osiris" / "sessions"
@@ -221,8 +204,8 @@ def test_run_sample_runs_as_osiris_run_sample_keeps_nothing_and_reports_each_ste
         (0, None), (0.5, 3), (1, 3), (1.5, 3), (2, 3), (2.5, 3), (3, 3)]
     messages = [message for _, _, message in done.progress]
     assert messages[0] == "running (oml from the assistant) on 2 rows a source"
-    assert messages[1] == "step 'read-customers' running (filesystem.csv_extractor)"
-    assert messages[2].startswith("read-customers  ok  2 rows  ")
+    assert messages[1] == "step 'read-orders' running (filesystem.csv_extractor)"
+    assert messages[2].startswith("read-orders  ok  2 rows  ")
 
 
 def test_run_sample_of_a_project_file_and_of_an_invalid_pipeline(served: Served) -> None:

@@ -6,3 +6,5 @@ One module per idea: `project` (the settings, validator and redactor the tools s
 and `server` (the SDK's wiring). Nothing here is imported by other commands: the SDK loads
 only when the server starts.
 """
+
+__all__: list[str] = []  # a namespace: `osiris mcp` imports its modules (osiris.mcp.<module>)

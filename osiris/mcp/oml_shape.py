@@ -38,25 +38,26 @@ _STEP: dict[str, dict[str, Any]] = {
 }
 EXAMPLE = """\
 oml_version: "0.1.0"
-name: active-customers-to-csv
+name: large-orders-to-csv
+description: orders over 100 from a CSV export, as a CSV file
 steps:
-  - id: read-customers
+  - id: read-orders
     component: filesystem.csv_extractor
     mode: read
     config:
-      path: data/customers.csv
-  - id: keep-active
+      path: data/orders.csv
+  - id: keep-large
     component: duckdb.processor
     mode: transform
-    needs: [read-customers]
+    needs: [read-orders]
     config:
-      query: SELECT id, email FROM df_read_customers WHERE active
-  - id: write-csv
+      query: SELECT id, customer_id, total FROM df_read_orders WHERE total > 100
+  - id: write-large
     component: filesystem.csv_writer
     mode: write
-    needs: [keep-active]
+    needs: [keep-large]
     config:
-      path: output/active_customers.csv
+      path: output/large_orders.csv
 """
 
 
