@@ -95,6 +95,17 @@ def test_an_invalid_pipeline_is_not_kept_when_save_failed_oml_is_off(tmp_path: P
     assert sorted(p.name for p in (session / "artifacts" / "calls").iterdir()) == ["0002-oml_validate.yaml"]
 
 
+def test_an_oversized_pipeline_is_an_issue_and_is_not_kept_in_the_trail(tmp_path: Path, connect) -> None:
+    root = make_project(tmp_path / "p")
+    huge = PIPELINE + "# " + "x" * 1_000_000 + "\n"
+    data = connect(root).call("oml_validate", {"oml": huge}).data
+    assert (data["valid"], data["error_codes"], data["pipeline"]) == (False, ["OML105"], None)
+    [call] = [e for e in server_events(root) if e["event_type"] == "mcp_tool_call"]
+    assert call["arguments"]["oml"]["chars"] == len(huge)
+    [session] = list((root / ".osiris" / "sessions").iterdir())
+    assert not (session / "artifacts").exists()
+
+
 def test_oml_save_replaces_a_pipeline_but_not_a_directory(tmp_path: Path, connect) -> None:
     root = make_project(tmp_path / "p")
     (root / "old.yaml").write_text('oml_version: "0.1.0"\nname: old\nsteps: []\n')

@@ -1,7 +1,8 @@
 """Each call to the MCP server in its session (docs/sessions.md, `mcp_tool_call`): the tool, its
 arguments, ok or error, what it found in brief, and how long it took. An `oml` argument is written
 as its length and sha256, and the pipeline itself to `artifacts/calls/` (redacted, as every file of
-a session), unless it was invalid and `sessions.save_failed_oml` is false. A run started by a tool
+a session), unless it was invalid and `sessions.save_failed_oml` is false, or larger than the
+validator reads. A run started by a tool
 has a session of its own, as `osiris run` does; the summary names it.
 """
 
@@ -12,6 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from osiris.extract import MAX_CHARS
 from osiris.session import events
 
 if TYPE_CHECKING:
@@ -35,7 +37,9 @@ class ServerTrail:
         self.calls += 1
         summary = {key: result[key] for key in SUMMARY_KEYS if result is not None and key in result}
         oml = arguments.get("oml")
-        if isinstance(oml, str) and (result is None or result.get("valid", True) or self.save_failed_oml):
+        if not isinstance(oml, str) or len(oml) > MAX_CHARS:  # beyond it the validator read none of it (OML105)
+            oml = None
+        if oml is not None and (result is None or result.get("valid", True) or self.save_failed_oml):
             self.session.write_text(f"artifacts/calls/{self.calls:04d}-{tool}.yaml", oml)
         self.session.emit(events.McpToolCall(
             tool=tool, arguments={name: _brief(value) for name, value in arguments.items()},

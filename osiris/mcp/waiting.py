@@ -23,8 +23,11 @@ class TookTooLong(OsirisError):
 async def in_thread(work: Callable[[], T], ctx: Context, *, doing: str, timeout: float | None = None,
                     heartbeat: bool = True, advice: str = "") -> T:
     """`work()` in a worker thread. A progress notification says what is being done when it starts and
-    (with `heartbeat`) every few seconds until it ends; after `timeout` seconds TookTooLong is raised,
-    ending with `advice`, and the thread's result, whenever it comes, is dropped."""
+    (with `heartbeat`) every few seconds until it ends. With `timeout`, after that many seconds
+    TookTooLong is raised, ending with `advice`, and the thread's result, whenever it comes, is
+    dropped (a read may be left behind; it writes nothing). Without one, the work always finishes,
+    even when the call is cancelled or the server is stopping: a run ends its steps in order, its
+    writes kept or rolled back, never cut off halfway."""
     import anyio
 
     box: dict[str, object] = {}
@@ -41,7 +44,7 @@ async def in_thread(work: Callable[[], T], ctx: Context, *, doing: str, timeout:
         if heartbeat:
             group.start_soon(_heartbeat, ctx, doing, started)
         with anyio.move_on_after(timeout if timeout is not None else float("inf")):
-            await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            await anyio.to_thread.run_sync(run, abandon_on_cancel=timeout is not None)
         group.cancel_scope.cancel()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]  # an exception, as `run` stored it
