@@ -46,28 +46,28 @@ class OsirisMCP(MCPServer):
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as error:
-            message = self.project.redactor.text(self._explain(name, error))
+            message = self.project.redactor.text(await self._explain(name, error))
             self.trail.record(name, arguments, started, message=message)
             raise ToolError(message) from None
         if not isinstance(result, CallToolResult) or result.structured_content is None:
+            self.trail.record(name, arguments, started)  # every tool here returns JSON; kept for any that will not
             return result
         shown = self.project.redactor.data(result.structured_content)
         self.trail.record(name, arguments, started, result=shown)
         text = json.dumps(shown, indent=2, ensure_ascii=False, default=str)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=shown)
 
-    def _explain(self, name: str, error: ToolError) -> str:
+    async def _explain(self, name: str, error: ToolError) -> str:
         """One clear line (or a short report) for the assistant; never an exception's own text
         unless it is an Osiris message, which is written for people."""
         from osiris.suggest import did_you_mean
 
         cause = error.__cause__
-        tool = self._tool_manager.get_tool(name)
-        if tool is None:
-            names = [t.name for t in self._tool_manager.list_tools()]
-            return f"unknown tool '{name}'{did_you_mean(name, names)}; the tools are {', '.join(names)}"
+        tools = {tool.name: tool for tool in await self.list_tools()}
+        if name not in tools:
+            return f"unknown tool '{name}'{did_you_mean(name, tools)}; the tools are {', '.join(tools)}"
         if isinstance(cause, ValidationError):
-            return f"{name}: {argument_problems(cause)}; it takes {takes(tool.parameters)}"
+            return f"{name}: {argument_problems(cause)}; it takes {takes(tools[name].input_schema)}"
         if isinstance(cause, OsirisError):
             return f"{name}: {cause}"
         if cause is not None:
