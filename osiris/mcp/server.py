@@ -117,6 +117,9 @@ def serve(project: Project, *, allow_run: bool) -> None:
     logging.basicConfig(level=logging.WARNING, format="osiris mcp: %(message)s", stream=sys.stderr)
     trail = open_trail(project)
     print(f"osiris mcp: serving {project.root} over stdio; session {trail.session.path}", file=sys.stderr)
+    if sys.stdin.isatty():
+        print("osiris mcp: an AI assistant starts this server and talks to it over stdin (docs/mcp.md); "
+              "Ctrl-D or Ctrl-C stops it", file=sys.stderr)
     try:
         build_server(project, trail, allow_run=allow_run).run("stdio")
     finally:
