@@ -53,28 +53,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
-    from osiris.catalog.connection import parse_connection
-    from osiris.catalog.discovery import build_catalog, discover_connection
+    from osiris.catalog.discovery import update_connection_catalog
 
-    family, alias = parse_connection(reference)
-    name = f"{family}.{alias}"
-    previous = read_catalog(catalog_path(effective.project_root, name))
-    wanted: list[str] | None = list(dict.fromkeys(tables)) or None
-    if previous is not None and not refresh:
-        wanted = [t for t in wanted if previous.table(t) is None] if wanted else []
-        if not wanted:
-            _exists(previous)
-            return None
-    found = discover_connection(effective.settings.connections, effective.env, reference, wanted)
-    missing = [t for t in wanted or [] if t.lower() not in {f.name.lower() for f in found}]
-    for table in missing:
+    update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
+                                       reference, tables, refresh)
+    if not update.fresh:
+        _exists(update.catalog)
+        return None
+    for table in update.missing:
         print(f"osiris: warning: table '{table}' was not found on {reference}", file=sys.stderr)
-    if wanted and len(missing) == len(wanted):
-        from osiris.catalog.discovery import DiscoveryFailed
-
-        raise DiscoveryFailed(f"none of the tables named were found on {reference}")
-    keep = previous if (previous is not None and wanted) else None  # a full refresh starts afresh
-    return build_catalog(name, family, f"@{name}", found, keep)
+    return update.catalog
 
 
 def _discover_csv(root: Path, path: Path, refresh: bool) -> Catalog | None:

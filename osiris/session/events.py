@@ -301,4 +301,17 @@ class RunEnd(Event):
     steps_skipped: int
 
 
+# --- the MCP server (osiris mcp) -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class McpToolCall(Event):
+    TYPE = "mcp_tool_call"
+    tool: str
+    arguments: dict[str, Any]
+    status: str
+    summary: dict[str, Any]
+    message: str | None
+    duration_ms: float
+
+
 EVENTS: dict[str, type[Event]] = {cls.TYPE: cls for cls in Event.__subclasses__()}
