@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from osiris.validate.issue import ValidationReport
     from osiris.validate.validator import Validator
     from osiris.secrets.redact import Redactor
-    from osiris.session.store import Session
+    from osiris.run.trail import RunTrail
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
     effective = load_settings(config_path=args.config)
     validator = load_validator(effective)
-    text = _read(args.pipeline).decode("utf-8-sig", errors="replace")
+    raw = _read(args.pipeline)
+    text = raw.decode("utf-8-sig", errors="replace")
     report = validator.validate(text)
     if not report.valid or report.pipeline is None:
         for issue in report.issues:
@@ -54,11 +56,12 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
         return ExitCode.INVALID
-    return _run_valid(args, effective, validator, report.pipeline)
+    return _run_valid(args, effective, validator, report.pipeline, hashlib.sha256(raw).hexdigest())
 
 
 def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Validator,
-               pipeline: dict[str, Any]) -> int:
+               pipeline: dict[str, Any], sha256: str) -> int:
+    """Run a valid pipeline; `sha256` is that of the file's bytes (what `sha256sum` prints)."""
     from osiris.secrets.setup import build_redactor
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
@@ -71,8 +74,9 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     session = Session.create(root, provider="none", model="none", redactor=redactor,
                              settings=effective.to_dict(), command="run")
     trail = RunTrail(session, pipeline_path=args.pipeline, sample=args.sample,
-                     save_samples=effective.settings.sessions.save_samples)
-    display = _display(sys.stderr if args.json else sys.stdout)
+                     save_samples=effective.settings.sessions.save_samples,
+                     pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=sha256)
+    display = _display(sys.stderr if args.json else sys.stdout, sample=args.sample is not None)
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=args.sample, work_dir=session.path / "artifacts" if args.sample else None,
@@ -84,7 +88,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         display.close()
     status = trail.finish(result)
     if args.json:
-        print(json.dumps(_as_json(args, session, status, result, redactor), indent=2, default=str))
+        print(json.dumps(_as_json(args, trail, status, result, redactor), indent=2, default=str))
     _report_problems(args.pipeline, result, redactor)
     print(f"session: {session.path}", file=sys.stderr)
     if result.interrupted:
@@ -95,12 +99,12 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     return ExitCode.OK
 
 
-def _display(out: Any) -> Any:
+def _display(out: Any, sample: bool) -> Any:
     from osiris.run.display import LiveDisplay, PlainDisplay
 
     if out.isatty() and not os.environ.get("NO_COLOR"):
-        return LiveDisplay(out)
-    return PlainDisplay(out)
+        return LiveDisplay(out, sample)
+    return PlainDisplay(out, sample)
 
 
 def _problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:
@@ -112,12 +116,16 @@ def _problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]
 
 
 def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> None:
+    """Each problem on stderr, redacted, its control characters escaped (a server's error text
+    may hold terminal escapes)."""
+    from osiris.text_table import printable
+
     for step, problem, severity in _problems(result):
         shown = "warning: " if severity == "warning" else ""
-        print(redactor.text(f"{pipeline} {problem.code} {shown}step '{step.step_id}': {problem.message}"),
+        print(printable(redactor.text(f"{pipeline} {problem.code} {shown}step '{step.step_id}': {problem.message}")),
               file=sys.stderr)
         if problem.hint:
-            print(f"    hint: {redactor.text(problem.hint)}", file=sys.stderr)
+            print(f"    hint: {printable(redactor.text(problem.hint))}", file=sys.stderr)
 
 
 def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Any]:
@@ -129,13 +137,16 @@ def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict
             "steps": [], "problems": [], "issues": file_as_json(FileResult(args.pipeline, report))["issues"]}
 
 
-def _as_json(args: argparse.Namespace, session: Session, status: str, result: RunResult,
+def _as_json(args: argparse.Namespace, trail: RunTrail, status: str, result: RunResult,
              redactor: Redactor) -> dict[str, Any]:
+    from osiris.run.trail import step_target
+
     def issue(problem: Any) -> dict[str, Any]:
         return {"code": problem.code, "message": problem.message, "hint": problem.hint}
 
     shown: dict[str, Any] = redactor.data({
-        "pipeline": args.pipeline, "status": status, "sample": args.sample, "session": str(session.path),
+        "pipeline": args.pipeline, "pipeline_name": trail.pipeline_name, "pipeline_sha256": trail.pipeline_sha256,
+        "status": status, "sample": args.sample, "session": str(trail.session.path),
         "problems": [{"step": step.step_id, "severity": severity, **issue(problem)}
                      for step, problem, severity in _problems(result)],
         "steps": [{
@@ -145,6 +156,7 @@ def _as_json(args: argparse.Namespace, session: Session, status: str, result: Ru
             "problem": issue(s.problem) if s.problem else None,
             "warnings": [issue(w) for w in s.warnings],
             "skipped_because": s.skipped_because,
+            "target": step_target(s, args.sample),
         } for s in result.steps],
     })
     return shown
