@@ -256,3 +256,17 @@ def test_run_sample_with_a_filter_that_matches_no_sample_row(files):
 
     assert done.returncode == 0, done.stderr
     assert _times(done.stdout).splitlines()[-2:] == ["pick  ok  0 rows  #.# s", "  (no rows matched on the sample)"]
+
+
+# --- item 9: docs/run.md says what minimal quoting quotes ----------------------------------------
+
+def test_minimal_quoting_quotes_delimiter_quote_line_break_hash_and_empty_text_only(files):
+    (files.root / "data" / "q.csv").write_text(
+        'id,v\n1,"a#b"\n2," lead"\n3,"trail "\n4,"a,b"\n5,"say ""hi"""\n6,"x\ry"\n7,\n8,plain\n9,x;y\n')
+    path = files.pipeline([csv_step("read", "read", "data/q.csv"),
+                           sql_step("with-empty", "SELECT id, v FROM input_df UNION ALL SELECT 10, '' ORDER BY id"),
+                           csv_step("write", "write", "out/q.csv")])
+
+    assert files.run(str(path)).returncode == 0
+    assert (files.root / "out" / "q.csv").read_bytes() == (
+        b'id,v\n1,"a#b"\n2, lead\n3,trail \n4,"a,b"\n5,"say ""hi"""\n6,"x\ry"\n7,\n8,plain\n9,x;y\n10,""\n')
