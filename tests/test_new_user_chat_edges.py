@@ -9,7 +9,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import Reply
 from tests.run_helpers import csv_step, sql_step
 from tests.sample_project import pipeline
+from tests.servers.json_api import JsonApi, json_api
 from tests.test_chat_terminal import chats  # noqa: F401  (the fixture that closes every Chat it starts)
 
 pytest.importorskip("pexpect")
@@ -60,44 +60,22 @@ def test_ctrl_c_while_the_llm_thinks_leaves_an_interrupted_trail(project, fake_a
 
 
 @pytest.fixture
-def held_api() -> Iterator[tuple[str, list[str], threading.Event]]:
-    """An API that takes each request and holds its answer until the test releases it: a dry run
-    that waits on it is a moment the test can see (the request arrived) and interrupt."""
-    arrived: list[str] = []
-    release = threading.Event()
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            arrived.append(self.path)
-            release.wait(60)
-            body = b'{"items": [{"id": 1}]}'
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", arrived, release
-    release.set()
-    server.shutdown()
-    server.server_close()
+def held_api() -> Iterator[JsonApi]:
+    """An API that holds each answer until the test ends: a dry run that waits on it is a moment the
+    test can see (the request arrived) and interrupt."""
+    with json_api({"items": [{"id": 1}]}, hold=threading.Event()) as api:
+        yield api
 
 
 def test_ctrl_c_after_the_answer_arrived_still_counts_its_tokens(project, fake_api, chats, held_api):  # noqa: F811
-    url, arrived, _ = held_api
     answer = pipeline({"id": "get", "component": "rest.extractor", "mode": "read",
-                       "config": {"base_url": url, "endpoint": "/items", "data_path": "items"}},
+                       "config": {"base_url": held_api.url, "endpoint": "/items", "data_path": "items"}},
                       csv_step("write", "write", "out.csv"))
     fake_api.add(Reply(answer, input_tokens=1850, output_tokens=210))
     chat = chats(project, "--dry-run")
     chat.prompt()
     chat.say("copy the items of our API to out.csv")
-    wait_for(lambda: arrived, "the dry run's request reaching the API")  # the answer is in: it is being tested
+    wait_for(lambda: held_api.arrived, "the dry run's request reaching the API")  # the answer is in: it is being tested
     chat.interrupt()
     chat.expect_exact("Cancelled. The session goes on")
     chat.prompt()

@@ -7,13 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pexpect
 import psycopg
 import pytest
 import yaml
@@ -22,22 +18,15 @@ from tests.conftest import TEST_API_KEY, osiris_here
 from tests.fake_anthropic import Reply
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
 from tests.sample_project import pipeline
+from tests.servers.json_api import json_api
 from tests.support import clean_env
-
-PEOPLE = "id,name,city\n1,Ann,Oslo\n2,Bob,Rome\n3,Cid,Oslo\n"
+from tests.test_run_cli import PEOPLE, files  # noqa: F401 (the fixture: a project with data/people.csv)
+from tests.test_run_display import on_terminal
 
 
 def _times(text: str) -> str:
     """Durations vary from run to run: `0.1 s` -> `#.# s`."""
     return re.sub(r"\b\d+\.\d s\b", "#.# s", text)
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> RunProject:
-    proj = RunProject(tmp_path / "project")
-    (proj.root / "data").mkdir()
-    (proj.root / "data" / "people.csv").write_text(PEOPLE)
-    return proj
 
 
 @pytest.fixture
@@ -153,23 +142,8 @@ HOSTILE = [{"id": 1, "name": "\x1b]0;PWNED\x07", "city": "\x1b[2J\x1b[H"}, {"id"
 @pytest.fixture
 def hostile_api() -> Iterator[str]:
     """A JSON API whose records hold terminal escapes: set the window title, clear the screen, a CR."""
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            body = json.dumps({"items": HOSTILE}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with json_api({"items": HOSTILE}) as api:
+        yield api.url
 
 
 def test_run_sample_on_a_terminal_shows_escapes_from_an_api_escaped(tmp_path: Path, hostile_api: str):
@@ -177,17 +151,9 @@ def test_run_sample_on_a_terminal_shows_escapes_from_an_api_escaped(tmp_path: Pa
     path = proj.pipeline([{"id": "get", "component": "rest.extractor", "mode": "read",
                            "config": {"base_url": hostile_api, "endpoint": "/items", "data_path": "items"}},
                           csv_step("write", "write", "out.csv")])
-    environment = clean_env(TERM="xterm-256color", COLUMNS="160")
-    environment.pop("NO_COLOR")  # the rich display, on a real terminal
-    child = pexpect.spawn(sys.executable, ["-m", "osiris", "run", str(path), "--sample", "5"], cwd=str(proj.root),
-                          env=environment, encoding="utf-8", timeout=60, dimensions=(40, 160))
-    try:
-        child.expect(pexpect.EOF)
-        screen = child.before or ""
-    finally:
-        child.close(force=True)
+    status, screen = on_terminal(proj, path, "--sample", "5")  # the rich display, on a real terminal
 
-    assert child.exitstatus == 0, screen
+    assert status == 0, screen
     for raw in ("\x1b]0;", "\x07", "\x1b[2J", "\x1b[H", "a\rb"):
         assert raw not in screen
     assert re.search(r"1\s+\\x1b\]0;PWNED\\x07\s+\\x1b\[2J\\x1b\[H", screen), screen
