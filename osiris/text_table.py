@@ -19,9 +19,10 @@ ROLLED_BACK = "rolled back, nothing kept"  # a writer's rows on a sample run: `r
 
 
 def format_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) -> list[str]:
-    """The header line and one line per row, columns padded to their widest cell. A row shorter
-    than the headers is padded with empty cells."""
-    cells = [[str(h) for h in headers]] + [_padded([str(c) for c in row], len(headers)) for row in rows]
+    """The header line and one line per row, columns padded to their widest cell (in terminal
+    cells), control characters escaped. A row shorter than the headers is padded with empty cells."""
+    cells = [[printable(str(h)) for h in headers]] + [
+        _padded([printable(str(c)) for c in row], len(headers)) for row in rows]
     widths = [max(cell_width(row[i]) for row in cells) for i in range(len(headers))]
     return ["  ".join(_ljust(cell, width) for cell, width in zip(row, widths)).rstrip() for row in cells]
 
