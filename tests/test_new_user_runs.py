@@ -236,3 +236,15 @@ def test_minimal_quoting_quotes_delimiter_quote_line_break_hash_and_empty_text_o
     assert files.run(str(path)).returncode == 0
     assert (files.root / "out" / "q.csv").read_bytes() == (
         b'id,v\n1,"a#b"\n2, lead\n3,trail \n4,"a,b"\n5,"say ""hi"""\n6,"x\ry"\n7,\n8,plain\n9,x;y\n10,""\n')
+
+
+def test_a_run_problem_that_quotes_a_value_never_sends_its_escapes_to_the_terminal(files):
+    escape_csv(files.root)
+    path = files.pipeline([csv_step("read-people", "read", "data/people.csv"),
+                           sql_step("as-number", "SELECT CAST(name AS INTEGER) AS n FROM input_df")])
+
+    done = files.run(str(path))
+
+    assert done.returncode == 6, done.stderr
+    assert "OML5" in done.stderr and "step 'as-number'" in done.stderr
+    assert "\x1b" not in done.stderr + done.stdout and "\x07" not in done.stderr + done.stdout

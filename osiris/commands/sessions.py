@@ -150,7 +150,7 @@ def _step_table(steps: list[dict[str, Any]]) -> list[str]:
     from osiris.text_table import format_table
 
     rows = [[
-        printable(str(step.get("id"))), str(step.get("component")), str(step.get("status")),
+        str(step.get("id")), str(step.get("component")), str(step.get("status")),
         f"{step.get('rows_in', 0):,}", f"{step.get('rows_out', 0):,}",
         f"{(step.get('duration_ms') or 0) / 1000:.1f} s",
         describe_target(step["target"]) if step.get("target") else "-",
