@@ -42,7 +42,6 @@ steps:
       password: {OML_SECRET}
 """
 
-
 class Served:
     """The module's server, its project, and every call made to it."""
 

@@ -89,8 +89,10 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     if as_json:
         print(json.dumps({"catalog": catalog.name, "path": str(shown), **catalog.to_dict()}, indent=2))
         return
-    names = ", ".join(catalog.tables)
-    print(f"{shown}: {len(catalog.tables)} table{'s' if len(catalog.tables) != 1 else ''} ({names})")
+    from osiris.text_table import printable
+
+    names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
+    print(printable(f"{shown}: {len(catalog.tables)} table{'s' if len(catalog.tables) != 1 else ''} ({names})"))
 
 
 def _print_list(catalogs: list[Catalog], max_age_days: float, as_json: bool) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -43,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     effective = load_settings(config_path=args.config)
     validator = load_validator(effective)
-    text = _read(args.pipeline).decode("utf-8-sig", errors="replace")
+    raw = _read(args.pipeline)
+    text = raw.decode("utf-8-sig", errors="replace")
     report = validator.validate(text)
     if not report.valid or report.pipeline is None:
         for issue in report.issues:
@@ -52,19 +54,20 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
         return ExitCode.INVALID
-    return _run_valid(args, effective, validator, report.pipeline)
+    return _run_valid(args, effective, validator, report.pipeline, hashlib.sha256(raw).hexdigest())
 
 
 def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Validator,
-               pipeline: dict[str, Any]) -> int:
+               pipeline: dict[str, Any], sha256: str) -> int:
+    """Run a valid pipeline; `sha256` is that of the file's bytes (what `sha256sum` prints)."""
     from osiris.secrets.setup import build_redactor
     from osiris.run.recorded import run_as_json, run_recorded
 
     redactor = build_redactor(effective, None, validator.registry)
-    display = _display(sys.stderr if args.json else sys.stdout)
+    display = _display(sys.stderr if args.json else sys.stdout, sample=args.sample is not None)
     try:
         recorded = run_recorded(effective, validator.registry, redactor, pipeline, pipeline_path=args.pipeline,
-                                sample=args.sample, listener=display)
+                                pipeline_sha256=sha256, sample=args.sample, listener=display)
     finally:
         display.close()
     result = recorded.result
@@ -81,23 +84,26 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     return ExitCode.OK
 
 
-def _display(out: Any) -> Any:
+def _display(out: Any, sample: bool) -> Any:
     from osiris.run.display import LiveDisplay, PlainDisplay
 
     if out.isatty() and not os.environ.get("NO_COLOR"):
-        return LiveDisplay(out)
-    return PlainDisplay(out)
+        return LiveDisplay(out, sample)
+    return PlainDisplay(out, sample)
 
 
 def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> None:
+    """Each problem on stderr, redacted, its control characters escaped (a server's error text
+    may hold terminal escapes)."""
     from osiris.run.recorded import run_problems
+    from osiris.text_table import printable
 
     for step, problem, severity in run_problems(result):
         shown = "warning: " if severity == "warning" else ""
-        print(redactor.text(f"{pipeline} {problem.code} {shown}step '{step.step_id}': {problem.message}"),
+        print(printable(redactor.text(f"{pipeline} {problem.code} {shown}step '{step.step_id}': {problem.message}")),
               file=sys.stderr)
         if problem.hint:
-            print(f"    hint: {redactor.text(problem.hint)}", file=sys.stderr)
+            print(f"    hint: {printable(redactor.text(problem.hint))}", file=sys.stderr)
 
 
 def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Any]:

@@ -4,6 +4,7 @@ started by an assistant reaches exactly what `osiris run` may reach, and leaves 
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -72,7 +73,8 @@ async def _run(project: Project, ctx: Context, oml: str | None, path: str | None
     listener = StepProgress(ctx, len(pipeline["steps"]))
     recorded = await in_thread(
         lambda: run_recorded(project.effective, project.registry, project.redactor, pipeline,
-                             pipeline_path=name, sample=sample, listener=listener),
+                             pipeline_path=name, pipeline_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), sample=sample,
+                             listener=listener),
         ctx, doing=f"running {name}" + (f" on {count_rows(sample)} a source" if sample else ""), heartbeat=False)
     shown = run_as_json(recorded, pipeline=name, sample=sample, redactor=project.redactor)
     if sample is not None and project.effective.settings.sessions.save_samples:

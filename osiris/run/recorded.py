@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from osiris.registry import Registry
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
+    from osiris.run.trail import RunTrail
     from osiris.secrets.redact import Redactor
     from osiris.session.store import Session
     from osiris.settings.loader import EffectiveSettings
@@ -28,12 +29,14 @@ class RecordedRun:
     session: Session
     status: str  # succeeded | failed | interrupted
     result: RunResult
+    trail: RunTrail
 
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
-                 pipeline: dict[str, Any], *, pipeline_path: str, sample: int | None,
+                 pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener) -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
+    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md)."""
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
@@ -44,14 +47,15 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     session = Session.create(root, provider="none", model="none", redactor=redactor,
                              settings=effective.to_dict(), command="run")
     trail = RunTrail(session, pipeline_path=pipeline_path, sample=sample,
-                     save_samples=effective.settings.sessions.save_samples)
+                     save_samples=effective.settings.sessions.save_samples,
+                     pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=sample, work_dir=session.path / "artifacts" if sample else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)})
     trail.start(len(pipeline["steps"]))
     result = run_pipeline(pipeline, options, Listeners(trail, listener))
-    return RecordedRun(session, trail.finish(result), result)
+    return RecordedRun(session, trail.finish(result), result, trail)
 
 
 def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:
@@ -65,12 +69,15 @@ def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, st
 def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, redactor: Redactor) -> dict[str, Any]:
     """What `osiris run --json` prints (docs/run.md): the status, the session, the problems and each
     step's rows, columns and types; never a row value. Redacted."""
+    from osiris.run.trail import step_target
+
     def issue(problem: Any) -> dict[str, Any]:
         return {"code": problem.code, "message": problem.message, "hint": problem.hint}
 
-    result = recorded.result
+    result, trail = recorded.result, recorded.trail
     shown: dict[str, Any] = redactor.data({
-        "pipeline": pipeline, "status": recorded.status, "sample": sample, "session": str(recorded.session.path),
+        "pipeline": pipeline, "pipeline_name": trail.pipeline_name, "pipeline_sha256": trail.pipeline_sha256,
+        "status": recorded.status, "sample": sample, "session": str(recorded.session.path),
         "problems": [{"step": step.step_id, "severity": severity, **issue(problem)}
                      for step, problem, severity in run_problems(result)],
         "steps": [{
@@ -80,6 +87,7 @@ def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, red
             "problem": issue(s.problem) if s.problem else None,
             "warnings": [issue(w) for w in s.warnings],
             "skipped_because": s.skipped_because,
+            "target": step_target(s, sample),
         } for s in result.steps],
     })
     return shown
