@@ -224,7 +224,7 @@ def test_a_server_that_never_answers_times_out_as_oml505() -> None:
     with silent_port() as port:
         problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 1,
                                            "max_retries": 0})
-    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 1 s"
+    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no complete answer within 1 s"
 
 
 def test_a_body_that_is_not_json_is_oml515(api: ApiServer) -> None:
@@ -342,7 +342,7 @@ def test_an_api_that_ignores_the_page_parameter_is_not_read_for_ever(api: ApiSer
     outcome, rows = run("rest.extractor", rest(api, "/same", pagination=style, data_path="items"))
     assert [row[0] for row in rows] == ALL_IDS[:5]  # the repeat that gave the loop away is not kept
     assert len(api.hits("/same")) == 2
-    assert outcome.warnings == ["stopped paging: two pages in a row were the same; check that the API reads 'page'"]
+    assert outcome.warnings == ["stopped paging: page 2 held the same records as page 1; check that the API reads 'page'"]
 
 
 def test_graphql_errors_sent_with_a_400_are_oml515(api: ApiServer) -> None:

@@ -8,14 +8,14 @@ page at a time; the rows live on disk and then in DuckDB (ADR 0065).
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.counts import first_value
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
 if TYPE_CHECKING:
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 _MISSING = object()
 MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
+LOAD_MEMORY_MB = 128  # DuckDB's cap while the spool is read: an 8 MiB record needs about 90 MB of buffers
+DUCKDB_MAX_DEPTH = 128  # read_json reads records nested at most this deep
 
 
 def dig(data: Any, path: str) -> Any:
@@ -102,9 +104,19 @@ class RecordSpool:
         self._dir.cleanup()
 
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
-            row = flatten(record) if self.flat else record
-            self._file.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            try:
+                line = record_line(flatten(record) if self.flat else record)
+            except JsonTextError as error:
+                raise _record_problem(self.count + 1, str(error)) from None
+            if len(line) > MAX_RECORD_BYTES:
+                raise _record_problem(self.count + 1, f"it is {len(line) / (1 << 20):.1f} MiB of JSON, more than "
+                                                      f"the {MAX_RECORD_BYTES >> 20} MiB a record may be")
+            try:
+                self._file.write(line + "\n")
+            except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
+                self._file.write(without_surrogates(line) + "\n")
             self.count += 1
 
     def load(self, con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
@@ -114,17 +126,38 @@ class RecordSpool:
         if self.count == 0:
             con.execute(f"CREATE OR REPLACE TABLE {target} (record JSON)")
         else:
-            threads = first_value(con, "SELECT current_setting('threads')")
-            con.execute("SET threads = 1")  # read_json holds a 32 MiB buffer per thread: one fits the engine's cap
-            try:
-                con.execute(
-                    f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                    f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
-                    [str(self.path)],
-                )
-            finally:
-                con.execute(f"SET threads = {int(threads)}")
+            self._read_json(con, target)
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
+
+    def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
+        """read_json on one thread (its buffers are per thread), with the cap raised to LOAD_MEMORY_MB
+        for the load only: inferring the columns of an 8 MiB record needs more than the engine's cap."""
+        import duckdb
+
+        threads = first_value(con, "SELECT current_setting('threads')")
+        memory = str(first_value(con, "SELECT current_setting('memory_limit')"))
+        con.execute("SET threads = 1")
+        con.execute(f"SET memory_limit = '{LOAD_MEMORY_MB}MB'")
+        try:
+            con.execute(
+                f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
+                f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
+                [str(self.path)],
+            )
+        except duckdb.InvalidInputException as error:
+            if "recursion depth" in str(error):
+                raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
+            raise
+        finally:
+            con.execute(f"SET threads = {int(threads)}")
+            con.execute(f"SET memory_limit = '{memory.replace(' ', '')}'")
+
+
+def _record_problem(number: int | None, why: str) -> RuntimeProblem:
+    which = f"record {number:,}" if number is not None else "a record"
+    return RuntimeProblem("OML515", f"invalid API response: {which} cannot be loaded: {why}",
+                          "Ask the API for fewer fields or smaller records (its own parameters in params), "
+                          "or point data_path at the part of the record you need.")
 
 
 def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: RecordSpool) -> None:

@@ -88,11 +88,11 @@ def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[
 
 def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
     """The shape of the endpoint's first response: where lists of records are and their keys."""
-    from osiris.run.drivers.rest import client_for
+    from osiris.run.drivers.rest import endpoint_url, rest_client
 
-    url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
+    url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
-    with client_for(config, secrets) as client:
+    with rest_client(config, secrets) as client:
         response = client.send(method, url, params=dict(config.get("params") or {}) or None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
