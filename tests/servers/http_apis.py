@@ -19,6 +19,8 @@ Routes (GET unless noted; `per` = page size, default 5):
     /slow                         429 with retry-after: 300 (always)
     /echo-token                   400 whose body repeats the Authorization header
     /html                         200 text/html
+    /tickets?cursor=C             bearer only: {"tickets": [...12 nested], "meta": {"next_cursor": C2 | null}}
+                                  in pages of 5 (a helpdesk: requester {email, name}, tags, an optional due)
     POST /graphql                 {"data": {"items": {"nodes": [...], "pageInfo": {...}}}} or errors
 
 Hostile routes (a run must end on each within its deadline, with one clear line):
@@ -49,6 +51,8 @@ TOKEN = "tok-Planted-7c1e5b9a3d"  # planted: tests scan every message for it
 API_KEY = "key-Planted-2f8d6a4c0e"
 USER, PASSWORD = "ada", "pw-Planted-9b3e7f1a"
 RECORDS = [{"id": i, "name": f"item-{i}", "meta": {"rank": i % 3, "tags": [f"t{i}"]}} for i in range(1, 24)]
+TICKETS = [{"id": i, "subject": f"subject {i}", "requester": {"email": f"user{i}@example.org", "name": f"User {i}"},
+            "tags": [f"tag{i % 3}"], "due": None if i % 2 else f"2026-12-{i:02d}"} for i in range(1, 13)]
 TRICKLE_FOR = 30.0  # seconds a trickling answer goes on at most, so that no server thread outlives a test run
 
 
@@ -194,6 +198,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def route_apikey(self, query: dict[str, str], seen: Seen) -> None:
         self._guarded(seen.headers.get("x-api-key") == API_KEY)
+
+    def route_tickets(self, query: dict[str, str], seen: Seen) -> None:
+        if seen.headers.get("authorization") != f"Bearer {TOKEN}":
+            return self.reply(401, {"error": "invalid credentials"})
+        start = int(query.get("cursor", "0"))
+        following = str(start + 5) if start + 5 < len(TICKETS) else None
+        self.reply(200, {"tickets": TICKETS[start:start + 5], "meta": {"next_cursor": following, "per_page": 5}})
 
     def _guarded(self, allowed: bool) -> None:
         if allowed:

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, client_for, safe_url
 from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
+from osiris.secrets.names import is_secret_key
 
 
 def rest_client(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
@@ -38,9 +39,38 @@ class RestDriver:
             return spooled_outcome(ctx, spool, client.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        raise RuntimeProblem(
-            "OML302", "rest.extractor does not support the discover mode", "Its spec lists only extract."
-        )
+        """Each endpoint path's first answer as a catalog entry (osiris.catalog.api_shape): one
+        authenticated GET a path; names and JSON types, never a value."""
+        secrets = tuple(str(v) for k, v in config.items() if is_secret_key(k) and v)
+        with rest_client(config, secrets) as client:
+            return [_endpoint(client, config, path) for path in tables or []]
+
+
+def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> TableInfo:
+    from osiris.catalog.api_shape import endpoint_entry
+
+    endpoint, _, query = path.partition("?")
+    params = {**dict(config.get("params") or {}), **dict(parse_qsl(query))}
+    response = client.send("GET", endpoint_url({**config, "endpoint": endpoint}), params=params or None)
+    body = client.json(response)
+    entry = endpoint_entry(body, has_next_link=bool(response.links.get("next")))
+    kinds = _duckdb_types(records_at(body, entry["data_path"], safe_url(response.url)))
+    columns = [ColumnInfo(c["name"], c["type"], c["nullable"]) for c in entry.pop("columns")]
+    entry["duckdb_types"] = {c.name: kinds[c.name] for c in columns if c.name in kinds}
+    return TableInfo(path, columns, entry.pop("primary_key"), details=entry)
+
+
+def _duckdb_types(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The DuckDB type of each column, as a run makes them from these records (STRUCT, LIST, DATE...)."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        with RecordSpool() as spool:
+            spool.add(records)
+            return dict(spool.load(con, "t")) if spool.count else {}
+    finally:
+        con.close()
 
 
 def endpoint_url(config: Mapping[str, Any]) -> str:
