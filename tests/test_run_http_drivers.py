@@ -367,3 +367,28 @@ def test_a_redirect_to_another_site_is_refused(api: ApiServer) -> None:
     problem = fails("rest.extractor", rest(api, "/away", auth_type="api_key", auth_token=API_KEY))
     assert (problem.code, problem.message) == ("OML508", f"HTTP 302 Found from GET {api.url}/away: a redirect to "
                                                           "another site (http://elsewhere.invalid/steal), not followed")
+
+
+@pytest.mark.parametrize(("style", "extra", "sent"), [
+    ("page", {}, {"page": "1", "per_page": "5"}),
+    ("offset", {"page_param": "offset"}, {"offset": "0", "limit": "5"}),
+    ("cursor", {"cursor_path": "meta.next_cursor"}, {"limit": "5"}),
+    ("page", {"page_size_param": "per"}, {"page": "1", "per": "5"}),
+])
+def test_page_size_is_sent_as_the_apis_parameter(api: ApiServer, style: str, extra: dict, sent: dict) -> None:
+    endpoint = {"page": "/page", "offset": "/offset", "cursor": "/cursor"}[style]
+    run("rest.extractor", rest(api, endpoint, pagination=style, data_path="results" if style == "cursor" else "items",
+                               page_size=5, **extra))
+    assert api.hits(endpoint)[0].query == sent
+
+
+def test_page_size_is_what_the_api_pages_by(api: ApiServer) -> None:
+    outcome, rows = run("rest.extractor", rest(api, "/page", pagination="page", data_path="items", page_size=10,
+                                               page_size_param="per"))
+    assert [row[0] for row in rows] == ALL_IDS
+    assert [r.query for r in api.hits("/page")] == [{"page": str(n), "per": "10"} for n in (1, 2, 3)]
+
+
+def test_without_page_size_no_size_is_sent(api: ApiServer) -> None:
+    run("rest.extractor", rest(api, "/page", pagination="page", data_path="items"))
+    assert api.hits("/page")[0].query == {"page": "1"}

@@ -8,9 +8,10 @@ Pagination styles (the spec's `pagination`):
 - `link_header`: the `Link: <...>; rel="next"` URL is followed (same origin only).
 Page and offset paging end on an empty page or on a page shorter than the first one; cursor paging
 ends when the cursor is empty. Paging that comes back to a cursor, a URL or page contents already
-read stops there with a warning, and `max_pages` bounds the rest (osiris.run.paging). The page
-size is the API's own parameter: put it in `params` (e.g. `params: {per_page: 100}`). A sample of
-N reads exactly N records and stops requesting pages as soon as it has them.
+read stops there with a warning, and `max_pages` bounds the rest (osiris.run.paging). `page_size`,
+when set, is sent as `page_size_param` (`per_page` for page and link_header paging, `limit`
+otherwise, as public Osiris's REST recipe sends it). A sample of N reads exactly N records and stops
+requesting pages as soon as it has them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from osiris.run.http import HttpClient, auth_headers, client_for, safe_url
 from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
+
+
+PAGE_SIZE_PARAMS = {"page": "per_page", "link_header": "per_page"}  # else limit
 
 
 def rest_client(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
@@ -84,6 +88,8 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     params: dict[str, Any] = dict(config.get("params") or {})
     body = config.get("body") if method == "POST" else None
     style = config.get("pagination") or "none"
+    if config.get("page_size"):
+        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = int(config["page_size"])
     data_path = str(config.get("data_path") or "")
     page_param = str(config.get("page_param") or "page")
     start = str(params.get(page_param, 1 if style == "page" else 0))
