@@ -63,7 +63,7 @@ def test_discover_writes_where_the_records_are_their_keys_and_the_paging(tmp_pat
     text = (tmp_path / ".osiris" / "catalog" / "rest.helpdesk.json").read_text(encoding="utf-8")
     catalog = json.loads(text)
     assert (catalog["connection"], catalog["family"]) == ("@rest.helpdesk", "rest")
-    assert catalog["tables"] == {"/tickets": EXPECTED_ENTRY}
+    assert catalog["tables"] == {"/tickets": {**EXPECTED_ENTRY, "base_url": api.url}}
     assert [hit.headers["authorization"] for hit in api.hits("/tickets")] == [f"Bearer {TOKEN}"]  # one request
     for never in [TOKEN, *VALUES]:
         assert never not in text
@@ -113,6 +113,28 @@ def test_the_request_prompt_tells_the_path_the_paging_and_each_key(tmp_path: Pat
     ]
     small = schema_section("copy the helpdesk tickets to a csv", list_catalogs(tmp_path), 110)
     assert small.count("\n    ") < 8 and "more keys)" in small  # cut to the budget, one line per key kept
+
+
+def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_invented_one(
+        tmp_path: Path, api: ApiServer) -> None:
+    from tests.run_helpers import RunProject, csv_step
+
+    proj = RunProject(tmp_path)
+    helpdesk_settings(tmp_path, api)
+    proj.env["HELPDESK_TOKEN"] = TOKEN
+    proj.secrets.append(TOKEN)
+    step = {"id": "get", "component": "rest.extractor", "mode": "read",
+            "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
+                       "params": {"cursor": 100}}}
+    path = proj.pipeline([step, csv_step("write", "write", "out.csv")])
+    assert discover(tmp_path, "@rest.helpdesk", "/tickets").returncode == 0
+
+    done = proj.run(str(path))
+
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8") == "id,subject,requester,tags,due\n"
+    assert ("the API returned no records; the output table is empty, with the columns of its catalog"
+            in done.stdout + done.stderr)
 
 
 def literal_model(body: dict[str, Any]) -> Reply:

@@ -116,7 +116,8 @@ def test_an_empty_answer_is_an_empty_table_with_a_warning(api: ApiServer) -> Non
     outcome, rows = run("rest.extractor", rest(api, "/offset", pagination="offset", page_param="offset",
                                                data_path="items", params={"offset": 100}))
     assert rows == []
-    assert outcome.warnings == ["the API returned no records; the output table is empty"]
+    assert outcome.warnings == ["the API returned no records; the output table is empty, with one JSON column, "
+                                "record (no catalog for it)"]
 
 
 @pytest.mark.parametrize(

@@ -119,12 +119,16 @@ class RecordSpool:
                 self._file.write(without_surrogates(line) + "\n")
             self.count += 1
 
-    def load(self, con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-        """Create `table` from the spooled records; its (name, type) columns."""
+    def load(self, con: duckdb.DuckDBPyConnection, table: str,
+             known: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+        """Create `table` from the spooled records; its (name, type) columns. With no records, its
+        columns are the `known` ones (an endpoint's catalog), else one JSON column `record`: a
+        DuckDB table needs a column, and nothing else is known of records that never came."""
         self._file.close()
         target = '"' + table.replace('"', '""') + '"'
         if self.count == 0:
-            con.execute(f"CREATE OR REPLACE TABLE {target} (record JSON)")
+            body = ", ".join(f'"{name.replace(chr(34), chr(34) * 2)}" {kind}' for name, kind in known or [])
+            con.execute(f"CREATE OR REPLACE TABLE {target} ({body or 'record JSON'})")
         else:
             self._read_json(con, target)
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
@@ -171,10 +175,13 @@ def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: R
             return
 
 
-def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str]) -> StepOutcome:
-    """Load the spool into the step's table; the outcome with the client's notes as warnings."""
-    columns = spool.load(ctx.con, ctx.output_table)
+def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str],
+                    known: list[tuple[str, str]] | None = None) -> StepOutcome:
+    """Load the spool into the step's table; the outcome with the client's notes as warnings.
+    `known` columns (from the endpoint's catalog) shape the table when no record came."""
+    columns = spool.load(ctx.con, ctx.output_table, known)
     warnings = list(notes)
     if spool.count == 0:
-        warnings.append("the API returned no records; the output table is empty")
+        shape = "with the columns of its catalog" if known else "with one JSON column, record (no catalog for it)"
+        warnings.append(f"the API returned no records; the output table is empty, {shape}")
     return StepOutcome(rows_in=spool.count, rows_out=spool.count, columns=columns, warnings=warnings)

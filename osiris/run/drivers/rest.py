@@ -40,7 +40,8 @@ class RestDriver:
         config = ctx.config
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            return spooled_outcome(ctx, spool, client.notes)
+            known = None if spool.count else catalog_columns(config)
+            return spooled_outcome(ctx, spool, client.notes, known)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         """Each endpoint path's first answer as a catalog entry (osiris.catalog.api_shape): one
@@ -61,7 +62,24 @@ def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> Table
     kinds = _duckdb_types(records_at(body, entry["data_path"], safe_url(response.url)))
     columns = [ColumnInfo(c["name"], c["type"], c["nullable"]) for c in entry.pop("columns")]
     entry["duckdb_types"] = {c.name: kinds[c.name] for c in columns if c.name in kinds}
+    entry["base_url"] = safe_url(str(config["base_url"]).rstrip("/"))
     return TableInfo(path, columns, entry.pop("primary_key"), details=entry)
+
+
+def catalog_columns(config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """The DuckDB columns the project's catalog knows for this step's endpoint, base_url and
+    data_path (`osiris discover @rest.NAME /path`), or None."""
+    from pathlib import Path
+
+    from osiris.catalog.store import list_catalogs
+
+    base, endpoint = safe_url(str(config["base_url"]).rstrip("/")), "/" + str(config["endpoint"]).lstrip("/")
+    for catalog in list_catalogs(Path(str(config.get("base_dir") or "."))):
+        for path, entry in catalog.tables.items():
+            if (catalog.family == "rest" and path.partition("?")[0] == endpoint and entry.get("base_url") == base
+                    and entry.get("data_path") == str(config.get("data_path") or "") and entry.get("duckdb_types")):
+                return [(str(name), str(kind)) for name, kind in entry["duckdb_types"].items()]
+    return None
 
 
 def _duckdb_types(records: list[dict[str, Any]]) -> dict[str, str]:
@@ -85,11 +103,9 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     """Each page's records, requesting the next page only when the caller asks for it."""
     url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
-    params: dict[str, Any] = dict(config.get("params") or {})
+    style = str(config.get("pagination") or "none")
+    params = _first_params(config, style)
     body = config.get("body") if method == "POST" else None
-    style = config.get("pagination") or "none"
-    if config.get("page_size"):
-        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = int(config["page_size"])
     data_path = str(config.get("data_path") or "")
     page_param = str(config.get("page_param") or "page")
     start = str(params.get(page_param, 1 if style == "page" else 0))
@@ -127,6 +143,14 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             if url and not guard.may_follow("link", url):
                 return
             params = {}
+
+
+def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
+    """The step's `params`, with `page_size` as `page_size_param` when set."""
+    params: dict[str, Any] = dict(config.get("params") or {})
+    if config.get("page_size"):
+        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = int(config["page_size"])
+    return params
 
 
 def _next_link(response: Any, url: str, client: HttpClient) -> str:
