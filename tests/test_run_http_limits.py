@@ -24,7 +24,8 @@ from tests.fake_anthropic import Reply
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.sample_project import SampleProject, last_user_message, pipeline
 from tests.servers.http_apis import RECORDS, TOKEN, ApiServer
-from tests.test_run_http_drivers import GRAPHQL, fails, run
+from osiris.run import http
+from tests.test_run_http_drivers import ALL_IDS, GRAPHQL, SENT, STYLES, fails, rest, run
 
 MARGIN_S = 10.0  # far above what a cut at the deadline takes, far below the server's TRICKLE_FOR
 
@@ -94,6 +95,35 @@ def test_max_response_mb_sets_the_cap(api: ApiServer) -> None:  # noqa: F811
     outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/big", "params": {"mb": 2},
                                            "max_response_mb": 3, "data_path": "items"})
     assert [row[0] for row in rows] == [1, 2]
+
+
+# --- a large body waits on disk and is read a record at a time ---
+
+def test_a_body_over_the_spill_size_is_streamed_across_two_pages(api: ApiServer) -> None:  # noqa: F811
+    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/many", "params": {"mb": 18},
+                                           "pagination": "cursor", "cursor_path": "meta.next", "data_path": "items"})
+    assert (outcome.rows_out, len(rows)) == (2 * 18 * 1024, 2 * 18 * 1024)
+    assert [rows[0][0], rows[-1][0]] == [0, 2 * 18 * 1024 - 1]
+    assert [hit.query.get("cursor") for hit in api.hits("/many")] == [None, "1"]
+
+
+@pytest.mark.parametrize("style", list(STYLES))
+def test_every_paging_style_reads_the_same_from_a_body_on_disk(api: ApiServer, style: str,  # noqa: F811
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "SPILL_BYTES", 0)  # every body, however small, takes the streamed path
+    endpoint, extra = STYLES[style]
+    outcome, rows = run("rest.extractor", rest(api, endpoint, **extra))
+    assert [row[0] for row in rows] == ALL_IDS
+    assert [r.query for r in api.hits(endpoint)] == SENT[style]
+
+
+def test_a_wrong_data_path_in_a_body_on_disk_names_the_top_level_keys(api: ApiServer,  # noqa: F811
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "SPILL_BYTES", 0)
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/cursor", "data_path": "data"})
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML509", f"no records at data_path 'data' in the response of {api.url}/cursor",
+        "The response's top-level keys are: meta, results. Set data_path to the dotted path of the list of records.")
 
 
 # --- paging that loops ---

@@ -15,10 +15,11 @@ from __future__ import annotations
 import base64
 import email.utils
 import io
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.run.driver import RuntimeProblem
@@ -34,6 +35,8 @@ BODY_SNIPPET = 200  # characters of an error response shown in a hint (after red
 SNIPPET_WINDOW = 64 << 10  # characters of an error body redacted before the snippet is cut from them
 MAX_REDIRECTS = 5
 DEFAULT_RESPONSE_MB = 64  # the decoded size of one response at most, unless a step sets max_response_mb
+SPILL_BYTES = 16 << 20  # a body larger than this waits on disk; rest.extractor then streams its records
+BODY_FILE = "osiris.body_file"  # the response extension that holds a spilled body's file
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class HttpClient:
         self.redactor = Redactor(known_values=self.known)  # for text the server wrote
         self.notes: list[str] = []  # warnings for the step's outcome (capped waits, paging stopped)
         self._deadline = Deadline()
+        self._spilled: list[IO[bytes]] = []  # large bodies on disk, closed (and so deleted) with the client
         self._client = httpx.Client(headers=dict(headers), timeout=timeout, follow_redirects=False,
                                     transport=deadline_transport(self._deadline, verify=verify))
 
@@ -149,6 +153,8 @@ class HttpClient:
 
     def __exit__(self, *exc: object) -> None:
         self._client.close()
+        for file in self._spilled:
+            file.close()
 
     def send(self, method: str, url: str, *, idempotent: bool = True, passthrough: tuple[int, ...] = (),
              **kwargs: Any) -> httpx.Response:
@@ -214,12 +220,14 @@ class HttpClient:
             response = self._client.send(request, stream=True)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, ValueError) as exc:
             raise self._unsendable(exc, url) from None
-        body = io.BytesIO()
+        body: IO[bytes] = io.BytesIO()
         try:
             for chunk in response.iter_bytes():
                 body.write(chunk)
                 if body.tell() > self.max_response_mb << 20:
                     raise self._too_large(response, method)
+                if body.tell() > SPILL_BYTES and isinstance(body, io.BytesIO):
+                    body = self._spill(body)
         except httpx.DecodingError:
             encoding = response.headers.get("content-encoding", "")
             raise self.problem("OML515", f"invalid API response from {safe_url(response.url)}: the body is not "
@@ -229,8 +237,23 @@ class HttpClient:
             response.close()
         plain = [(k, v) for k, v in response.headers.raw
                  if k.lower() not in (b"content-encoding", b"content-length", b"transfer-encoding")]
-        return httpx.Response(response.status_code, headers=plain, content=body.getvalue(), request=request,
-                              extensions=response.extensions)
+        content, extensions = (body.getvalue(), response.extensions) if isinstance(body, io.BytesIO) else \
+            (b"", {**response.extensions, BODY_FILE: body})
+        return httpx.Response(response.status_code, headers=plain, content=content, request=request,
+                              extensions=extensions)
+
+    def _spill(self, body: io.BytesIO) -> IO[bytes]:
+        """Move a body that outgrew SPILL_BYTES to an anonymous temporary file (no name, no path)."""
+        disk = tempfile.TemporaryFile()  # noqa: SIM115 (closed, and so deleted, with the client)
+        disk.write(body.getbuffer())
+        self._spilled.append(disk)
+        return disk
+
+    @staticmethod
+    def body_file(response: httpx.Response) -> IO[bytes] | None:
+        """The file holding a body larger than SPILL_BYTES, or None when the body is in `content`."""
+        file: IO[bytes] | None = response.extensions.get(BODY_FILE)
+        return file
 
     def _too_large(self, response: httpx.Response, method: str) -> RuntimeProblem:
         return self.problem(
@@ -268,8 +291,11 @@ class HttpClient:
         """The response body as JSON, or OML515 (osiris.run.json_text says which JSON is read)."""
         from osiris.run.json_text import JsonTextError, parse_json
 
+        file = self.body_file(response)
+        if file is not None:
+            file.seek(0)
         try:
-            return parse_json(response.content)
+            return parse_json(response.content if file is None else file.read())
         except JsonTextError as error:
             kind = response.headers.get("content-type", "no content type").split(";")[0]
             raise self.problem(

@@ -8,23 +8,30 @@ page at a time; the rows live on disk and then in DuckDB (ADR 0065).
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from osiris.run.counts import first_value
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.http import safe_url
 from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
 if TYPE_CHECKING:
     import duckdb
+    import httpx
+
+    from osiris.run.http import HttpClient
 
 _MISSING = object()
 MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
 LOAD_MEMORY_MB = 128  # DuckDB's cap while the spool is read: an 8 MiB record needs about 90 MB of buffers
 DUCKDB_MAX_DEPTH = 128  # read_json reads records nested at most this deep
+STREAM_BATCH = 1000  # records handed on at a time from a large body
 
 
 def dig(data: Any, path: str) -> Any:
@@ -55,12 +62,86 @@ def records_at(body: Any, path: str, where: str) -> list[dict[str, Any]]:
         return [dict(value)]
     if isinstance(value, list):
         return [dict(item) if isinstance(item, Mapping) else {"value": item} for item in value]
+    raise no_records(path, where, describe_keys(body))
+
+
+class Page:
+    """One response's records for a reader: `batches()` gives them a list at a time, `count` how
+    many there were, `fingerprint` what PageGuard compares (osiris.run.paging), and `value_at` a
+    value outside the records (a cursor). A body small enough is parsed whole; a larger one, on
+    disk, is read a record at a time (osiris.run.json_stream), so memory holds one batch."""
+
+    def __init__(self, client: HttpClient, response: httpx.Response, data_path: str) -> None:
+        self.where = safe_url(response.url)
+        self._file = client.body_file(response)
+        self.payload = None if self._file is not None else client.json(response)
+        self.count = 0
+        if self._file is None:
+            records = records_at(self.payload, data_path, self.where)
+            self._records: Iterator[dict[str, Any]] = iter(records)
+            self.fingerprint: Any = records
+        else:
+            self._records = self._streamed(data_path)
+            self.fingerprint = _file_digest(self._file)
+        self.first = list(islice(self._records, STREAM_BATCH))
+
+    def batches(self) -> Iterator[list[dict[str, Any]]]:
+        batch = self.first
+        while batch:
+            self.count += len(batch)
+            yield batch
+            batch = list(islice(self._records, STREAM_BATCH))
+
+    def value_at(self, path: str) -> Any:
+        """The value at dotted `path`, or `_MISSING`."""
+        if self._file is None:
+            return dig(self.payload, path)
+        from osiris.run.json_stream import missing
+
+        found_value = self._read(lambda text: text.value_at(path))
+        return _MISSING if found_value is missing else found_value
+
+    def _streamed(self, data_path: str) -> Iterator[dict[str, Any]]:
+        from osiris.run.json_stream import JsonText
+
+        assert self._file is not None
+        try:
+            for item in JsonText(self._file).records(data_path):
+                yield dict(item) if isinstance(item, Mapping) else {"value": item}
+        except JsonTextError as error:
+            if error.what and error.what.startswith("no list"):
+                keys = self._read(lambda text: text.keys())
+                shape = (f"The response's top-level keys are: {listing(sorted(map(str, keys))) or '(none)'}."
+                         if keys is not None else "The response is not an object.")
+                raise no_records(data_path, self.where, shape) from None
+            raise RuntimeProblem("OML515", f"invalid API response from {self.where}: {error.reason('JSON')}",
+                                 "Check base_url and endpoint: they must name a JSON API.") from None
+
+    def _read(self, how: Any) -> Any:
+        from osiris.run.json_stream import JsonText
+
+        assert self._file is not None
+        try:
+            return how(JsonText(self._file))
+        except JsonTextError:
+            return None
+
+
+def _file_digest(file: IO[bytes]) -> str:
+    """A digest of a body on disk, read in chunks (two large pages alike are the same page)."""
+    file.seek(0)
+    digest = hashlib.sha256()
+    while chunk := file.read(1 << 20):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def no_records(path: str, where: str, shape: str) -> RuntimeProblem:
+    """OML509: nothing list- or object-shaped at `path`; `shape` says what the body holds (its
+    top-level keys, never its values)."""
     shown = f"'{path}'" if path else "'' (the whole body)"
-    raise RuntimeProblem(
-        "OML509",
-        f"no records at data_path {shown} in the response of {where}",
-        f"{describe_keys(body)} Set data_path to the dotted path of the list of records.",
-    )
+    return RuntimeProblem("OML509", f"no records at data_path {shown} in the response of {where}",
+                          f"{shape} Set data_path to the dotted path of the list of records.")
 
 
 def describe_keys(body: Any) -> str:

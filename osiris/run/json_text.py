@@ -31,7 +31,7 @@ class JsonTextError(Exception):
         return self.what or f"the body is not JSON ({content_type})"
 
 
-def _integer(digits: str) -> int | str:
+def parse_integer(digits: str) -> int | str:
     """An integer as Python's int, or as its digits when it is too long for one."""
     if len(digits.lstrip("-")) > LONG_INTEGER_DIGITS:
         return digits
@@ -41,7 +41,7 @@ def _integer(digits: str) -> int | str:
 def parse_json(data: bytes) -> Any:
     """The JSON value of `data` (UTF-8, or UTF-16/32 with their byte order); JsonTextError otherwise."""
     try:
-        return json.loads(data, parse_int=_integer)
+        return json.loads(data, parse_int=parse_integer)
     except RecursionError:
         raise JsonTextError(f"the body nests deeper than Osiris reads (about {sys.getrecursionlimit():,} levels)",
                             "Ask the API for flatter records, or for fewer fields.") from None

@@ -30,6 +30,7 @@ Hostile routes (a run must end on each within its deadline, with one clear line)
     /flip?page=N                  two pages of records, alternating whatever N is
     /endless?cursor=C             a new cursor and a new record on every page, for ever
     /big?mb=M                     one record of M MiB of text, then one small record
+    /many?mb=M&cursor=C           M MiB of 1 KiB records under "items", then {"meta": {"next": C2}}: 2 pages
     /surrogate  /deep  /long-int  a lone escaped surrogate; 5,000 levels of nesting; a 5,000-digit integer
     /token-at?at=N                400 whose body carries the bearer token at character N
     POST /graphql with variables {"loop": true}: endCursor X, Y, X, Y, ...
@@ -293,6 +294,13 @@ class _Handler(BaseHTTPRequestHandler):
     def route_big(self, query: dict[str, str], seen: Seen) -> None:
         text = "x" * int(float(query.get("mb", "7")) * (1 << 20))
         self.reply(200, {"items": [{"id": 1, "text": text}, {"id": 2, "text": "small"}]})
+
+    def route_many(self, query: dict[str, str], seen: Seen) -> None:
+        count, page = int(query.get("mb", "20")) * 1024, int(query.get("cursor", "0"))
+        items = ",".join(json.dumps({"id": page * count + i, "note": "x" * 1000}) for i in range(count))
+        following = json.dumps(str(page + 1) if page == 0 else None)
+        raw = f'{{"items": [{items}], "meta": {{"next": {following}}}}}'.encode()
+        self.reply(200, None, raw=raw, content_type="application/json")
 
     def route_surrogate(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(200, None, raw=b'{"items": [{"id": 1, "name": "a\\ud800b"}, {"id": 2, "name": "ok"}]}',

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from osiris.run.driver import ColumnInfo, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, client_for, safe_url
-from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
+from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
 
@@ -118,22 +118,21 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         if style in ("page", "offset"):
             params[page_param] = number
         response = client.send(method, url, params=params or None, json=body)
-        payload = client.json(response)
-        records = records_at(payload, data_path, safe_url(response.url))
-        if not records and guard.pages:
+        page = Page(client, response, data_path)
+        if not page.first and guard.pages:
             return
-        if not guard.read(records, repeat_hint):
+        if not guard.read(page.fingerprint if page.first else [], repeat_hint):
             return
-        yield records
-        if style == "none" or not records:
+        yield from page.batches()
+        if style == "none" or not page.count:
             return
         if style in ("page", "offset"):
-            first_size = first_size or len(records)
-            if len(records) < first_size or not guard.may_continue():
+            first_size = first_size or page.count
+            if page.count < first_size or not guard.may_continue():
                 return
-            number += 1 if style == "page" else len(records)
+            number += 1 if style == "page" else page.count
         elif style == "cursor":
-            following = dig(payload, str(config.get("cursor_path") or ""))
+            following = page.value_at(str(config.get("cursor_path") or ""))
             if not found(following) or following in (None, "") or not guard.may_follow("cursor", following):
                 return
             params[str(config.get("cursor_param") or "cursor")] = following
