@@ -1,12 +1,14 @@
 """What hostile or huge API answers cost the rest driver: seconds and peak memory (issue 25).
 
-    .venv/bin/python bench/http_limits.py
+    .venv/bin/python bench/http_limits.py [CASE...]
 
 A local server (this process) answers; each case runs the real rest.extractor driver in its own
 process (peak RSS is per process) on a DuckDB with the engine's memory cap, and prints its outcome:
 - json-48:         a 48 MiB JSON body of 1 KiB records (under the default 64 MiB cap): read
 - json-256:        a 256 MiB JSON body, default cap: stopped at 64 MiB with OML523
-- json-256-raised: the same body with max_response_mb: 300: read whole, parsed in memory
+- json-256-raised: the same body with max_response_mb: 300: read a record at a time from disk
+- json-256-in-memory: the same, with the spill size raised so that it is parsed whole in memory
+  (how every body was read before), for the comparison
 - bomb-1g:         a 1 MB gzip body inflating to 1 GiB, default cap: stopped with OML523
 - trickle:         one byte every 0.2 s, timeout: 3: cut at the deadline (OML505)
 """
@@ -31,6 +33,7 @@ CASES = {
     "json-48": ("/json?mb=48", {}),
     "json-256": ("/json?mb=256", {}),
     "json-256-raised": ("/json?mb=256", {"max_response_mb": 300}),
+    "json-256-in-memory": ("/json?mb=256", {"max_response_mb": 300}),
     "bomb-1g": ("/bomb", {}),
     "trickle": ("/trickle-body", {"timeout": 3, "max_retries": 0}),
 }
@@ -67,10 +70,13 @@ def serve() -> str:
 def one(url: str, case: str) -> None:
     import duckdb
 
+    from osiris.run import http
     from osiris.run.driver import RuntimeProblem, StepContext
     from osiris.run.drivers import driver_for
     from osiris.run.engine import memory_limit_mb
 
+    if case.endswith("in-memory"):
+        http.SPILL_BYTES = 1 << 40
     endpoint, extra = CASES[case]
     path, _, query = endpoint.partition("?")
     params = {k: v[0] for k, v in parse_qs(query).items()}
@@ -90,11 +96,11 @@ def one(url: str, case: str) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) == 3:
+    if len(sys.argv) == 3 and sys.argv[1].startswith("http"):
         return one(sys.argv[1], sys.argv[2])
     url = serve()
     print(f"load: {Path('/proc/loadavg').read_text().split()[:3]}")
-    for case in CASES:
+    for case in sys.argv[1:] or CASES:
         subprocess.run([sys.executable, __file__, url, case], check=True)
 
 

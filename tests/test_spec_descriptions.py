@@ -36,6 +36,18 @@ def test_each_field_says_what_it_takes(component: str, field: str, prop: dict[st
         assert "e.g." in description, f"{component}.{field}: a structure needs an example: {description}"
 
 
+KEYWORDS = {"type", "description", "default", "enum", "minimum", "maximum", "minLength", "maxLength", "items",
+            "additionalProperties", "format", "oneOf", "anyOf", "uniqueItems", "minItems", "pattern", "x-sql",
+            "x-enum-synonyms"}
+
+
+@pytest.mark.parametrize(("component", "field", "prop"), fields(), ids=lambda v: v if isinstance(v, str) else "")
+def test_no_description_is_cut_at_a_comma(component: str, field: str, prop: dict[str, Any]) -> None:
+    """In a YAML flow mapping an unquoted `description: Token, password or API key` ends at the
+    comma, and the rest becomes a stray key: the description a model reads was only `Token`."""
+    assert set(prop) <= KEYWORDS, f"{component}.{field}: {sorted(set(prop) - KEYWORDS)}"
+
+
 def test_dtype_takes_duckdb_type_names_and_says_so_where_the_model_reads() -> None:
     spec = SPECS["filesystem.csv_extractor"]
     description = spec["configSchema"]["properties"]["dtype"]["description"]
