@@ -226,12 +226,22 @@ def test_deep_nesting_is_one_line(proj: RunProject, api: ApiServer, depth: int, 
     ("http://" + "a" * 70 + ".example", "the host name is not valid (a label is empty, too long, or not a valid name)"),
     ("http://exa\x00mple.org", "the URL or a header holds a control character"),
     ("ftp://example.org", "the URL does not start with http:// or https://"),
+    ("http://[::1", "the URL is not valid"),
 ])
 def test_a_url_that_cannot_be_sent_is_oml505_naming_why(base_url: str, reason: str) -> None:
     problem = fails("rest.extractor", {"base_url": base_url, "endpoint": "/x", "max_retries": 2})
     assert problem.code == "OML505"
     assert problem.message.endswith(f"/x: {reason}")
     assert "\x00" not in problem.message and "Error" not in problem.message
+
+
+def test_a_redirect_or_a_next_link_that_is_not_a_url_is_one_clear_line(api: ApiServer) -> None:  # noqa: F811
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/bad-redirect"})
+    assert (problem.code, problem.message) == (
+        "OML508", f"a redirect from GET {api.url}/bad-redirect to an address that is not a URL, not followed")
+    assert len(api.hits("/bad-redirect")) == 1  # not retried: a broken redirect stays broken
+    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/bad-link", "pagination": "link_header"})
+    assert (len(rows), outcome.warnings) == (5, ["stopped paging: the next link is not a URL"])
 
 
 def test_an_invalid_host_in_a_run_is_one_line_naming_the_step(proj: RunProject) -> None:

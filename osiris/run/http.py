@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import email.utils
 import io
+import re
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
@@ -94,13 +95,25 @@ def known_secrets(secrets: Iterable[str], headers: Mapping[str, str]) -> list[st
 
 def safe_url(url: object) -> str:
     """`scheme://host:port/path`: no user info, no query string, no fragment, no control characters."""
-    parts = urlsplit(str(url))
+    text = str(url)
     try:
+        parts = urlsplit(text)
         port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # a port that is not a number
-        port = ""
-    shown = f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+        shown = f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+    except ValueError:  # a bracketed host that is not an address, a port that is not a number
+        shown = re.sub(r"//[^/]*@", "//", re.split(r"[?#]", text, maxsplit=1)[0])
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+
+
+def join_url(response: httpx.Response, location: str) -> httpx.URL | None:
+    """`location` (a redirect or a next link) resolved against the response's URL; None when it is
+    not a URL httpx can send to."""
+    import httpx
+
+    try:
+        return response.url.join(location)
+    except (httpx.InvalidURL, ValueError):
+        return None
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -199,7 +212,7 @@ class HttpClient:
         for _ in range(MAX_REDIRECTS):
             if not response.is_redirect:
                 return response
-            target = response.url.join(response.headers["location"])
+            target = response.url.join(response.headers["location"])  # httpx has checked it is a URL
             if (target.scheme, target.netloc) != (response.url.scheme, response.url.netloc):
                 raise self._redirect_problem(response, method, f"a redirect to another site ({safe_url(target)})",
                                              "Osiris does not send credentials to a site the pipeline does not "
@@ -220,6 +233,11 @@ class HttpClient:
             response = self._client.send(request, stream=True)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, ValueError) as exc:
             raise self._unsendable(exc, url) from None
+        except httpx.RemoteProtocolError as exc:
+            if "location header" not in str(exc):
+                raise
+            raise self.problem("OML508", f"a redirect from {method} {safe_url(url)} to an address that is not a URL, "
+                               "not followed", "The server's redirect is broken; use the resource's final URL.") from None
         body: IO[bytes] = io.BytesIO()
         try:
             for chunk in response.iter_bytes():

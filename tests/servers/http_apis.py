@@ -33,6 +33,7 @@ Hostile routes (a run must end on each within its deadline, with one clear line)
     /many?mb=M&cursor=C           M MiB of 1 KiB records under "items", then {"meta": {"next": C2}}: 2 pages
     /surrogate  /deep  /long-int  a lone escaped surrogate; 5,000 levels of nesting; a 5,000-digit integer
     /token-at?at=N                400 whose body carries the bearer token at character N
+    /bad-redirect  /bad-link      a redirect, and a Link rel=next, to "http://[::1" (not a URL)
     POST /graphql with variables {"loop": true}: endCursor X, Y, X, Y, ...
 """
 
@@ -314,6 +315,12 @@ class _Handler(BaseHTTPRequestHandler):
     def route_long_int(self, query: dict[str, str], seen: Seen) -> None:
         raw = b'{"items": [{"id": 1, "big": ' + b"7" * 5000 + b'}, {"id": 2, "big": 5}]}'
         self.reply(200, None, raw=raw, content_type="application/json")
+
+    def route_bad_redirect(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(302, {}, {"location": "http://[::1"})
+
+    def route_bad_link(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, RECORDS[:5], {"link": '<http://[::1>; rel="next"'})
 
     def route_token_at(self, query: dict[str, str], seen: Seen) -> None:
         token = str(seen.headers.get("authorization", "")).removeprefix("Bearer ")

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from osiris.run.driver import ColumnInfo, StepContext, StepOutcome, TableInfo
-from osiris.run.http import HttpClient, auth_headers, client_for, safe_url
+from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
@@ -155,9 +155,12 @@ def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
 def _next_link(response: Any, url: str, client: HttpClient) -> str:
     """The `rel="next"` URL, resolved against the page; "" at the end or when it leaves the origin."""
     link = response.links.get("next", {}).get("url")
-    if not link:
+    joined = join_url(response, link) if link else None
+    if joined is None:
+        if link:
+            client.notes.append("stopped paging: the next link is not a URL")
         return ""
-    target = str(response.url.join(link))
+    target = str(joined)
     here, there = urlsplit(url), urlsplit(target)
     if (here.scheme, here.netloc) != (there.scheme, there.netloc):
         client.notes.append(f"stopped paging: the next page is on another site ({safe_url(target)})")
