@@ -232,6 +232,7 @@ def test_json_of_an_invalid_pipeline_gives_its_issues_and_runs_nothing(proj: Run
         "issues": [{"code": "OML303", "severity": "error", "tier": 3, "path": "/steps/0/config/path",
                     "line": 7, "column": 3,
                     "message": "required field 'path' is missing for filesystem.csv_extractor",
-                    "hint": "add path: <CSV file (or a directory>", "value": None}]}
+                    "hint": "add path: <CSV file, relative to the project (or base_dir), e.g. data/orders.csv; "
+                            "a directory in discover mode>", "value": None}]}
     assert "OML303" in result.stderr and "invalid: fix it before running" in result.stderr
     assert not (proj.root / ".osiris" / "sessions").exists()

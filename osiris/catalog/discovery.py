@@ -86,7 +86,7 @@ def discover_csv(path: Path) -> TableInfo:
 def table_entry(table: TableInfo) -> dict[str, Any]:
     """A table as the catalog stores it."""
     return {"columns": [{"name": c.name, "type": c.type, "nullable": c.nullable} for c in table.columns],
-            "primary_key": list(table.primary_key)}
+            "primary_key": list(table.primary_key), **table.details}
 
 
 def build_catalog(name: str, family: str, connection: str, found: Iterable[TableInfo],

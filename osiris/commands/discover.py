@@ -1,7 +1,9 @@
-"""`osiris discover @family.alias [TABLE...]` / `discover FILE.csv` / `discover --list`.
+"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover FILE.csv`
+/ `discover --list`.
 
-Reads tables, columns, types and primary keys into the project's schema catalog
-(`.osiris/catalog/`), which validation (OML406) and the request prompt use. docs/discover.md.
+Reads tables, columns, types and primary keys (for an API endpoint: where its records are, their
+keys and JSON types, the paging) into the project's schema catalog (`.osiris/catalog/`), which
+validation (OML406) and the request prompt use. docs/discover.md.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from osiris.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
 
+ENDPOINT_FAMILIES = ("rest",)  # discovered by endpoint path, not by table
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", metavar="@family.alias|FILE.csv",
                         help="a configured connection, e.g. @mysql.default, or a CSV file")
-    parser.add_argument("tables", nargs="*", metavar="TABLE", help="only these tables (default: all)")
+    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH",
+                        help="only these tables (default: all); for @rest connections, the endpoint paths to read")
     parser.add_argument("--refresh", action="store_true", help="read tables already in the catalog again")
     parser.add_argument("--list", action="store_true", help="list the catalogs, their table counts and ages")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -53,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
+    from osiris.catalog.connection import parse_connection
     from osiris.catalog.discovery import update_connection_catalog
 
+    if parse_connection(reference)[0] in ENDPOINT_FAMILIES and not tables:
+        raise UsageError(f"name the endpoint path(s) to read, e.g. osiris discover {reference} /customers")
     update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
                                        reference, tables, refresh)
     if not update.fresh:
@@ -92,7 +100,8 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     from osiris.text_table import printable
 
     names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
-    print(printable(f"{shown}: {len(catalog.tables)} table{'s' if len(catalog.tables) != 1 else ''} ({names})"))
+    kind = "endpoint" if catalog.family in ENDPOINT_FAMILIES else "table"
+    print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
 
 
 def _print_list(catalogs: list[Catalog], max_age_days: float, as_json: bool) -> int:
