@@ -45,7 +45,8 @@ class Family:
     title: str  # "PostgreSQL": how messages and prompts name it
     components: tuple[str, ...]  # the components its driver runs
     kind: str  # "database" (tables a failed step's facts can list), "api", "files" or "engine"
-    discoverable: bool = False  # `osiris discover @<name>.alias` reads its tables
+    discoverable: bool = False  # `osiris discover @<name>.alias` reads its tables (or endpoints)
+    discovers: str = "tables"  # "endpoints": discover reads the API paths named (`@rest.api /customers`)
     dialect: str | None = None  # the sqlglot dialect of its SQL, for specs that do not mark `x-sql`
     words: tuple[str, ...] = ()  # what people call it in a request ("mariadb"), besides its name
 
@@ -93,6 +94,7 @@ class TableInfo:
     name: str
     columns: list[ColumnInfo]
     primary_key: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)  # more for the catalog entry (an API's data_path, paging)
 
 
 class Driver(Protocol):

@@ -75,4 +75,6 @@ CODES: dict[str, Code] = {
     "OML519": Code(5, "error", "step inputs do not fit"),
     "OML520": Code(5, "error", "cleartext password refused"),
     "OML521": Code(5, "error", "connection setting invalid"),
+    "OML523": Code(5, "error", "API response too large"),
+    "OML524": Code(5, "error", "paging did not end"),
 }

@@ -24,7 +24,7 @@ from osiris.run.problems import no_driver_problem
 if TYPE_CHECKING:
     from osiris.run.driver import Driver, Family
 
-__all__ = ["components", "driver_for", "families", "family", "family_driver", "has_driver"]
+__all__ = ["components", "discovers_endpoints", "driver_for", "families", "family", "family_driver", "has_driver"]
 
 
 def family(name: str) -> Family | None:
@@ -39,6 +39,12 @@ def families() -> dict[str, Family]:
     """Every family with a driver, by name (imports each driver module once)."""
     found = (family(info.name) for info in pkgutil.iter_modules(__path__))
     return {f.name: f for f in sorted((f for f in found if f is not None), key=lambda f: f.name)}
+
+
+def discovers_endpoints(name: str) -> bool:
+    """A family `osiris discover` reads by endpoint path (`@rest.alias /customers`), not by table."""
+    facts = family(name)
+    return facts is not None and facts.discovers == "endpoints"
 
 
 def components() -> list[str]:
