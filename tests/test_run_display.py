@@ -28,12 +28,12 @@ def slow_api(api: ApiServer) -> ApiServer:
     return api
 
 
-def on_terminal(proj: RunProject, path: Path, **env: str) -> tuple[int, str]:
-    """`osiris run PATH` in a pty 160 columns wide; its exit status and everything it showed."""
+def on_terminal(proj: RunProject, path: Path, *args: str, **env: str) -> tuple[int, str]:
+    """`osiris run PATH ARGS` in a pty 160 columns wide; its exit status and everything it showed."""
     environment = clean_env(TERM="xterm-256color", COLUMNS="160", **env)
     if "NO_COLOR" not in env:
         environment.pop("NO_COLOR")
-    child = pexpect.spawn(sys.executable, ["-m", "osiris", "run", str(path)], cwd=str(proj.root),
+    child = pexpect.spawn(sys.executable, ["-m", "osiris", "run", str(path), *args], cwd=str(proj.root),
                           env=environment, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         child.expect(pexpect.EOF)
@@ -62,7 +62,8 @@ def test_live_line_counts_time_and_rows_then_each_step_is_a_coloured_line(tmp_pa
     assert re.search(r"get  3 rows  1\.\d s", screen), screen  # rows so far, when the driver reports them
     assert re.search(r"\x1b\[32mget  ok  3 rows  1\.\d s\x1b\[0m", screen), screen  # green, with rows and time
     assert re.search(r"\x1b\[32mwrite  ok  3 rows  0\.\d s\x1b\[0m", screen), screen
-    assert (proj.root / "out.csv").read_text().splitlines()[:2] == ["id,name,meta", "1,item-1,\"{'rank': 1, 'tags': [t1]}\""]
+    assert (proj.root / "out.csv").read_text().splitlines()[:2] == [
+        "id,name,meta", '1,item-1,"{""rank"":1,""tags"":[""t1""]}"']  # nested values are JSON text (docs/types.md)
 
 
 def test_a_failed_step_is_red_and_a_skipped_one_yellow(tmp_path: Path, slow_api: ApiServer) -> None:

@@ -14,10 +14,8 @@ from osiris.sample.dry_run import SampleOptions
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
 
-SQL_FAMILIES = ("postgres", "mysql", "supabase")
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
-MAX_DEPTH = 4
 NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
 
 
@@ -48,11 +46,10 @@ def step_fact(step: StepResult) -> str:
 
 def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: SampleOptions) -> list[str]:
     component = str(step.get("component", ""))
-    family = component.split(".", 1)[0]
     try:
         config, secrets = _resolved(step, options)
-        if family in SQL_FAMILIES and problem.code in SQL_CODES:
-            return table_facts(family, component, config)
+        if _database_dialect(component) is not None and problem.code in SQL_CODES:
+            return table_facts(component, config)
         if component == "rest.extractor" and problem.code in ("OML509", "OML515"):
             return api_facts(config, secrets)
     except Exception:  # a fact is a bonus: when the source cannot be read again, the problem still goes back
@@ -71,12 +68,22 @@ def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str
     return resolved.config, resolved.secrets
 
 
-def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[str]:
+def _database_dialect(component: str) -> str | None:
+    """The SQL dialect of a component whose family is a database with tables ("" when it has
+    none), or None for any other family."""
+    from osiris.run.drivers import family
+
+    facts = family(component.split(".", 1)[0])
+    return (facts.dialect or "") if facts is not None and facts.kind == "database" else None
+
+
+def table_facts(component: str, config: Mapping[str, Any]) -> list[str]:
     """`table customers has columns: id integer, email text, status text` for each table the step names."""
     from osiris.run.drivers import driver_for
     from osiris.run.drivers.sql_common import tables_in
 
-    named = [str(config["table"])] if config.get("table") else tables_in(str(config.get("query") or ""), family)
+    query = str(config.get("query") or "")
+    named = [str(config["table"])] if config.get("table") else tables_in(query, _database_dialect(component))
     if not named:
         return []
     found = driver_for(component).discover(config, [name.split(".")[-1] for name in named])
@@ -91,11 +98,11 @@ def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[
 
 def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
     """The shape of the endpoint's first response: where lists of records are and their keys."""
-    from osiris.run.drivers.rest import client_for
+    from osiris.run.drivers.rest import endpoint_url, rest_client
 
-    url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
+    url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
-    with client_for(config, secrets) as client:
+    with rest_client(config, secrets) as client:
         response = client.send(method, url, params=dict(config.get("params") or {}) or None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
@@ -104,7 +111,9 @@ def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
 
 def describe_shape(body: Any) -> list[str]:
     """Where a JSON body keeps its records, and their keys with JSON types (values withheld)."""
-    lists = list(_record_lists(body, ""))
+    from osiris.catalog.api_shape import record_lists
+
+    lists = list(record_lists(body))
     if not lists:
         return [f"the response body is {_shape(body)} (values withheld)"]
     lines = [f"the response body's top level is {_shape(body)}"]
@@ -115,14 +124,6 @@ def describe_shape(body: Any) -> list[str]:
     return lines
 
 
-def _record_lists(value: Any, path: str, depth: int = 0) -> Any:
-    """(dotted path, list) for every list of objects in the body, shallowest first."""
-    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
-        yield path, value
-        return
-    if isinstance(value, Mapping) and depth < MAX_DEPTH:
-        for key, inner in value.items():
-            yield from _record_lists(inner, f"{path}.{key}" if path else str(key), depth + 1)
 
 
 def _keys(record: Mapping[str, Any]) -> str:
@@ -144,17 +145,11 @@ def _shape(value: Any) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return "null"
+    """JSON's own type names (osiris.catalog.api_shape), an integer being a number here."""
+    from osiris.catalog.api_shape import json_type
+
+    kind = json_type(value)
+    return "number" if kind == "integer" else kind
 
 
 def problem_headline(issue: Any, pipeline: Mapping[str, Any]) -> str:
@@ -177,8 +172,9 @@ def _where(step: Mapping[str, Any]) -> str:
     config = step.get("config") or {}
     if config.get("table"):
         return str(config["table"])
-    if config.get("query") and str(step.get("component", "")).split(".")[0] in SQL_FAMILIES:
-        named = tables_in(str(config["query"]), "postgres")
+    dialect = _database_dialect(str(step.get("component", "")))
+    if config.get("query") and dialect is not None:
+        named = tables_in(str(config["query"]), dialect)
         if named:
             return ", ".join(named)
     return f"step '{step.get('id', '?')}'"

@@ -26,7 +26,9 @@ from osiris.run.driver import RuntimeProblem
 from osiris.trust.sql import READ_WITH_A_STEP
 
 SCRATCH = Path(".osiris") / "tmp"
-ALWAYS_ALLOWED_SETTINGS = ("threads",)  # the JSON loader lowers the threads for one read (ADR 0065)
+# The JSON loader lowers the threads and raises the memory cap for one read (ADR 0065); neither
+# reaches a file or the network.
+ALWAYS_ALLOWED_SETTINGS = ("threads", "memory_limit")
 
 
 def scratch_dir(project: Path) -> Path:

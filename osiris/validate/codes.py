@@ -77,4 +77,9 @@ CODES: dict[str, Code] = {
     "OML516": Code(5, "error", "no runtime driver"),
     "OML517": Code(5, "error", "file outside the project"),
     "OML518": Code(5, "error", "refused by the trust boundary"),
+    "OML519": Code(5, "error", "step inputs do not fit"),
+    "OML520": Code(5, "error", "cleartext password refused"),
+    "OML521": Code(5, "error", "connection setting invalid"),
+    "OML523": Code(5, "error", "API response too large"),
+    "OML524": Code(5, "error", "paging did not end"),
 }

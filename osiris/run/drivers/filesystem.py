@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
+from osiris.run.csv_input import exact_number_types
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import masked
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -67,8 +68,9 @@ class FilesystemDriver:
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
         try:
+            options = _read_options(config, exact_number_types(ctx.con, literal(str(source)), _read_options(config)))
             ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
-                            f"SELECT * FROM read_csv({literal(str(source))}{_read_options(config)}){limit}")
+                            f"SELECT * FROM read_csv({literal(str(source))}{options}){limit}")
         except duckdb.Error as error:
             raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         finally:
@@ -93,7 +95,7 @@ class FilesystemDriver:
         finished = output_file(ctx.scratch_dir or target.parent, target)
         copied = finished.with_name(finished.name + "-utf8") if form.second_pass else finished
         try:
-            ctx.con.execute(f"COPY (SELECT * FROM {quote_ident(source)}) TO {literal(str(copied))} "
+            ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) TO {literal(str(copied))} "
                             f"({form.copy_options()})")
             if form.second_pass:
                 form.finish(copied, finished)
@@ -157,9 +159,11 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
     return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)
 
 
-def _read_options(config: Mapping[str, Any]) -> str:
+def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = None) -> str:
+    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
+    A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
-             f"header = {'true' if config.get('header', True) else 'false'}"]
+             f"header = {'true' if config.get('header', True) else 'false'}", "allow_quoted_nulls = false"]
     if config.get("skip_rows"):
         parts.append(f"skip = {int(config['skip_rows'])}")
     if config.get("comment"):
@@ -171,10 +175,12 @@ def _read_options(config: Mapping[str, Any]) -> str:
         parts.append(f"compression = {literal(str(config['compression']))}")
     if config.get("na_values"):
         parts.append("nullstr = [" + ", ".join(literal(str(v)) for v in config["na_values"]) + "]")
-    if isinstance(config.get("dtype"), Mapping):
-        parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}"
-                                            for k, v in config["dtype"].items()) + "}")
+    types = {**(exact or {}), **(config["dtype"] if isinstance(config.get("dtype"), Mapping) else {})}
+    if types:
+        parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}" for k, v in types.items()) + "}")
     return ", " + ", ".join(parts)
 
 
 DRIVER = FilesystemDriver()
+FAMILY = Family("filesystem", "CSV files", ("filesystem.csv_extractor", "filesystem.csv_writer"), kind="files",
+                discoverable=True)

@@ -35,13 +35,14 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
 from osiris.run.drivers.sql_common import input_columns, key_list
 from osiris.run.drivers.supabase_postgres import database_fields, json_columns, write_through_database
 from osiris.run.spool import quote_ident
 from osiris.run.http import HttpClient, safe_url
+from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
@@ -55,8 +56,7 @@ def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClien
     key = str(config.get("key") or "")
     schema = str(config.get("schema") or "public")
     headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
-    return HttpClient(headers=headers, timeout=float(config.get("timeout") or 30),
-                      max_retries=int(config.get("retries", 3)), secrets=(*secrets, key))
+    return http_client(config, secrets, headers)
 
 
 def catalog(client: HttpClient, config: Mapping[str, Any]) -> dict[str, TableInfo]:
@@ -295,3 +295,5 @@ def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, 
 
 
 DRIVER = SupabaseDriver()
+FAMILY = Family("supabase", "Supabase", ("supabase.extractor", "supabase.writer"), kind="database",
+                discoverable=True, dialect="postgres")
