@@ -97,11 +97,14 @@ class MySQLDriver:
             with conn.cursor() as cursor:
                 if mode == "replace" or config.get("truncate_before"):
                     cursor.execute(f"DELETE FROM {target}")
-                statement = _insert_statement(target, columns, keys if mode == "upsert" else [])
-                for batch in input_batches(ctx, source, columns, int(config.get("batch_size", 1000))):
-                    cursor.executemany(statement, [tuple(_plain(v) for v in row) for row in batch])
-                    rows += len(batch)
-                    ctx.progress(rows)
+                statement = _insert_statement(target, columns, keys if mode == "upsert" else [], ctx.staged_table)
+                if ctx.staged_table:  # staged by the Spark engine in this database
+                    rows = cursor.execute(statement)
+                else:
+                    for batch in input_batches(ctx, source, columns, int(config.get("batch_size", 1000))):
+                        cursor.executemany(statement, [tuple(_plain(v) for v in row) for row in batch])
+                        rows += len(batch)
+                        ctx.progress(rows)
             if ctx.sample is None:
                 conn.commit()
             else:
@@ -220,10 +223,12 @@ def _mysql_type(duckdb_type: str, is_key: bool) -> str:
     return "VARCHAR(255)" if kind == "TEXT" and is_key else kind
 
 
-def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
+def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], staged: str | None = None) -> str:
+    """INSERT of one row's values, or of every row of a `staged` table (the Spark engine's)."""
     names = ", ".join(_ident(n) for n, _ in columns)
     marks = ", ".join(["%s"] * len(columns))
-    statement = f"INSERT INTO {target} ({names}) VALUES ({marks})"
+    rows = f"SELECT {names} FROM {staged}" if staged else f"VALUES ({marks})"
+    statement = f"INSERT INTO {target} ({names}) {rows}"
     updates = [f"{_ident(n)} = VALUES({_ident(n)})" for n, _ in columns if n not in keys]
     if keys:
         statement += " ON DUPLICATE KEY UPDATE " + (", ".join(updates) or f"{_ident(keys[0])} = {_ident(keys[0])}")

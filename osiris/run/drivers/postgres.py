@@ -124,11 +124,15 @@ class PostgresDriver:
                                "ON COMMIT DROP")
                 into = "osiris_stage"
             rows = 0
-            with cursor.copy(f"COPY {into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                for data, count in csv_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
-                    copy.write(data)
-                    rows += count
-                    ctx.progress(rows)
+            if ctx.staged_table:  # staged by the Spark engine in this database
+                cursor.execute(f"INSERT INTO {into} ({names}) SELECT {names} FROM {ctx.staged_table}")
+                rows = cursor.rowcount
+            else:
+                with cursor.copy(f"COPY {into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
+                    for data, count in csv_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
+                        copy.write(data)
+                        rows += count
+                        ctx.progress(rows)
             if mode == "upsert":
                 cursor.execute(_upsert_statement(target, columns, keys, bool(ctx.config.get("keep_existing"))))
                 cursor.execute("DROP TABLE osiris_stage")

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from osiris.run.spark.differences import DIFFERENCES, DIFFERS, FAILS
-from osiris.validate.issue import Issue
+from osiris.validate.issue import Issue, ValidationReport
 
 PROCESSOR = "duckdb.processor"
 OTHER = "OML414"
@@ -33,6 +33,22 @@ def spark_sql(query: str) -> str:
     except (SqlglotError, ValueError) as error:
         raise NotTranspiled(" ".join(str(error).split())[:200]) from None
     return converted
+
+
+def spark_report(report: ValidationReport) -> ValidationReport:
+    """A valid report with the Spark engine's issues added (their file positions where known)."""
+    from dataclasses import replace
+
+    from osiris.validate.sql_position import ValueLocator
+
+    locator = ValueLocator(report.oml_text or "")
+
+    def locate(path: str) -> tuple[int | None, int | None]:
+        position = locator.position(path, 0)
+        return (position.line, position.column) if position else (None, None)
+
+    issues = spark_issues(report.pipeline or {}, locate)
+    return replace(report, issues=report.issues + issues) if issues else report
 
 
 def spark_issues(pipeline: Mapping[str, Any], locate: Any = None) -> list[Issue]:
