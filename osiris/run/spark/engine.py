@@ -126,7 +126,7 @@ class _Runner:
         component, sample = step.result.component, self.options.sample
         family = jdbc.family_of(component)
         if family is not None:
-            return jdbc.read(self.spark, family, step.config, sample)
+            return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
         if component == "filesystem.csv_extractor":
             return files.read_csv(self.spark, step.config, sample)
         frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))

@@ -80,7 +80,7 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     try:
         (frame.coalesce(1).write.mode("overwrite").option("sep", form.delimiter)
          .option("header", form.header and not form.own_header).option("quote", '"').option("escape", '"')
-         .option("quoteAll", form.quoting == "all").option("emptyValue", '""').option("nullValue", "")
+         .option("emptyValue", '""').option("nullValue", "")
          .option("lineSep", "\n").option("timestampFormat", _TIMESTAMPS).option("timestampNTZFormat", _TIMESTAMPS)
          .csv(str(folder)))
         parts = sorted(folder.glob("part-*"))

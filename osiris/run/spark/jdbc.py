@@ -47,8 +47,9 @@ def family_of(component: str) -> str | None:
     return family if family in DIALECTS and component.endswith((".extractor", ".writer")) else None
 
 
-def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: int | None) -> DataFrame:
-    """The step's rows as a lazy DataFrame: nothing is read until a job asks."""
+def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: int | None,
+         partitions: int) -> DataFrame:
+    """The step's rows as a lazy DataFrame, in up to `partitions` parts: nothing is read until a job asks."""
     from osiris.run.drivers import family_driver
 
     dialect = DIALECTS[family]
@@ -59,16 +60,15 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
     tables = _tables_read(dialect, config)
     found = family_driver(family).discover(config, tables)  # also proves the credentials, in the driver's words
     frame = _reader(spark, dialect, config).option("dbtable", f"({source}) osiris_source").load()
-    slots = spark.sparkContext.defaultParallelism
     key = _integer_key(found, frame.columns)
-    if key is None or limits or slots < 2:
+    if key is None or limits or partitions < 2:
         return frame
     low, high = _bounds(spark, dialect, config, source, key)
     if low is None or high is None or low == high:
         return frame
     return (_reader(spark, dialect, config).option("dbtable", f"({source}) osiris_source")
             .option("partitionColumn", key).option("lowerBound", str(low)).option("upperBound", str(high))
-            .option("numPartitions", str(slots)).load())
+            .option("numPartitions", str(partitions)).load())
 
 
 def stage(frame: DataFrame, family: str, config: Mapping[str, Any]) -> str:

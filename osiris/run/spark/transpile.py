@@ -117,9 +117,11 @@ def _unnamed_columns(tree: Any) -> list[str]:
 
 
 def _csv_writer_problems(config: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
-    if str(config.get("quoting", "minimal")).lower() == "nonnumeric":
-        yield ("quoting", "quoting: nonnumeric is not available on the Spark engine",
-               "use quoting: minimal or all, or run this pipeline on the DuckDB engine", OTHER)
+    quoting = str(config.get("quoting", "minimal")).lower()
+    if quoting != "minimal":
+        yield ("quoting", f"quoting: {quoting} is not available on the Spark engine (its CSV writer cannot keep "
+                          "NULL apart from an empty text when it quotes more than it must)",
+               "use quoting: minimal (the default), or run this pipeline on the DuckDB engine", OTHER)
     if str(config.get("newline", "lf")).lower() == "crlf":
         yield ("newline", "newline: crlf is not available on the Spark engine (its CSV writer ends lines with LF)",
                "use newline: lf, or run this pipeline on the DuckDB engine", OTHER)
