@@ -15,6 +15,7 @@ import psycopg
 import pytest
 import yaml
 
+from tests.conftest import osiris_here
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
 
 pytestmark = pytest.mark.xdist_group("spark")
@@ -146,7 +147,8 @@ def test_mariadb_groups_by_the_column_not_by_its_name(tmp_path, mariadb_server, 
         sql_step("per-country", "SELECT country, count(*) AS people, sum(score) AS score FROM input_df "
                                 "GROUP BY country"),
         mysql_step("write", "write", table="spark_by_country", mode="replace")])
-    expected = [("CZ", 50, 2525.0), ("DE", 50, 2500.0), ("FR", 50, 2512.5), ("US", 50, 2487.5)]
+    expected = sorted((country, 50, sum(i / 4 for i in range(1, 201) if ("CZ", "US", "DE", "FR")[i % 4] == country))
+                      for country in ("CZ", "US", "DE", "FR"))
     for engine in ("duckdb", "spark"):
         result = project.run(str(path), "--engine", engine)
         assert result.returncode == 0, result.stdout + result.stderr
@@ -171,7 +173,7 @@ def test_sample_keeps_nothing_in_either_database(tmp_path, postgres_server, mari
     project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server, mariadb=mariadb_server))
     pg.execute("CREATE TABLE spark_checked (id integer PRIMARY KEY, amount numeric(8,2))")
     path = project.pipeline([
-        pg_step("read", "read", table="spark_orders"),
+        pg_step("read", "read", query="SELECT id, amount FROM spark_orders"),
         after(pg_step("write-pg", "write", table="spark_checked"), "read"),
         sql_step("people", "SELECT CAST(id AS VARCHAR) AS country, 1 AS people, 2.0 AS score FROM df_read",
                  needs=["read"]),
@@ -193,7 +195,7 @@ def test_a_wrong_password_is_one_line_without_the_secret(tmp_path, postgres_serv
     result = project.run(str(path), env={"PG_PASSWORD": wrong})
     assert result.returncode == 6
     lines = [line for line in result.stderr.splitlines() if "OML" in line]
-    assert lines == [f"{path.name} OML506 step 'read': postgres rejected the user '{postgres_server.user}': "
+    assert lines == [f"{path} OML506 step 'read': postgres rejected the user '{postgres_server.user}': "
                      "password authentication failed"]
     assert "Traceback" not in result.stderr and "Exception" not in result.stderr
     assert "write  skipped" in result.stdout
@@ -243,7 +245,7 @@ def test_csv_options_spark_cannot_honour_are_refused(tmp_path):
                              csv_step("write", "write", "out.csv", newline="crlf", quoting="all")])
     result = project.run(str(path))
     assert result.returncode == 1
-    codes = [line.split()[1] for line in result.stderr.splitlines() if line.startswith(str(path))]
+    codes = [line.split()[1] for line in result.stderr.splitlines() if line.startswith(f"{path}:") and " OML" in line]
     assert codes == ["OML414", "OML414", "OML414"]
     assert project.run(str(path), "--engine", "duckdb").returncode == 6  # valid there (rows.csv is missing)
 
@@ -257,7 +259,7 @@ def test_the_analyser_refuses_an_unknown_column_and_no_job_runs(tmp_path):
                              after(csv_step("write", "write", "out.csv"), "t")])
     result = project.run(str(path))
     assert result.returncode == 6
-    assert f"{path.name} OML502 step 't': column \"emial\" does not exist" in result.stderr
+    assert f"{path} OML502 step 't': column \"emial\" does not exist" in result.stderr
     assert "hint: columns the database knows: email, id (did you mean 'email'?)" in result.stderr
     assert "copy  skipped" in result.stdout and "write  skipped" in result.stdout
     assert not (project.root / "copy.csv").exists()
@@ -266,13 +268,13 @@ def test_the_analyser_refuses_an_unknown_column_and_no_job_runs(tmp_path):
 # --- settings, the optional extra, the session -----------------------------------------------------
 
 
-def test_engine_setting_cli_over_env_over_file(tmp_path, osiris_here):
+def test_engine_setting_cli_over_env_over_file(tmp_path):
     project = on_spark(RunProject(tmp_path / "p"))
-    shown = json.loads(osiris_here(project.root, "config", "show", "--json").stdout)
+    shown = json.loads(osiris_here("config", "show", "--json", cwd=project.root).stdout)
     assert shown["run.engine"] == {"value": "spark", "source": str(project.root / ".osiris.yaml")}
     assert shown["run.spark.master"]["value"] == "local[1]"
     assert shown["run.spark.jars"] == {"value": [], "source": "default"}
-    shown = json.loads(osiris_here(project.root, "config", "show", "--json",
+    shown = json.loads(osiris_here("config", "show", "--json", cwd=project.root,
                                    env={"OSIRIS_RUN__ENGINE": "duckdb"}).stdout)
     assert shown["run.engine"] == {"value": "duckdb", "source": "env OSIRIS_RUN__ENGINE"}
     (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")

@@ -155,7 +155,7 @@ class _Runner:
     def run(self, step: _Step, steps: dict[str, _Step], planned: bool) -> None:
         blocked = [n for n in step.inputs if steps[n].result.status != "ok"]
         result = step.result
-        if blocked or not planned and step.problem is None:
+        if step.problem is None and (blocked or not planned):
             result.status = "skipped"
             result.skipped_because = blocked[0] if blocked else next(s for s in steps.values() if s.problem).result.step_id
             self.listener.step_finished(result)

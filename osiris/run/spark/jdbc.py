@@ -105,7 +105,7 @@ def _connection(family: str, config: Mapping[str, Any]) -> Any:
 
 
 def _reader(spark: SparkSession, dialect: Dialect, config: Mapping[str, Any]) -> DataFrameReader:
-    return (spark.read.format("jdbc").options(**_properties(dialect, config))
+    return (spark.read.format("jdbc").options(**_properties(dialect, config)).option("preferTimestampNTZ", "true")
             .option("fetchsize", str(int(config.get("batch_size", 10_000)))))
 
 
