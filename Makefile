@@ -23,9 +23,10 @@ chat: $(VENV)/.installed
 	fi; exit $$status
 
 # One worker per core (ADR 0116); coverage of osiris/ with its floor (ADR 0117). For one file:
-# $(PY) -m pytest -q tests/test_x.py
+# $(PY) -m pytest -q tests/test_x.py. `--dist loadgroup` keeps the Spark tests (xdist_group "spark")
+# on one worker, so one JVM starts (docs/spark.md).
 test: $(VENV)/.installed
-	$(PY) -m pytest -q -n auto --cov --cov-report=
+	$(PY) -m pytest -q -n auto --dist loadgroup --cov --cov-report=
 
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
 lint: $(VENV)/.installed

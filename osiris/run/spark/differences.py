@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -22,7 +22,7 @@ FAILS, DIFFERS = "OML412", "OML413"
 class Difference:
     name: str  # the idiom, as the message names it
     code: str  # FAILS or DIFFERS
-    matches: Callable[[exp.Expression], bool]
+    matches: Callable[[Any], bool]  # a sqlglot node
     why: str  # what Spark does with it
     hint: str  # what to write instead, the same on both engines
 

@@ -72,7 +72,7 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
     PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True  # it prints Java errors as JSON
     spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAppName("osiris").setAll(list(conf.items()))
     quiet = {} if os.environ.get("OSIRIS_DEBUG") else {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    gateway = launch_gateway(spark_conf, popen_kwargs=quiet)
+    gateway = launch_gateway(spark_conf, popen_kwargs=quiet)  # type: ignore[no-untyped-call]  # pyspark leaves it untyped
     context = SparkContext(conf=spark_conf, gateway=gateway)
     return SparkSession(context)
 
