@@ -59,6 +59,14 @@ def _star_replace(node: exp.Expression) -> bool:
     return isinstance(node, exp.Star) and bool(node.args.get("replace") or node.args.get("rename"))
 
 
+def _cast_to_whole_number(node: exp.Expression) -> bool:
+    from sqlglot import exp
+
+    if not isinstance(node, (exp.Cast, exp.TryCast)) or not node.to.is_type(*exp.DataType.INTEGER_TYPES):
+        return False
+    return not isinstance(node.this, (exp.Literal, exp.Round, exp.Floor, exp.Ceil))
+
+
 DIFFERENCES: tuple[Difference, ...] = (
     Difference("QUALIFY with SELECT *", DIFFERS, _qualify_with_star,
                "Spark's rewrite adds a column _w to every row",
@@ -69,6 +77,9 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("dayofweek / isodow / extract(dow ...)", DIFFERS, _day_of_week,
                "Spark numbers the days 1-7 from Sunday, DuckDB 0-6 (isodow: 1-7 from Monday)",
                "compare day names instead: strftime(d, '%A') = 'Monday', or keep this transform on the DuckDB engine"),
+    Difference("CAST(... AS an integer type)", DIFFERS, _cast_to_whole_number,
+               "Spark drops the fraction (3.75 -> 3) where DuckDB rounds (3.75 -> 4)",
+               "say which you mean: CAST(round(x) AS INTEGER), CAST(floor(x) AS INTEGER) or CAST(trunc(x) AS ...)"),
     Difference("list indexing list[i]", FAILS, _kind("Bracket"),
                "Spark's arrays count from 0 and fail on an index out of range (ANSI mode)",
                "use list_extract(l, i) only on the DuckDB engine, or unnest the list in the extractor's query"),
