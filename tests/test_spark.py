@@ -446,3 +446,20 @@ def test_every_project_query_gives_the_same_rows_or_is_refused_on_spark():
     assert len(outcomes["same"]) >= 20, outcomes
     assert {"SELECT id, tags[1] AS first FROM input_df", "PIVOT input_df ON country USING sum(rating)",
             "SELECT id, dayofweek(joined) AS d FROM input_df"} <= set(outcomes["refused"])
+
+
+def test_the_duckdb_engine_and_validate_never_import_pyspark(tmp_path):
+    """A real process: a DuckDB run (with the Spark settings present) and a validate load no JVM bridge."""
+    import subprocess
+
+    from tests.support import clean_env
+
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    probe = ("import sys; from osiris.cli import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in ('pyspark', 'py4j', 'pyarrow') if m in sys.modules))")
+    for argv in (["run", str(path), "--engine", "duckdb"], ["validate", str(path)]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=project.root, env=clean_env(),
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
