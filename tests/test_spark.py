@@ -16,6 +16,7 @@ import psycopg
 import pytest
 import yaml
 
+from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.conftest import osiris_here
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
 
@@ -463,3 +464,48 @@ def test_the_duckdb_engine_and_validate_never_import_pyspark(tmp_path):
         done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=project.root, env=clean_env(),
                               capture_output=True, text=True, timeout=120)
         assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+# --- API reads through their drivers; errors that must not show raw --------------------------------
+
+
+def test_an_api_read_goes_through_its_driver_and_reaches_spark(tmp_path, api):
+    from tests.servers.http_apis import RECORDS
+
+    project = on_spark(RunProject(tmp_path / "p"))
+    path = project.pipeline([
+        {"id": "get", "component": "rest.extractor", "mode": "read",
+         "config": {"base_url": api.url, "endpoint": "/all", "data_path": "data.items"}},
+        sql_step("pick", "SELECT id, name FROM input_df ORDER BY id"),
+        csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "get  ok  23 rows" in result.stdout
+    assert (project.root / "out.csv").read_text() == "id,name\n" + "".join(f"{r['id']},{r['name']}\n" for r in RECORDS)
+
+
+def test_a_value_spark_cannot_read_fails_the_read_without_showing_it(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id,email\n1,a@x\nsecret-cell-value-42,b@x\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv", dtype={"id": "BIGINT", "email": "VARCHAR"}),
+                             csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 6, result.stdout + result.stderr
+    [line] = [line for line in result.stderr.splitlines() if " OML" in line]
+    assert line.startswith(f"{path} OML5") and "step 'read'" in line
+    assert "secret-cell-value-42" not in result.stdout + result.stderr
+    assert "Exception" not in result.stderr and "org.apache" not in result.stderr and "Traceback" not in result.stderr
+    assert not (project.root / "out.csv").exists()
+
+
+def test_without_java_the_engine_does_not_start_and_says_so(tmp_path):
+    """A real process with JAVA_HOME pointing nowhere: Spark's launcher cannot start the JVM."""
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    result = project.run(str(path), env={"JAVA_HOME": str(tmp_path / "no-java")}, process=True)
+    assert result.returncode == 6, result.stdout + result.stderr
+    [line] = [line for line in result.stderr.splitlines() if " OML" in line]
+    assert line.startswith(f"{path} OML527 step 'read': the Spark engine did not start")
+    assert "    hint: check run.spark.master (osiris config show) and that Java 17 or newer is installed" in result.stderr
+    assert "write  skipped" in result.stdout
