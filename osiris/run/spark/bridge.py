@@ -24,7 +24,7 @@ def read_through_driver(spark: SparkSession, ctx: StepContext) -> tuple[DataFram
     from osiris.run.drivers import driver_for
 
     outcome = driver_for(ctx.component).run(ctx)
-    table = ctx.con.execute(f"SELECT * FROM {quote_ident(ctx.output_table)}").to_arrow_table()
+    table = ctx.con.sql(f"SELECT * FROM {quote_ident(ctx.output_table)}").to_arrow_table()
     ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(ctx.output_table)}")
     return spark.createDataFrame(table), outcome
 
