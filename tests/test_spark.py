@@ -156,6 +156,12 @@ def test_mariadb_groups_by_the_column_not_by_its_name(tmp_path, mariadb_server, 
         assert result.returncode == 0, result.stdout + result.stderr
         assert "per-country  ok  4 rows" in result.stdout
         assert maria_rows(maria, "SELECT * FROM spark_by_country ORDER BY country") == expected, engine
+    upsert = project.pipeline([*yaml.safe_load(path.read_text())["steps"][:2],
+                               mysql_step("write", "write", table="spark_by_country", mode="upsert",
+                                          upsert_keys=["country"])], name="upsert")
+    for _round in (1, 2):  # INSERT ... SELECT ... ON DUPLICATE KEY UPDATE from the scratch table
+        assert project.run(str(upsert), "--engine", "spark").returncode == 0
+    assert maria_rows(maria, "SELECT * FROM spark_by_country ORDER BY country") == expected
     assert stage_tables(maria=maria) == []
 
 
