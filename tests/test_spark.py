@@ -105,6 +105,8 @@ def test_csv_pipeline_writes_the_same_bytes_on_both_engines(tmp_path):
     assert spark_totals == sorted(outputs["duckdb"]["totals.csv"].decode("utf-16").splitlines()[1:])
     assert outputs["spark"]["totals.csv"][:2] == b"\xff\xfe"  # the byte-order mark, as on DuckDB
     assert not list((project.root / "out").glob(".*partial*"))
+    assert sorted(p.name for p in project.root.iterdir()) == [".osiris", ".osiris.yaml", "out", "people.csv",
+                                                             "test-run.yaml"]  # no spark-warehouse/, no derby.log
 
 
 def test_sample_writes_csv_under_the_session_and_keeps_the_target(tmp_path):

@@ -9,8 +9,10 @@ OML lines (osiris.run.spark.errors). The JDBC drivers of Debian's `libpostgresql
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +38,7 @@ _DEFAULTS = {
 }
 
 _current: tuple[tuple[Any, ...], SparkSession] | None = None
-_log_file: str | None = None
+_folder: Path | None = None
 
 
 def require_pyspark() -> None:
@@ -80,7 +82,8 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
 def session_conf(settings: SparkSettings) -> dict[str, str]:
     """Osiris's defaults, the JDBC jars found, then the person's `run.spark.conf` over them."""
     conf = dict(_DEFAULTS)
-    java_options = f"-Dlog4j2.configurationFile={_log_config()} -Duser.timezone=UTC"
+    conf["spark.sql.warehouse.dir"] = str(_private_dir() / "warehouse")  # not spark-warehouse/ in the project
+    java_options = f"-Dlog4j2.configurationFile={_private_dir() / 'log4j2.properties'} -Duser.timezone=UTC"
     conf["spark.driver.extraJavaOptions"] = java_options
     conf["spark.executor.extraJavaOptions"] = java_options
     if settings.master.startswith("local"):
@@ -103,11 +106,11 @@ def jar_for(family: str, settings: SparkSettings) -> bool:
     return any(wanted in Path(p).name for p in session_conf(settings).get("spark.jars", "").split(",") if p)
 
 
-def _log_config() -> str:
-    """A log4j2 file that turns every JVM logger off, private to this process."""
-    global _log_file
-    if _log_file is None or not Path(_log_file).is_file():
-        handle, _log_file = tempfile.mkstemp(prefix="osiris-spark-log4j2-", suffix=".properties")
-        with os.fdopen(handle, "w") as out:
-            out.write(_LOG_CONFIG)
-    return _log_file
+def _private_dir() -> Path:
+    """This process's folder for Spark's files (the log settings, the warehouse), removed at exit."""
+    global _folder
+    if _folder is None:
+        _folder = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
+        (_folder / "log4j2.properties").write_text(_LOG_CONFIG, encoding="utf-8")
+        atexit.register(shutil.rmtree, _folder, True)
+    return _folder
