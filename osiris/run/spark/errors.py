@@ -35,11 +35,9 @@ def clean_text(error: BaseException | str, secrets: Iterable[str] = ()) -> str:
     """The first meaningful line of a Spark or Java error: no class names, no stack, redacted, cut."""
     raw = str(error) if isinstance(error, str) else _java_text(error)
     lines = [line.strip() for line in raw.splitlines() if line.strip() and not line.strip().startswith("at ")]
-    text = lines[0] if lines else "the Spark job failed"
-    for line in lines[1:3]:
-        if _CLASS_NAME.match(line):  # "Caused by: org.postgresql...: the real reason"
-            text = line
-    text = _NOISE.sub("", _CLASS_NAME.sub("", text.replace("Caused by:", ""))).strip(" :;")
+    causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
+    text = causes[-1] if causes else lines[0] if lines else "the Spark job failed"  # the root cause says most
+    text = _NOISE.sub("", _CLASS_NAME.sub("", text)).strip(" :;")
     text = re.sub(r"^\[[A-Z_.]+\]\s*", "", text)  # Spark's [ERROR_CLASS] prefix
     return redacted(text, secrets)[:_MESSAGE_LIMIT]
 
@@ -49,7 +47,7 @@ def problem_from(error: BaseException, family: str, config: dict[str, object], s
     if isinstance(error, RuntimeProblem):
         return error
     text = clean_text(error, secrets)
-    lowered = text.lower()
+    lowered = _java_text(error).lower()  # class names included, to classify; never shown
     condition = _condition(error)
     if "password authentication failed" in lowered or "access denied for user" in lowered:
         return auth_problem(family, config.get("user"), "password authentication failed")
