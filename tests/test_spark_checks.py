@@ -123,3 +123,40 @@ def test_analyser_problems_name_what_could_have_been_meant():
     other = analysis_problem(Refusal("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", {}), [], [])
     assert other.code == "OML414" and other.message == "Spark's analyser refused the transform: refused"
     assert engine_problem(RuntimeError("Java gateway process exited")).code == "OML527"
+
+
+def test_a_py4j_error_is_read_from_its_java_exception():
+    """Py4JJavaError carries the Java exception; its str() is the whole stack (stand-ins: no JVM here)."""
+    from osiris.run.driver import RuntimeProblem
+
+    class Java:
+        def __init__(self, text: str | None) -> None:
+            self.text = text
+
+        def toString(self) -> str:  # noqa: N802 - Java's name
+            if self.text is None:
+                raise RuntimeError("the JVM has gone away")
+            return self.text
+
+    class Py4JError(Exception):
+        def __init__(self, text: str | None) -> None:
+            super().__init__("An error occurred while calling o46.save. Trace: ...")
+            self.java_exception = Java(text)
+
+    assert problem_from(Py4JError(JAVA_ERROR), "postgres", {"user": "osiris"}, ()).code == "OML506"
+    assert clean_text(Py4JError(None)) == "the Spark job failed"
+    assert clean_text("\n\n   \nthe real line\nat frame") == "the real line"
+    kept = RuntimeProblem("OML510", "file not found: a.csv", "")
+    assert problem_from(kept, "", {}, ()) is kept
+
+
+def test_a_captured_error_whose_jvm_is_gone_still_gives_a_line():
+    class Gone(Exception):
+        def getCondition(self) -> str:  # noqa: N802 - pyspark's name
+            raise RuntimeError("the JVM has gone away")
+
+        def getMessageParameters(self) -> dict[str, str]:  # noqa: N802 - pyspark's name
+            raise RuntimeError("the JVM has gone away")
+
+    assert problem_from(Gone("lost"), "", {}, ()).message == "the Spark job failed: lost"
+    assert analysis_problem(Gone("lost"), [], []).code == "OML414"
