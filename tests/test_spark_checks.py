@@ -160,3 +160,48 @@ def test_a_captured_error_whose_jvm_is_gone_still_gives_a_line():
 
     assert problem_from(Gone("lost"), "", {}, ()).message == "the Spark job failed: lost"
     assert analysis_problem(Gone("lost"), [], []).code == "OML414"
+
+
+def test_what_sqlglot_cannot_transpile_is_oml412(monkeypatch):
+    """sqlglot raised for none of the spike's queries; a stand-in transpiler raises to show the path."""
+    from osiris.run.spark import transpile
+
+    def refuse(query: str) -> str:
+        raise NotTranspiled("Unsupported: ASOF JOIN")
+
+    monkeypatch.setattr(transpile, "spark_sql", refuse)
+    assert issues_of("SELECT a AS b FROM t") == [("OML412", "step 't': the query has no Spark SQL form: "
+                                                           "Unsupported: ASOF JOIN")]
+    assert issues_of("SELECT a // 2 AS b FROM t")[0][1].startswith("step 't': integer division //")  # one issue
+
+
+PIPELINE = """oml_version: "0.1.0"
+name: p
+steps:
+  - id: read
+    component: filesystem.csv_extractor
+    mode: read
+    config:
+      path: rows.csv
+  - id: t
+    component: duckdb.processor
+    mode: transform
+    config:
+      query: "SELECT id, upper(name) FROM input_df"
+"""
+
+
+def test_spark_report_adds_located_issues_to_a_valid_report():
+    from osiris.run.spark.transpile import spark_report
+    from tests.validate_helpers import validator
+
+    report = validator().validate(PIPELINE)
+    assert report.valid
+    checked = spark_report(report)
+    [issue] = checked.issues[len(report.issues):]
+    assert (issue.code, issue.tier, issue.path, issue.line, issue.column) == ("OML413", 4, "/steps/1/config/query",
+                                                                               13, 15)
+    assert checked.issues[:len(report.issues)] == report.issues and not checked.valid
+    clean = validator().validate(PIPELINE.replace("upper(name)", "upper(name) AS name"))
+    assert spark_report(clean) is clean
+    assert spark_issues({"steps": [{"id": "t", "component": "duckdb.processor", "config": {"query": 5}}]}) == []
