@@ -209,7 +209,9 @@ class _Runner:
         rows = steps[source].result.rows_out
         component, family = step.result.component, jdbc.family_of(step.result.component)
         if component == "filesystem.csv_writer":
-            files.write_csv(frame, step.config, self._csv_target(step), self.scratch)
+            target = files.csv_target(step.config, step.result.step_id,
+                                      self.options.work_dir if self.options.sample is not None else None)
+            files.write_csv(frame, step.config, target, self.scratch)
         elif family is not None:
             staged = jdbc.stage(frame, family, step.config)
             try:
@@ -220,12 +222,6 @@ class _Runner:
             rows = bridge.write_through_driver(frame, self._context(step), staged=False).rows_out
         self.listener.step_progress(step.result, rows)
         return rows
-
-    def _csv_target(self, step: _Step) -> Path:
-        name = str(step.config["path"])
-        if self.options.sample is not None and self.options.work_dir is not None:
-            return self.options.work_dir / "sample-output" / step.result.step_id / Path(name).name
-        return files.project_file(step.config, name, existing=False)
 
     def _context(self, step: _Step, staged: str | None = None) -> StepContext:
         result = step.result

@@ -36,6 +36,14 @@ def project_file(config: Mapping[str, Any], path: str, *, existing: bool) -> Pat
     return filesystem._existing(resolved, path) if existing else resolved
 
 
+def csv_target(config: Mapping[str, Any], step_id: str, sample_dir: Path | None) -> Path:
+    """Where a CSV writer writes: its `path`, or on `--sample` under the session, as on DuckDB."""
+    name = str(config["path"])
+    if sample_dir is not None:
+        return sample_dir / "sample-output" / step_id / Path(name).name
+    return project_file(config, name, existing=False)
+
+
 def read_csv(spark: SparkSession, config: Mapping[str, Any], sample: int | None) -> DataFrame:
     path = project_file(config, str(config["path"]), existing=True)
     columns = _sniffed_columns(path, config)
