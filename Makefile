@@ -22,11 +22,11 @@ chat: $(VENV)/.installed
 		exit 0; \
 	fi; exit $$status
 
-# One worker per core (ADR 0116); coverage of osiris/ with its floor (ADR 0117). For one file:
-# $(PY) -m pytest -q tests/test_x.py. `--dist loadgroup` keeps the Spark tests (xdist_group "spark")
-# on one worker, so one JVM starts (docs/spark.md).
+# One worker per core (ADR 0116), each test file on one worker in order (module-scoped servers and
+# tests that scan what the module's earlier tests wrote rely on it); coverage of osiris/ with its floor (ADR 0117). For one file:
+# $(PY) -m pytest -q tests/test_x.py
 test: $(VENV)/.installed
-	$(PY) -m pytest -q -n auto --dist loadgroup --cov --cov-report=
+	$(PY) -m pytest -q -n auto --dist loadfile --cov --cov-report=
 
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
 lint: $(VENV)/.installed

@@ -37,13 +37,14 @@ class SampleTier:
         pipeline = attempt.report.pipeline
         if pipeline is None or not self._wanted(pipeline):
             return None
-        from osiris.retry.trail import attempt_dir
+        from osiris.retry.trail import attempt_dir, sha256
 
         started = time.perf_counter()
         where = attempt_dir(cycle, attempt.index)
         observer(TestingSamples(cycle, attempt.index, total, self.options.rows, last_time(previous)))
         trail = SampleTrail(self.session, where=where, cycle=cycle, attempt=attempt.index,
-                            rows=self.options.rows, save_samples=self.save_samples)
+                            rows=self.options.rows, save_samples=self.save_samples,
+                            pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=sha256(attempt.oml_text or ""))
         trail.begin(len(pipeline.get("steps") or []), sources(pipeline))
         blocked = not_runnable(pipeline, self.options)
         if blocked:
