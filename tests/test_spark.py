@@ -100,7 +100,7 @@ def test_csv_pipeline_writes_the_same_bytes_on_both_engines(tmp_path):
         outputs[engine] = {name: (project.root / "out" / name).read_bytes() for name in ("shaped.csv", "totals.csv")}
     assert outputs["spark"]["shaped.csv"] == outputs["duckdb"]["shaped.csv"]
     assert outputs["spark"]["shaped.csv"] == (b'id,name,country,twice\n1,Ann,CZ,21.0\n2,"Bob, Jr.",US,6.0\n3,Cy,CZ,\n'
-                                              b'4,,US,14.5\n5,"say ""hi""",DE,2.0\n')  # NULL: an empty field
+                                              b'4,"",US,14.5\n5,"say ""hi""",DE,2.0\n')  # NULL empty, '' quoted
     spark_totals = sorted(outputs["spark"]["totals.csv"].decode("utf-16").splitlines()[1:])
     assert spark_totals == sorted(outputs["duckdb"]["totals.csv"].decode("utf-16").splitlines()[1:])
     assert outputs["spark"]["totals.csv"][:2] == b"\xff\xfe"  # the byte-order mark, as on DuckDB

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 _TIMESTAMPS = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
+_NULL_MARK = "\u0000osiris-null\u0000"  # never in a file: only the parser's marker for an empty field
 
 
 def project_file(config: Mapping[str, Any], path: str, *, existing: bool) -> Path:
@@ -54,8 +55,9 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], sample: int | None)
               .option("encoding", str(config.get("encoding", "utf-8")).replace("latin-1", "iso-8859-1")))
     if config.get("comment"):
         reader = reader.option("comment", str(config["comment"]))
-    if config.get("na_values"):
-        reader = reader.option("nullValue", str(config["na_values"][0]))
+    # An unquoted empty field is NULL and a quoted one ("") an empty text, as DuckDB reads them: Spark
+    # gives the parser's NULL marker to the first, and turns a field equal to `nullValue` into NULL.
+    reader = reader.option("nullValue", str(config["na_values"][0]) if config.get("na_values") else _NULL_MARK)
     frame = reader.csv(str(path))
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
     return frame.limit(min(limits)) if limits else frame
