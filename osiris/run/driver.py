@@ -71,6 +71,9 @@ class StepContext:
     scratch_dir: Path | None = None  # the run's scratch directory, the only one DuckDB may reach; deleted after the run
     sample_dir: Path | None = None  # a sample write's output is kept here (sessions.save_samples); None: not kept
     files: Files | None = None  # where the step may read and write files (docs/security.md)
+    # A writer's rows already in a table of the target database (the Spark engine stages them there,
+    # docs/spark.md): the writer moves them from it; `con`'s input table then only gives the columns.
+    staged_table: str | None = None
 
 
 @dataclass

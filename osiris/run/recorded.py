@@ -35,12 +35,13 @@ class RecordedRun:
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
-                 listener: RunListener) -> RecordedRun:
+                 listener: RunListener, engine: str = "duckdb") -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
-    in the session only with `sessions.save_samples: true`."""
+    in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
+    at `run.spark.master` (docs/spark.md)."""
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
@@ -60,7 +61,12 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data)
     trail.start(len(pipeline["steps"]))
-    result = run_pipeline(pipeline, options, Listeners(trail, listener))
+    if engine == "spark":
+        from osiris.run.spark.engine import run_on_spark
+
+        result = run_on_spark(pipeline, options, effective.settings.run.spark, Listeners(trail, listener))
+    else:
+        result = run_pipeline(pipeline, options, Listeners(trail, listener))
     return RecordedRun(session, trail.finish(result), result, trail)
 
 
