@@ -3,6 +3,7 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -47,8 +48,11 @@ def tables_in(query: str, dialect: str | None) -> list[str] | None:
 
 
 def spool_path(ctx: StepContext) -> Path:
-    folder = ctx.scratch_dir or Path(tempfile.gettempdir())
-    return folder / f"{ctx.output_table}.spool.csv"
+    """In the run's scratch directory; a driver called without the engine (a test) spools in the
+    system's temporary directory, under a name of its process, so that two never share a file."""
+    if ctx.scratch_dir is not None:
+        return ctx.scratch_dir / f"{ctx.output_table}.spool.csv"
+    return Path(tempfile.gettempdir()) / f"{ctx.output_table}.{os.getpid()}.spool.csv"
 
 
 def select_list(columns: list[tuple[str, str]], render: Callable[[str, str], str | None]) -> str:
