@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 from osiris.text_table import count_rows
 
@@ -152,7 +152,7 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
             step_id=result.step_id, component=result.component, mode=result.mode,
             config={**config, "base_dir": _base_dir(config, options.base_dir)}, con=con,
             output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in inputs}, sample=options.sample,
+            input_tables=input_tables(step, inputs), sample=options.sample,
             work_dir=options.work_dir or scratch,
             progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
             scratch_dir=scratch)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from osiris.oml.graph import step_dependencies, step_id_of, table_name
 from osiris.suggest import closest, listing
 from osiris.validate.catalog_names import check_table_fields
 from osiris.validate.connections import parse_reference
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 SQL_DIALECTS = ("mysql", "postgres", "duckdb")
 _FAMILY_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "duckdb": "duckdb"}  # specs without x-sql
-_INPUT_REFERENCE = re.compile(r"^\$\{([^}.]+)\.")
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
@@ -50,11 +50,6 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
         return marked
     dialect = _FAMILY_DIALECTS.get(spec.family)
     return {"query": dialect} if dialect and "query" in spec.properties else {}
-
-
-def table_name(step_id: str) -> str:
-    """The DuckDB table holding a step's rows: `df_<id>`, non-alphanumerics as `_` (SPEC §2)."""
-    return "df_" + re.sub(r"[^0-9A-Za-z]", "_", step_id)
 
 
 @dataclass
@@ -224,18 +219,13 @@ class _SqlChecks:
                      f"step '{step_id}' reads table '{table.name}', which is not one of its inputs", hint)
 
     def _inputs(self, index: int) -> list[int]:
-        """The steps whose rows a step receives: its needs and inputs; a write or transform without
-        either takes the previous step's rows (the runtime's rule)."""
-        step = self.steps[index]
-        earlier = {s["id"]: i for i, s in enumerate(self.steps[:index]) if isinstance(s, dict) and isinstance(s.get("id"), str)}
-        needs = step.get("needs")
-        wanted = [n for n in needs if isinstance(n, str)] if isinstance(needs, list) else []
-        if isinstance(step.get("inputs"), dict):
-            wanted += [m.group(1) for v in step["inputs"].values() if (m := _INPUT_REFERENCE.match(str(v)))]
-        if not wanted and step.get("mode") in ("write", "transform") and index > 0:
-            previous = self.steps[index - 1]
-            wanted = [previous["id"]] if isinstance(previous, dict) and isinstance(previous.get("id"), str) else []
-        return list(dict.fromkeys(earlier[w] for w in wanted if w in earlier))
+        """The earlier steps whose rows a step receives (osiris.oml.graph, the runtime's rule)."""
+        earlier: dict[str, int] = {}
+        for position, step in enumerate(self.steps[:index]):
+            step_id = step_id_of(step)
+            if step_id is not None:
+                earlier.setdefault(step_id, position)
+        return [earlier[name] for name in step_dependencies(self.steps, index) if name in earlier]
 
     def _columns_of(self, index: int) -> Known | None:
         """The columns a step's rows have, where the pipeline or a catalog tells."""
@@ -332,4 +322,4 @@ def _short(sql: str) -> str:
     return flat if len(flat) <= 120 else flat[:117] + "..."
 
 
-__all__ = ["SQL_DIALECTS", "SqlField", "check_sql", "sql_fields", "sql_offset", "table_name"]
+__all__ = ["SQL_DIALECTS", "SqlField", "check_sql", "sql_fields", "sql_offset"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from osiris.oml.graph import input_step
 from osiris.suggest import did_you_mean
 from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
-from osiris.validate.graph import input_step
 from osiris.validate.pointer import join
 from osiris.validate.schedule import check_schedule
 
