@@ -34,6 +34,8 @@ CODES: dict[str, Code] = {
     "OML211": Code(2, "warning", "name not kebab-case"),
     "OML212": Code(2, "error", "mode not read, write or transform"),
     "OML213": Code(2, "error", "schedule not a 5-field cron expression"),
+    "OML214": Code(2, "error", "step id not a plain name"),
+    "OML215": Code(2, "error", "two step ids name the same table"),
     "OML301": Code(3, "error", "unknown component"),
     "OML302": Code(3, "error", "mode not supported by component"),
     "OML303": Code(3, "error", "required config field missing"),
