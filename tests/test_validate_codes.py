@@ -59,9 +59,10 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML307": (oml(extract_step(), csv_step(encoding="klingon")), oml(extract_step(), csv_step(encoding="ascii")), {}),
     "OML308": (oml(step("g", "graphql.extractor", "read", {"endpoint": "not a url", "query": "{ a }"})),
                oml(step("g", "graphql.extractor", "read", {"endpoint": "https://x.io/graphql", "query": "{ a }"})), {}),
-    "OML309": (oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert"})),
-               oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert",
-                                                       "upsert_keys": ["id"]})), {}),
+    "OML309": (oml(extract_step(), step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t",
+                                                                       "mode": "upsert"})),
+               oml(extract_step(), step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t",
+                                                                       "mode": "upsert", "upsert_keys": ["id"]})), {}),
     "OML310": (oml(step("e", "mysql.extractor", "read", {"host": "h", "database": "d", "user": "u",
                                                           "password": "hunter2", "table": "t"})), GOOD, {}),
     "OML311": (oml(extract_step(connection="mysql.default"), csv_step()), GOOD, {}),
@@ -89,6 +90,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
                oml(extract_step(), step("shape", "duckdb.processor", "transform",
                                         {"query": "SELECT id FROM df_extract_customers"}, needs=["extract-customers"])),
                {}),
+    "OML409": (oml(extract_step(), csv_step(), {**csv_step(needs=[]), "id": "write-copy"}),
+               oml(extract_step(), csv_step(), {**csv_step(), "id": "write-copy"}), {}),
 }
 # A tuple of two means no extra arguments.
 CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}

@@ -58,6 +58,7 @@ CODES: dict[str, Code] = {
     "OML405": Code(4, "error", "SQL syntax error"),
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
+    "OML409": Code(4, "error", "a run cannot hand the step its input"),
     "OML501": Code(5, "error", "unknown table"),
     "OML502": Code(5, "error", "unknown column"),
     "OML503": Code(5, "error", "SQL error"),
