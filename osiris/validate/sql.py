@@ -17,19 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.oml.graph import step_dependencies, step_id_of, table_name
 from osiris.suggest import closest, listing
-from osiris.validate.catalog_names import check_table_fields
+from osiris.validate.catalog_names import check_table_fields, new_table_hint
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-from osiris.validate.sql_names import (
-    Columns,
-    UnknownName,
-    offset_of,
-    output_names,
-    read_tables,
-    single_source,
-    unknown_names,
-)
+from osiris.validate.sql_names import Columns, UnknownName, offset_of, output_names, read_tables, single_source
+from osiris.validate.sql_scopes import unknown_names
 from osiris.validate.sql_position import ValueLocator, sql_offset
 from osiris.validate.step_config import component_name
 
@@ -85,6 +78,7 @@ class Known:
     stale: str = ""  # e.g. "the catalog of @mysql.default is 12 days old"
     refresh: str = ""  # the command that renews it
     origin: str = ""  # e.g. "the catalog of @mysql.default", "step 'extract'"
+    connection: str = ""  # the catalog's connection, e.g. "@mysql.default"
 
 
 def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
@@ -159,7 +153,8 @@ class _SqlChecks:
         if self.catalogs is not None and self.catalogs.is_stale(catalog):
             stale = f"the catalog of {catalog.connection} is {catalog.age_text()} old"
         return Known(table, catalog.columns(table) if table else None, stale,
-                     f"osiris discover {catalog.connection} --refresh", f"the catalog of {catalog.connection}")
+                     f"osiris discover {catalog.connection} --refresh", f"the catalog of {catalog.connection}",
+                     catalog.connection)
 
     def _catalog_lookup(self, catalog: Catalog) -> Callable[[str], tuple[str, Columns] | None]:
         def lookup(name: str) -> tuple[str, Columns] | None:
@@ -288,6 +283,8 @@ class _SqlChecks:
         if problem.kind == "table":
             message = f"table '{problem.name}' is not in {source.origin or 'the catalog'}"
             hint = f"{suggestion}tables: {listing(known)}"
+            if source.connection and not source.stale:
+                hint += new_table_hint(source.connection, problem.name)
         else:
             owner = f"of {problem.table}" if problem.table else "of the query's tables"
             message = f"column '{problem.name}' is not a column {owner}{where}"
