@@ -54,11 +54,11 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
         return ExitCode.INVALID
-    return _run_valid(args, effective, validator, report.pipeline)
+    return _run_valid(args, effective, validator, report)
 
 
 def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Validator,
-               pipeline: dict[str, Any]) -> int:
+               report: ValidationReport) -> int:
     from osiris.secrets.setup import build_redactor
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
@@ -66,6 +66,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     from osiris.session import Session
 
     registry = validator.registry
+    pipeline: dict[str, Any] = report.pipeline or {}
     redactor = build_redactor(effective, None, registry)
     root = effective.resolve_path(effective.settings.sessions.dir)
     session = Session.create(root, provider="none", model="none", redactor=redactor,
@@ -76,7 +77,8 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=args.sample, work_dir=session.path / "artifacts" if args.sample else None,
-        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)})
+        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        step_configs=report.step_configs)
     trail.start(len(pipeline["steps"]))
     try:
         result = run_pipeline(pipeline, options, Listeners(trail, display))

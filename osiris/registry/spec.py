@@ -54,6 +54,12 @@ class ComponentSpec:
         return tuple(self.config_schema.get("required", ()))
 
     @cached_property
+    def defaults(self) -> dict[str, Any]:
+        """Each config field's `default` from the configSchema: what it is when a step leaves it out."""
+        return {name: schema["default"] for name, schema in self.properties.items()
+                if isinstance(schema, dict) and "default" in schema}
+
+    @cached_property
     def secret_fields(self) -> frozenset[str]:
         """Top-level config field names that hold secrets, e.g. {"password"} (a header map is not
         one: only the secret headers in it are)."""

@@ -21,6 +21,9 @@ from osiris.sample.trail import SampleTrail
 from osiris.session import Session, events
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from osiris.oml.config import StepConfig
     from osiris.registry import Registry
     from osiris.settings.loader import EffectiveSettings
 
@@ -51,7 +54,7 @@ class SampleTier:
         else:
             trail.start(len(pipeline.get("steps") or []))
             options = replace(self.options, keep_dir=self.session.path / where) if self.save_samples else self.options
-            dry_run = self._run(pipeline, options, trail)
+            dry_run = self._run(pipeline, options, trail, attempt.report.step_configs)
             if dry_run.failed:
                 dry_run.facts = sample_facts(pipeline, dry_run.steps, self.options)
         dry_run.duration_ms = round((time.perf_counter() - started) * 1000, 1)  # the tier's whole cost
@@ -63,11 +66,12 @@ class SampleTier:
         observer(SamplesTested(cycle, attempt.index, total, dry_run))
         return dry_run
 
-    def _run(self, pipeline: Any, options: SampleOptions, trail: SampleTrail) -> DryRun:
+    def _run(self, pipeline: Any, options: SampleOptions, trail: SampleTrail,
+             step_configs: Mapping[str, StepConfig]) -> DryRun:
         """The sample run; a failure outside every step (a bug, a broken install) leaves the pipeline
         untested with its reason, never a crash. Ctrl-C goes through."""
         try:
-            return sample_run(pipeline, options, trail)
+            return sample_run(pipeline, options, trail, step_configs)
         except Exception as error:
             reason = self.session.redactor.text(f"the sample run stopped: {type(error).__name__}: {error}")
             return DryRun("skipped", options.rows, reason=reason)

@@ -124,10 +124,9 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
         report_schema_error(error, path, spec, findings)
 
     # What the component will run with: schema defaults < connection fields < the step's config.
-    defaults = {f: s["default"] for f, s in spec.properties.items() if isinstance(s, dict) and "default" in s}
     fields = reference.fields if reference else {}
     supplied = {f: fields.get(f, UNKNOWN) for f in spec.connection_fields} if has_reference else {}
-    effective = {**defaults, **supplied, **config}
+    effective = {**spec.defaults, **supplied, **config}
     check_constraints(path, effective, spec, findings, how_to_connect)
     if has_reference:
         config = {CONNECTION_KEY: connection_value, **config}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from osiris.oml.config import StepConfig
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
@@ -79,6 +80,8 @@ class Validator:
                 config = check_step_config(index, step, self.registry, self.connections, findings, edits, base)
                 if config is not None and isinstance(step.get("config"), dict):
                     step["config"] = config
+                if config is not None and isinstance(step.get("id"), str):
+                    report.step_configs.setdefault(step["id"], self._effective(step, config))
             check_graph(steps, findings, base)
             if key == "steps":  # SQL paths and inputs follow OML; a legacy `tasks:` list is OML203 first
                 check_runnable(steps, findings, base)
@@ -91,6 +94,13 @@ class Validator:
         report.issues = _ordered(findings.issues)
         report.oml_text = canonical_text(text, edits)
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
+
+
+    def _effective(self, step: dict[str, Any], config: dict[str, Any]) -> StepConfig:
+        """The step's config as a run will use it: the spec's defaults for what it leaves out."""
+        spec = self.registry.get(component_name(step))
+        defaults = {k: v for k, v in spec.defaults.items() if k not in config} if spec else {}
+        return StepConfig(config, defaults)
 
 
 def _ordered(issues: list[Issue]) -> list[Issue]:
@@ -106,6 +116,7 @@ def _stopped(report: ValidationReport, findings: Findings, code: str, message: s
     report.issues = _ordered([*findings.issues, stop])
     report.pipeline = None
     report.coerced = []
+    report.step_configs = {}
 
 
 def load_validator(effective: EffectiveSettings) -> Validator:
