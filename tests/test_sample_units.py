@@ -120,6 +120,7 @@ def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
 def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_untested(tmp_path, monkeypatch):
     """Plants the fault by replacing the runtime entry point (a broken install cannot be made here)."""
     from osiris.retry.result import Attempt
+    from osiris.retry.samples import try_on_samples
     from osiris.sample import tier as tier_module
     from osiris.sample.dry_run import SampleOptions
     from osiris.sample.tier import SampleTier
@@ -137,7 +138,7 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
     seen: list = []
     tier = SampleTier(DryRunPolicy("sample", 10), SampleOptions(10, {}, {}, tmp_path), session, save_samples=False)
 
-    tier.check(1, attempt, 3, None, seen.append)
+    try_on_samples(tier, 1, attempt, 3, None, seen.append)
 
     assert attempt.valid and attempt.dry_run.status == "skipped"
     assert attempt.dry_run.reason == "the sample run stopped: OSError: disk full"

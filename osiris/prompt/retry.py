@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from osiris.prompt.fence import fenced_data
-from osiris.validate.excerpt import excerpt
+from osiris.excerpt import excerpt
 
 PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"
