@@ -266,8 +266,7 @@ def test_a_processor_reading_a_table_that_is_not_an_input():
     """)
     assert issues == [("OML407", "error", 15, 36,
                        "step 'shape' reads table 'customers', which is not one of its inputs",
-                       "read df_extract_customers (or input_df); a duckdb.processor reads only the rows "
-                       "of the steps it needs")]
+                       "read df_extract_customers instead of customers (the rows of step 'extract-customers')")]
 
 
 def test_processor_inputs_follow_needs_and_the_previous_step_rule():

@@ -10,6 +10,7 @@ from typing import Any
 
 from osiris.oml.graph import named_dependencies
 from osiris.suggest import NameIndex, listing, suggestion
+from osiris.validate.graph_hints import StepGraph, later_need_hint, removal_hint
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -46,8 +47,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
         if (steps[index]["id"], need) in in_cycle:
             continue
         findings.add("OML401", need_path, f"step '{steps[index]['id']}' needs '{need}', which comes later in the pipeline",
-                     f"move step '{need}' above step '{steps[index]['id']}': a step may only need earlier steps, "
-                     "because steps run in the order they are written", value=need)
+                     later_need_hint(steps, index, need, _kind(need_path)), value=need)
 
 
 class _Ids:
@@ -74,6 +74,11 @@ class _Ids:
                 + (self.earlier_listing(index) or "; this is the first step: remove needs"))
 
 
+def _kind(pointer: str) -> str:
+    """"needs" or "inputs": where a dependency's pointer says it is written."""
+    return "inputs" if "/inputs/" in pointer else "needs"
+
+
 def _explicit(step: dict[str, Any], path: str) -> list[tuple[str, str]]:
     """(id, pointer) of each dependency written in `needs` and `inputs`."""
     return [(name, join(path, *where)) for name, where in named_dependencies(step)]
@@ -93,8 +98,7 @@ def _report_cycles(steps: list[Any], edges: dict[str, list[str]], base: str, fin
         pointer = next(p for need, p in _explicit(steps[index], join(base, index)) if need == cycle[1])
         findings.add("OML402", pointer,
                      f"steps depend on each other in a cycle: {' -> '.join(cycle)}",
-                     "remove one of these needs so that data flows one way; a step needs only earlier steps",
-                     value=cycle[1])
+                     removal_hint(StepGraph(steps), index, cycle[1], _kind(pointer)), value=cycle[1])
     return members
 
 

@@ -20,6 +20,7 @@ from osiris.suggest import closest, listing
 from osiris.validate.catalog_names import check_table_fields, new_table_hint
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
+from osiris.validate.graph_hints import not_an_input_hint, reads_a_dependency
 from osiris.validate.pointer import join
 from osiris.validate.sql_names import Columns, UnknownName, offset_of, output_names, read_tables, single_source
 from osiris.validate.sql_scopes import unknown_names
@@ -202,7 +203,12 @@ class _SqlChecks:
 
     def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
         step_id = item.step_id
-        if names:
+        if reads_a_dependency(self.steps, item.index, table.name):
+            return  # a later or unknown dependency: its OML401-OML403 says what to change
+        meant = not_an_input_hint(self.steps, item.index, table.name)
+        if meant is not None:
+            hint = meant
+        elif names:
             match = closest(table.name, names)
             shown = f"{names[0]} (or input_df)" if "input_df" in names else listing(names)
             hint = (f"read {'one of ' if len(names) > 1 and 'input_df' not in names else ''}{shown}"
