@@ -94,7 +94,7 @@ def test_inline_credentials_are_fixed_in_one_retry_because_the_hint_names_everyt
         project, fake_api):
     first = fenced("""\
 oml_version: "0.1.0"
-name: customers-to-csv
+name: inline-credentials
 steps:
   - id: extract-customers
     component: mysql.extractor
