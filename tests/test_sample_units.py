@@ -74,7 +74,7 @@ def test_dry_run_settings_precedence_cli_over_env_over_file(tmp_path):
     empty.mkdir()
     write_settings(empty, {})
     defaults = load_settings(cwd=empty, env={})
-    assert defaults.settings.validation.dry_run == "ask" and defaults.settings.validation.retry.dry_run_attempts == 1
+    assert defaults.settings.validation.dry_run == "ask" and defaults.settings.validation.retry.dry_run_attempts == 2
 
 
 def test_a_bad_dry_run_value_names_its_source_and_the_choices(tmp_path):
@@ -91,7 +91,7 @@ def test_config_show_prints_the_dry_run_settings_with_their_sources(project):
     done = run_osiris("config", "show", "--json", cwd=project, env=cli_env(OSIRIS_VALIDATION_DRY_RUN="off"))
     shown = json.loads(done.stdout)
     assert shown["validation.dry_run"] == {"value": "off", "source": "env OSIRIS_VALIDATION_DRY_RUN"}
-    assert shown["validation.retry.dry_run_attempts"] == {"value": 1, "source": "default"}
+    assert shown["validation.retry.dry_run_attempts"] == {"value": 2, "source": "default"}
     assert shown["validation.sample_rows"] == {"value": 10, "source": "default"}
 
 
@@ -143,3 +143,20 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
     assert attempt.valid and attempt.dry_run.status == "skipped"
     assert attempt.dry_run.reason == "the sample run stopped: OSError: disk full"
     assert type(seen[-1]).__name__ == "SamplesTested"
+
+
+def test_the_dry_run_budget_default_is_what_the_docs_say(project):
+    """docs/configuration.md's table, docs/dry-run.md's budget section and `config show` agree."""
+    import re
+
+    from tests.support import REPO
+
+    shown = json.loads(run_osiris("config", "show", "--json", cwd=project, env=cli_env()).stdout)
+    default = shown["validation.retry.dry_run_attempts"]
+    table = re.search(r"^\| `validation.retry.dry_run_attempts` \| `(\d+)` \|", (REPO / "docs" / "configuration.md")
+                      .read_text(), re.MULTILINE)
+    budget = re.search(r"`validation.retry.dry_run_attempts`\n\(default \*\*(\d+)\*\*", (REPO / "docs" / "dry-run.md")
+                       .read_text())
+    assert default == {"value": int(table.group(1)), "source": "default"} == {"value": int(budget.group(1)),
+                                                                            "source": "default"}
+    assert default["value"] == 2

@@ -63,7 +63,7 @@ class EngineConfig:
     save_failed_oml: bool = True
     backoff: BackoffPolicy = BackoffPolicy()
     may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
-    dry_run_attempts: int = 1  # how many of the retries sample-run failures may use
+    dry_run_attempts: int = 2  # how many of the retries sample-run failures may use
 
     @classmethod
     def from_settings(cls, settings: Settings, *, may_ask: bool = False) -> EngineConfig:

@@ -44,7 +44,7 @@ class RetrySettings:
 
     max_attempts: int = _whole(2, ge=0, le=5)
     history_limit: int = _whole(3, ge=1, le=20)
-    dry_run_attempts: int = _whole(1, ge=0, le=5)  # how many of max_attempts sample-run failures may use
+    dry_run_attempts: int = _whole(2, ge=0, le=5)  # how many of max_attempts sample-run failures may use (docs/dry-run.md)
 
 
 @dataclass(frozen=True)
