@@ -24,7 +24,9 @@ chat: $(VENV)/.installed
 
 # One worker per core (ADR 0116); coverage of osiris/ with its floor (ADR 0117). For one file:
 # $(PY) -m pytest -q tests/test_x.py
+# The tests start real PostgreSQL 15 and MariaDB servers: without them, one line says how to install them.
 test: $(VENV)/.installed
+	@$(PY) -m tests.servers.needs
 	$(PY) -m pytest -q -n auto --cov --cov-report=
 
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
