@@ -1,4 +1,4 @@
-"""One failing and one passing case for every issue code of SPEC §4."""
+"""One failing and one passing case for every issue code of docs/errors.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`osiris validate FILE... | -`: validate OML files without an LLM (SPEC §7)."""
+"""`osiris validate FILE... | -`: validate OML files without an LLM (docs/validate.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One component spec (SPEC §3), read into the fields Osiris uses."""
+"""One component spec (docs/components.md), read into the fields Osiris uses."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The bounded delta-retry engine (SPEC §5). It never prompts anyone; callers decide what to show.
+"""The bounded delta-retry engine (docs/generate.md). It never prompts anyone; callers decide what to show.
 
     from osiris.retry import open_engine
     engine = open_engine(effective, command="chat", observer=on_progress, may_ask=True)

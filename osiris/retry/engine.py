@@ -1,4 +1,4 @@
-"""The generation engine (SPEC §5): generate, validate, and retry with delta prompts, bounded.
+"""The generation engine (docs/generate.md): generate, validate, and retry with delta prompts, bounded.
 
 A cycle is one request taken to a valid pipeline or to a stop: at most `max_attempts + 1`
 generations, stopping early when an attempt repeats the errors of the one before. LLM service
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The knobs of SPEC §5 and §6, usually from `EngineConfig.from_settings(effective.settings)`."""
+    """The retry knobs of docs/configuration.md, usually from `EngineConfig.from_settings(effective.settings)`."""
 
     max_attempts: int = 2
     history_limit: int = 3
@@ -163,7 +163,7 @@ class GenerationEngine:
         """Change the retry budget for the next cycles (e.g. chat's `/retry-attempts N`)."""
         from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
 
-        lowest, highest = int_bounds(MAX_ATTEMPTS)  # SPEC §5, from the settings model
+        lowest, highest = int_bounds(MAX_ATTEMPTS)  # from the settings model (docs/configuration.md)
         if not lowest <= max_attempts <= highest:
             raise UsageError(
                 f"retry attempts must be a whole number from {lowest} to {highest}, not {max_attempts}"

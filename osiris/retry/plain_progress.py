@@ -39,7 +39,7 @@ class ProgressPrinter:
 
     def __init__(self, stream: TextIO, redact: Callable[[str], str] = str) -> None:
         self.stream = stream
-        self.redact = redact  # the session's redactor, once there is a session (SPEC §8)
+        self.redact = redact  # the session's redactor, once there is a session (docs/sessions.md)
 
     def __call__(self, event: ProgressEvent) -> None:
         if isinstance(event, RequestScrubbed):

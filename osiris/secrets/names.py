@@ -1,4 +1,4 @@
-"""Which key names hold secrets (SPEC §8): password, token, api_key, secret, ... but not auth_type.
+"""Which key names hold secrets (docs/sessions.md, "What Osiris masks"): password, token, api_key, secret, ... but not auth_type.
 
 The word `key` alone names a setting, a column or a map entry, not a secret; `api_key`,
 `apiKey`, `private_key` and `signing_key` are secrets, `primary_key` and `sort_key` are not.

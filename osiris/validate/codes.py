@@ -1,4 +1,4 @@
-"""The public table of issue codes (SPEC §4). Never renumber; add new codes at the end of a block.
+"""The public table of issue codes (docs/errors.md). Never renumber; add new codes at the end of a block.
 
 docs/errors.md documents every code here; a test keeps the two in step.
 """

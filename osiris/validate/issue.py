@@ -13,7 +13,7 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Issue:
-    """A finding with a stable code (SPEC §4). `value` is already redacted where it is secret."""
+    """A finding with a stable code (docs/errors.md). `value` is already redacted where it is secret."""
 
     code: str
     tier: int

@@ -1,4 +1,4 @@
-"""Secrets written into a pipeline (SPEC §2: secrets never appear inline; OML310).
+"""Secrets written into a pipeline (docs/oml.md: secrets never appear inline; OML310).
 
 One scan serves every place a secret can hide: a step's config (fields its spec marks secret, and
 free-form maps such as `params`), the top-level `metadata`, and `x-*` extensions at the top level or

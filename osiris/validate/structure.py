@@ -1,4 +1,4 @@
-"""Tier 2: the OML shape of SPEC §2 — required and legacy keys, types, unique ids, known modes."""
+"""Tier 2: the OML shape of docs/oml.md — required and legacy keys, types, unique ids, known modes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Validator: raw text in, a ValidationReport out, tiers 1-4 in order (SPEC §4)."""
+"""The Validator: raw text in, a ValidationReport out, tiers 1-4 in order (docs/validate.md)."""
 
 from __future__ import annotations
 
