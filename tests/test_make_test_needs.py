@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,8 @@ def test_without_either_both_are_named_once():
 
 
 def test_make_test_checks_first():
-    done = subprocess.run(["make", "-n", "test"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}  # also under `make test`
+    done = subprocess.run(["make", "--no-print-directory", "-n", "test"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60)
     commands = [line for line in done.stdout.splitlines() if line.strip()]
     assert commands[0].endswith("-m tests.servers.needs") and "pytest" in commands[1]
