@@ -28,6 +28,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("validate", "validate OML files without an LLM"),
     Command("run", "run a pipeline on an embedded DuckDB engine; --sample N"),
     Command("discover", "read tables, columns and types into the schema catalog: @family.alias or FILE.csv"),
+    Command("mcp", "a Model Context Protocol server over stdio for AI assistants; --allow-run"),
     Command("components", "the component registry: list, show NAME, validate"),
     Command("sessions", "the audit trail: list, show ID, attempts ID, events ID"),
     Command("config", "effective settings with their sources: show"),

@@ -31,3 +31,18 @@ def test_every_module_imports_first_on_its_own() -> None:
     count, *broken = done.stdout.strip().splitlines()
     assert int(count) > 150
     assert broken == []
+
+
+def test_only_the_mcp_server_imports_the_mcp_sdk(tmp_path) -> None:
+    """`osiris --help`, `osiris validate` and `osiris mcp --help` load nothing of the SDK (nor
+    starlette, which it brings); only the server itself does."""
+    (tmp_path / "p.yaml").write_text('oml_version: "0.1.0"\nname: p\nsteps: []\n')
+    probe = ("import sys; from osiris.cli import main; main(sys.argv[1:]); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'starlette')))")
+    for args in (["--help"], ["validate", "p.yaml"], ["mcp", "--help"]):
+        done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env=clean_env(), timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout, done.stderr)
+    loaded = subprocess.run([sys.executable, "-c", "import sys, osiris.mcp.server; print('mcp' in sys.modules)"],
+                            capture_output=True, text=True, env=clean_env(), timeout=120)
+    assert loaded.stdout.strip() == "True"  # the probe above would see the SDK if a command loaded it

@@ -28,12 +28,12 @@ def slow_api(api: ApiServer) -> ApiServer:
     return api
 
 
-def on_terminal(proj: RunProject, path: Path, **env: str) -> tuple[int, str]:
-    """`osiris run PATH` in a pty 160 columns wide; its exit status and everything it showed."""
+def on_terminal(proj: RunProject, path: Path, *args: str, **env: str) -> tuple[int, str]:
+    """`osiris run PATH ARGS` in a pty 160 columns wide; its exit status and everything it showed."""
     environment = clean_env(TERM="xterm-256color", COLUMNS="160", **env)
     if "NO_COLOR" not in env:
         environment.pop("NO_COLOR")
-    child = pexpect.spawn(sys.executable, ["-m", "osiris", "run", str(path)], cwd=str(proj.root),
+    child = pexpect.spawn(sys.executable, ["-m", "osiris", "run", str(path), *args], cwd=str(proj.root),
                           env=environment, encoding="utf-8", timeout=60, dimensions=(40, 160))
     try:
         child.expect(pexpect.EOF)

@@ -8,6 +8,7 @@ Runs are in-process (tests/inprocess.py, `cli.main`), as for a real command: not
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -141,16 +142,17 @@ def test_json_of_a_failed_run_names_step_code_message_and_hint(pg_proj: RunProje
     problem = {"code": "OML502", "message": 'column "emial" does not exist',
                "hint": "columns the database knows: email, id (did you mean 'email'?)"}
     assert document == {
-        "pipeline": str(path), "status": "failed", "sample": None, "session": str(pg_proj.last_session()),
+        **pipeline_json(path), "status": "failed", "sample": None, "session": str(pg_proj.last_session()),
         "problems": [{"step": "read", "severity": "error", **problem}],
         "steps": [
             step_json("get", "rest.extractor", 23, [("id", "BIGINT"), ("name", "VARCHAR"),
                                                     ("meta", "STRUCT(rank BIGINT, tags VARCHAR[])")]),
             step_json("pick", "duckdb.processor", 23, [("id", "BIGINT"), ("name", "VARCHAR")], rows_in=23),
-            step_json("write-items", "filesystem.csv_writer", 23, []),
+            step_json("write-items", "filesystem.csv_writer", 23, [], target=file_target("out/items.csv", 23)),
             {**step_json("read", "postgres.extractor", 0, []), "status": "failed", "problem": problem},
-            {**step_json("write-people", "filesystem.csv_writer", 0, []), "status": "skipped",
-             "skipped_because": "read"},
+            {**step_json("write-people", "filesystem.csv_writer", 0, [],
+                         target=file_target("out/people.csv", 0, kept=False)),
+             "status": "skipped", "skipped_because": "read"},
         ]}
     assert result.stderr.splitlines()[-4:] == [
         f"{path} OML502 step 'read': column \"emial\" does not exist",
@@ -162,11 +164,21 @@ def test_json_of_a_failed_run_names_step_code_message_and_hint(pg_proj: RunProje
 
 
 def step_json(step_id: str, component: str, rows: int, columns: list[tuple[str, str]],
-              rows_in: int | None = None) -> dict[str, Any]:
+              rows_in: int | None = None, target: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"id": step_id, "component": component, "status": "ok",
             "rows_in": rows if rows_in is None else rows_in, "rows_out": rows,
             "columns": [{"name": name, "type": kind} for name, kind in columns],
-            "problem": None, "warnings": [], "skipped_because": None}
+            "problem": None, "warnings": [], "skipped_because": None, "target": target}
+
+
+def file_target(path: str, rows: int, kept: bool = True) -> dict[str, Any]:
+    """A CSV writer's target as `--json` gives it (issue 30: what was written where)."""
+    return {"kind": "file", "name": path, "write_mode": "replace", "connection": None, "rows": rows, "kept": kept}
+
+
+def pipeline_json(path: Path) -> dict[str, Any]:
+    """The pipeline as `--json` names it: the path given, its name, and the sha256 of its bytes."""
+    return {"pipeline": str(path), "pipeline_name": path.stem, "pipeline_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def test_json_of_a_successful_run_is_the_whole_document_and_stdout_holds_nothing_else(proj: RunProject) -> None:
@@ -179,13 +191,13 @@ def test_json_of_a_successful_run_is_the_whole_document_and_stdout_holds_nothing
     document = json.loads(result.stdout)
     durations(document)
     assert document == {
-        "pipeline": str(path), "status": "succeeded", "sample": None, "session": str(proj.last_session()),
+        **pipeline_json(path), "status": "succeeded", "sample": None, "session": str(proj.last_session()),
         "problems": [],
         "steps": [step_json("read-people", "filesystem.csv_extractor", 3,
                             [("id", "BIGINT"), ("name", "VARCHAR"), ("city", "VARCHAR")]),
                   step_json("count-cities", "duckdb.processor", 2, [("city", "VARCHAR"), ("people", "BIGINT")],
                             rows_in=3),
-                  step_json("write-cities", "filesystem.csv_writer", 2, [])]}
+                  step_json("write-cities", "filesystem.csv_writer", 2, [], target=file_target("out/cities.csv", 2))]}
     assert re.fullmatch(r"read-people  running \(filesystem.csv_extractor\)\nread-people  ok  3 rows  \d+\.\d s\n"
                         r"count-cities  running \(duckdb.processor\)\ncount-cities  ok  2 rows  \d+\.\d s\n"
                         r"write-cities  running \(filesystem.csv_writer\)\nwrite-cities  ok  2 rows  \d+\.\d s\n"
@@ -220,6 +232,7 @@ def test_json_of_an_invalid_pipeline_gives_its_issues_and_runs_nothing(proj: Run
         "issues": [{"code": "OML303", "severity": "error", "tier": 3, "path": "/steps/0/config/path",
                     "line": 7, "column": 3,
                     "message": "required field 'path' is missing for filesystem.csv_extractor",
-                    "hint": "add path: <CSV file (or a directory>", "value": None}]}
+                    "hint": "add path: <CSV file, relative to the project (or base_dir), e.g. data/orders.csv; "
+                            "a directory in discover mode>", "value": None}]}
     assert "OML303" in result.stderr and "invalid: fix it before running" in result.stderr
     assert not (proj.root / ".osiris" / "sessions").exists()

@@ -116,7 +116,8 @@ def test_an_empty_answer_is_an_empty_table_with_a_warning(api: ApiServer) -> Non
     outcome, rows = run("rest.extractor", rest(api, "/offset", pagination="offset", page_param="offset",
                                                data_path="items", params={"offset": 100}))
     assert rows == []
-    assert outcome.warnings == ["the API returned no records; the output table is empty"]
+    assert outcome.warnings == ["the API returned no records; the output table is empty, with one JSON column, "
+                                "record (no catalog for it)"]
 
 
 @pytest.mark.parametrize(
@@ -224,7 +225,7 @@ def test_a_server_that_never_answers_times_out_as_oml505() -> None:
     with silent_port() as port:
         problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 1,
                                            "max_retries": 0})
-    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 1 s"
+    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no complete answer within 1 s"
 
 
 def test_a_body_that_is_not_json_is_oml515(api: ApiServer) -> None:
@@ -342,7 +343,7 @@ def test_an_api_that_ignores_the_page_parameter_is_not_read_for_ever(api: ApiSer
     outcome, rows = run("rest.extractor", rest(api, "/same", pagination=style, data_path="items"))
     assert [row[0] for row in rows] == ALL_IDS[:5]  # the repeat that gave the loop away is not kept
     assert len(api.hits("/same")) == 2
-    assert outcome.warnings == ["stopped paging: two pages in a row were the same; check that the API reads 'page'"]
+    assert outcome.warnings == ["stopped paging: page 2 held the same records as page 1; check that the API reads 'page'"]
 
 
 def test_graphql_errors_sent_with_a_400_are_oml515(api: ApiServer) -> None:
@@ -367,3 +368,28 @@ def test_a_redirect_to_another_site_is_refused(api: ApiServer) -> None:
     problem = fails("rest.extractor", rest(api, "/away", auth_type="api_key", auth_token=API_KEY))
     assert (problem.code, problem.message) == ("OML508", f"HTTP 302 Found from GET {api.url}/away: a redirect to "
                                                           "another site (http://elsewhere.invalid/steal), not followed")
+
+
+@pytest.mark.parametrize(("style", "extra", "sent"), [
+    ("page", {}, {"page": "1", "per_page": "5"}),
+    ("offset", {"page_param": "offset"}, {"offset": "0", "limit": "5"}),
+    ("cursor", {"cursor_path": "meta.next_cursor"}, {"limit": "5"}),
+    ("page", {"page_size_param": "per"}, {"page": "1", "per": "5"}),
+])
+def test_page_size_is_sent_as_the_apis_parameter(api: ApiServer, style: str, extra: dict, sent: dict) -> None:
+    endpoint = {"page": "/page", "offset": "/offset", "cursor": "/cursor"}[style]
+    run("rest.extractor", rest(api, endpoint, pagination=style, data_path="results" if style == "cursor" else "items",
+                               page_size=5, **extra))
+    assert api.hits(endpoint)[0].query == sent
+
+
+def test_page_size_is_what_the_api_pages_by(api: ApiServer) -> None:
+    outcome, rows = run("rest.extractor", rest(api, "/page", pagination="page", data_path="items", page_size=10,
+                                               page_size_param="per"))
+    assert [row[0] for row in rows] == ALL_IDS
+    assert [r.query for r in api.hits("/page")] == [{"page": str(n), "per": "10"} for n in (1, 2, 3)]
+
+
+def test_without_page_size_no_size_is_sent(api: ApiServer) -> None:
+    run("rest.extractor", rest(api, "/page", pagination="page", data_path="items"))
+    assert api.hits("/page")[0].query == {"page": "1"}

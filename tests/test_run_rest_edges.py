@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from osiris.run.drivers.rest import client_for
+from osiris.run.drivers.rest import rest_client as client_for
 from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.servers.http_apis import ApiServer
 from tests.test_run_http_drivers import GRAPHQL, api, api_server, fails, run, silent_port, waits  # noqa: F401
@@ -188,7 +188,7 @@ def test_a_read_that_times_out_is_retried(waits: list[float]) -> None:  # noqa: 
     with silent_port() as port:
         problem = fails("rest.extractor", {"base_url": f"http://127.0.0.1:{port}", "endpoint": "/x", "timeout": 0.5,
                                            "max_retries": 1})
-    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no answer within 0.5 s"
+    assert problem.message == f"cannot connect to http://127.0.0.1:{port}/x: no complete answer within 0.5 s"
     assert waits == [1.0]
 
 

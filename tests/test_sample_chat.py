@@ -55,7 +55,7 @@ def test_the_chat_asks_once_tests_shows_the_preview_and_saves(proj, fake_api, ch
     chat.expect_exact("Sample run: 10 rows a source, writes rolled back, nothing kept.")
     chat.expect_exact("extract-customers: 10 rows (first 5)")
     chat.expect(r"│ 2\s+│ c2@x\.org\s+│")  # a rich table cell
-    chat.expect_exact("write-csv: wrote 10 rows, rolled back")
+    chat.expect_exact("write-csv: wrote 10 rows (rolled back, nothing kept)")
     chat.expect_exact(f"Save to {SAVED}?")
     chat.say("")
     chat.expect_exact(f"Saved {SAVED}")

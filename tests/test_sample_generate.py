@@ -335,5 +335,5 @@ def test_a_writer_is_proven_and_rolled_back_and_a_missing_upsert_key_goes_back(t
     retry = last_user_message(fake_api.requests[1])
     assert "OML512 /steps/1/config: step 'upsert-targets' failed on sample rows: the upsert key 'customer_id'" in retry
     assert "- table sample_targets has columns: id integer, email text" in retry
-    assert "  upsert-targets: wrote 10 rows, rolled back" in done.stderr
+    assert "  upsert-targets: wrote 10 rows (rolled back, nothing kept)" in done.stderr
     assert pg_customers.execute("SELECT * FROM sample_targets").fetchall() == [(1, "kept@x.org")]  # nothing kept

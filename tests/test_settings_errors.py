@@ -73,7 +73,7 @@ def test_unknown_nested_env_key_suggests_closest(tmp_path: Path) -> None:
 def test_api_key_in_settings_file_is_rejected(tmp_path: Path) -> None:
     (tmp_path / ".osiris.yaml").write_text("llm:\n  api_key: sk-ant-planted-value\n")
     result = run_osiris("config", "show", cwd=tmp_path)
-    assert_one_line_usage_error(result, "unknown key 'llm.api_key'")
+    assert_one_line_usage_error(result, "llm.api_key: the API key never goes in .osiris.yaml; use ANTHROPIC_API_KEY")
     assert "sk-ant-planted-value" not in result.stderr
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from osiris.catalog.connection import parse_connection, resolve_connection
-from osiris.catalog.store import Catalog, now_iso
+from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import RuntimeProblem, TableInfo
 
@@ -40,6 +41,37 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
 
 
+@dataclass
+class CatalogUpdate:
+    """One discovery of a connection: the catalog to write (or, when nothing was read, the one
+    kept), and the tables named that the connection does not have."""
+
+    catalog: Catalog
+    fresh: bool  # False: every table named is in the catalog already and nothing was read
+    missing: list[str] = field(default_factory=list)
+
+
+def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, str], root: Path,
+                              reference: str, tables: list[str], refresh: bool) -> CatalogUpdate:
+    """Read `tables` (all when empty) of `@family.alias` over the project's catalog of it: tables it
+    holds already are read again only with `refresh`. Writes nothing (`write_catalog` does);
+    `osiris discover` and the MCP server's `discovery_request` both come here (docs/discover.md)."""
+    family, alias = parse_connection(reference)
+    name = f"{family}.{alias}"
+    previous = read_catalog(catalog_path(root, name))
+    wanted: list[str] | None = list(dict.fromkeys(tables)) or None
+    if previous is not None and not refresh:
+        wanted = [t for t in wanted if previous.table(t) is None] if wanted else []
+        if not wanted:
+            return CatalogUpdate(previous, fresh=False)
+    found = discover_connection(connections, env, reference, wanted)
+    missing = [t for t in wanted or [] if t.lower() not in {f.name.lower() for f in found}]
+    if wanted and len(missing) == len(wanted):
+        raise DiscoveryFailed(f"none of the tables named were found on {reference} ({', '.join(missing)})")
+    keep = previous if (previous is not None and wanted) else None  # a full refresh starts afresh
+    return CatalogUpdate(build_catalog(name, family, f"@{name}", found, keep), fresh=True, missing=missing)
+
+
 def discover_csv(path: Path) -> TableInfo:
     from osiris.catalog.csv_file import sniff_csv
 
@@ -54,7 +86,7 @@ def discover_csv(path: Path) -> TableInfo:
 def table_entry(table: TableInfo) -> dict[str, Any]:
     """A table as the catalog stores it."""
     return {"columns": [{"name": c.name, "type": c.type, "nullable": c.nullable} for c in table.columns],
-            "primary_key": list(table.primary_key)}
+            "primary_key": list(table.primary_key), **table.details}
 
 
 def build_catalog(name: str, family: str, connection: str, found: Iterable[TableInfo],

@@ -1,5 +1,6 @@
 """The chat offers to discover a connection that a request mentions when its catalog is missing,
-so that the LLM sees real table and column names (issue 13). Each connection is offered once."""
+so that the LLM sees real table and column names (issue 13), or for an API where its records are
+and what they hold (issue 26: it asks for the endpoint's path). Each connection is offered once."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from osiris.retry.engine import GenerationEngine
 
 FAMILY_WORDS = {"mysql": {"mysql", "mariadb"}, "postgres": {"postgres", "postgresql"}, "supabase": {"supabase"}}
+ENDPOINT_FAMILIES = ("rest",)  # named by their alias ("the helpdesk tickets"), discovered by an endpoint path
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
 
 
@@ -31,6 +33,8 @@ def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, A
             alias = "default" if "default" in aliases else (aliases[0] if len(aliases) == 1 else None)
             if alias:
                 found.add((family, alias))
+    for family in ENDPOINT_FAMILIES:
+        found |= {(family, alias) for alias in connections.get(family) or {} if alias.lower() in words}
     return [f"@{family}.{alias}" for family, alias in sorted(found) if alias in (connections.get(family) or {})]
 
 
@@ -56,10 +60,13 @@ class DiscoveryOffer:
             if catalog_path(self.root, name).exists():
                 continue
             self.offered.add(reference)
-            if self._ask(reference):
-                self._discover(reference)
+            endpoint = name.split(".", 1)[0] in ENDPOINT_FAMILIES
+            paths = self._ask_path(reference) if endpoint else ([] if self._ask(reference) else None)
+            if paths is not None:
+                self._discover(reference, paths or None)
             else:
-                self.display.note(f"Not discovered; `osiris discover {reference}` does it later.")
+                self.display.note(f"Not discovered; `osiris discover {reference}{' /PATH' if endpoint else ''}` "
+                                  "does it later.")
 
     def _ask(self, reference: str) -> bool:
         try:
@@ -69,18 +76,29 @@ class DiscoveryOffer:
             return False
         return is_yes(answer)
 
-    def _discover(self, reference: str) -> None:
+    def _ask_path(self, reference: str) -> list[str] | None:
+        """The endpoint path to read (one page), or None to skip."""
+        try:
+            answer = self.reader.ask(f"No catalog for {reference} yet. Read one page of an endpoint now, so that "
+                                     "the pipeline knows where its records are? Its path (e.g. /tickets), or Enter "
+                                     "to skip: ")
+        except (EOFError, KeyboardInterrupt):
+            return None
+        path = answer.strip()
+        return [path if path.startswith("/") else f"/{path}"] if path else None
+
+    def _discover(self, reference: str, paths: list[str] | None) -> None:
         from osiris.catalog.discovery import build_catalog, discover_connection
         from osiris.catalog.store import write_catalog
 
         try:
-            found = discover_connection(self.connections, self.env, reference, None)
+            found = discover_connection(self.connections, self.env, reference, paths)
         except OsirisError as error:
             self.display.warn(f"Discovery failed: {error}")
             return
         family, alias = reference[1:].split(".", 1)
         catalog = build_catalog(f"{family}.{alias}", family, reference, found)
         path = write_catalog(self.root, catalog)
-        count = len(catalog.tables)
-        self.display.note(f"Read {count} table{'s' if count != 1 else ''} of {reference} into "
+        count, kind = len(catalog.tables), "endpoint" if paths else "table"
+        self.display.note(f"Read {count} {kind}{'s' if count != 1 else ''} of {reference} into "
                           f"{path.relative_to(self.root)}.")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Protocol, TextIO
 
 from osiris.chat.terminal import wants_fancy_output
-from osiris.text_table import format_table
+from osiris.text_table import format_table, printable
 
 
 class Status(Protocol):
@@ -114,11 +114,14 @@ class _RedactedStatus:
 
 
 class RedactedDisplay:
-    """Any display, with every text passed through `redact` first (SPEC §8): a secret echoed into
-    an error message or a pipeline is masked on the screen as it is in the session."""
+    """Any display, with every text passed through `redact` first (docs/sessions.md, "What Osiris
+    masks"): a secret echoed into an error message or a pipeline is masked on the screen as it is
+    in the session. Then control characters other than line ends and tabs are shown as escapes
+    (osiris.text_table.printable): a value from a server or an answer never drives the terminal."""
 
     def __init__(self, display: Display, redact: Callable[[str], str]) -> None:
-        self._display, self._redact = display, redact
+        self._display = display
+        self._redact: Callable[[str], str] = lambda text: printable(redact(text), keep="\n\t")
         self.fancy = display.fancy
 
     def redact(self, text: str) -> str:

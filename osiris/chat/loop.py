@@ -140,10 +140,12 @@ class ChatLoop:
     def _engine_call(self, call: Callable[[], Any], status: str = "Working…") -> Any | None:
         """Run one engine call under the status line. Ctrl-C cancels it; service errors are shown.
         Returns the cycle result, or None when there is none."""
+        booked = self._session_usage()
         try:
             with self.progress.working(status):
                 result = call()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # an answer that had arrived is billed: the turn counts it too
+            self.turn_usage = self.turn_usage + (self._session_usage() - booked)
             self.engine.session.emit(LlmCallCancelled(reason="ctrl-c"))
             self.display.warn("Cancelled. The session goes on: type a new request, or /exit.")
             return None
@@ -295,8 +297,13 @@ class ChatLoop:
     def _require_current(self) -> str | None:
         text, _ = self._current()
         if not text:
-            self.display.note("No pipeline yet. Describe the one you want first.")
+            self._no_pipeline()
         return text
+
+    def _no_pipeline(self) -> bool:
+        """What every command that needs a pipeline says before there is one."""
+        self.display.note("No pipeline yet. Describe the one you want first.")
+        return True
 
     # --- slash commands (each returns False to end the session) ------------------------------
 
@@ -308,8 +315,8 @@ class ChatLoop:
 
     def _show(self, _argument: str) -> bool:
         text, result = self._current()
-        if text is None or not self._require_current():
-            return True
+        if not text:
+            return self._no_pipeline()
         if result is not None and not result.valid:
             self.display.warn("The current pipeline is not valid yet:")
         self.display.yaml(text)
@@ -317,8 +324,8 @@ class ChatLoop:
 
     def _save(self, argument: str) -> bool:
         text, result = self._current()
-        if text is None or not self._require_current():
-            return True
+        if not text:
+            return self._no_pipeline()
         draft = argument == "--draft" or argument.startswith("--draft ")
         argument = argument.removeprefix("--draft").strip() if draft else argument
         report = self.engine.validator.validate(text)
@@ -375,11 +382,13 @@ class ChatLoop:
         )
         return True
 
+    def _session_usage(self) -> TokenUsage:
+        return TokenUsage(**self.engine.session.totals.tokens)
+
     def _cost(self, _argument: str) -> bool:
         model = self._priced_model()
-        session_usage = TokenUsage(**self.engine.session.totals.tokens)
         self.display.say(f"This turn: {describe_usage(self.turn_usage, model)}")
-        self.display.say(f"Session:   {describe_usage(session_usage, model)}")
+        self.display.say(f"Session:   {describe_usage(self._session_usage(), model)}")
         self.display.note("Estimated from list prices; your bill is the reference.")
         return True
 

@@ -57,8 +57,9 @@ def show_sample_result(display: Display, result: CycleResult, redact: Callable[[
 def show_previews(display: Display, dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> None:
     """The previews on the chat's display: `display.table` is rich on a terminal, plain on a pipe."""
     from osiris.sample.preview import step_previews
+    from osiris.text_table import ROLLED_BACK
 
-    display.note(f"Sample run: {dry_run.rows} rows a source, writes rolled back, nothing kept.")
+    display.note(f"Sample run: {dry_run.rows} rows a source, writes {ROLLED_BACK}.")
     for preview in step_previews(dry_run, redact):
         if preview.headers and preview.rows:
             display.table(preview.headers, preview.rows, title=preview.title)

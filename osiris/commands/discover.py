@@ -1,7 +1,9 @@
-"""`osiris discover @family.alias [TABLE...]` / `discover FILE.csv` / `discover --list`.
+"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover FILE.csv`
+/ `discover --list`.
 
-Reads tables, columns, types and primary keys into the project's schema catalog
-(`.osiris/catalog/`), which validation (OML406) and the request prompt use. docs/discover.md.
+Reads tables, columns, types and primary keys (for an API endpoint: where its records are, their
+keys and JSON types, the paging) into the project's schema catalog (`.osiris/catalog/`), which
+validation (OML406) and the request prompt use. docs/discover.md.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ from osiris.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
 
+ENDPOINT_FAMILIES = ("rest",)  # discovered by endpoint path, not by table
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", metavar="@family.alias|FILE.csv",
                         help="a configured connection, e.g. @mysql.default, or a CSV file")
-    parser.add_argument("tables", nargs="*", metavar="TABLE", help="only these tables (default: all)")
+    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH",
+                        help="only these tables (default: all); for @rest connections, the endpoint paths to read")
     parser.add_argument("--refresh", action="store_true", help="read tables already in the catalog again")
     parser.add_argument("--list", action="store_true", help="list the catalogs, their table counts and ages")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -54,27 +59,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
     from osiris.catalog.connection import parse_connection
-    from osiris.catalog.discovery import build_catalog, discover_connection
+    from osiris.catalog.discovery import update_connection_catalog
 
-    family, alias = parse_connection(reference)
-    name = f"{family}.{alias}"
-    previous = read_catalog(catalog_path(effective.project_root, name))
-    wanted: list[str] | None = list(dict.fromkeys(tables)) or None
-    if previous is not None and not refresh:
-        wanted = [t for t in wanted if previous.table(t) is None] if wanted else []
-        if not wanted:
-            _exists(previous)
-            return None
-    found = discover_connection(effective.settings.connections, effective.env, reference, wanted)
-    missing = [t for t in wanted or [] if t.lower() not in {f.name.lower() for f in found}]
-    for table in missing:
+    if parse_connection(reference)[0] in ENDPOINT_FAMILIES and not tables:
+        raise UsageError(f"name the endpoint path(s) to read, e.g. osiris discover {reference} /customers")
+    update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
+                                       reference, tables, refresh)
+    if not update.fresh:
+        _exists(update.catalog)
+        return None
+    for table in update.missing:
         print(f"osiris: warning: table '{table}' was not found on {reference}", file=sys.stderr)
-    if wanted and len(missing) == len(wanted):
-        from osiris.catalog.discovery import DiscoveryFailed
-
-        raise DiscoveryFailed(f"none of the tables named were found on {reference}")
-    keep = previous if (previous is not None and wanted) else None  # a full refresh starts afresh
-    return build_catalog(name, family, f"@{name}", found, keep)
+    return update.catalog
 
 
 def _discover_csv(root: Path, path: Path, refresh: bool) -> Catalog | None:
@@ -101,8 +97,11 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     if as_json:
         print(json.dumps({"catalog": catalog.name, "path": str(shown), **catalog.to_dict()}, indent=2))
         return
-    names = ", ".join(catalog.tables)
-    print(f"{shown}: {len(catalog.tables)} table{'s' if len(catalog.tables) != 1 else ''} ({names})")
+    from osiris.text_table import printable
+
+    names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
+    kind = "endpoint" if catalog.family in ENDPOINT_FAMILIES else "table"
+    print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
 
 
 def _print_list(catalogs: list[Catalog], max_age_days: float, as_json: bool) -> int:

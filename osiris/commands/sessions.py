@@ -12,6 +12,7 @@ from typing import Any
 from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode
 from osiris.session import strict_json
+from osiris.text_table import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,10 +38,11 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list(reader.list_sessions(root), args.json, root)
     record = reader.find_session(root, args.session_id)
+    run = reader.read_run(record)
     if args.action == "show":
-        return _show(record, reader.read_trails(record), args.json)
+        return _show(record, reader.read_trails(record), run, args.json)
     if args.action == "attempts":
-        return _attempts(reader.read_trails(record), args.json)
+        return _run_steps(run, args.json) if run is not None else _attempts(reader.read_trails(record), args.json)
     return _events(reader.read_events(record), args.json)
 
 
@@ -98,11 +100,11 @@ def _summary(record: Any) -> dict[str, Any]:
     }
 
 
-def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
+def _show(record: Any, trails: list[dict[str, Any]], run: dict[str, Any] | None, as_json: bool) -> int:
     meta = record.meta
     if as_json:
         _print_json({"session": meta, "status": record.status, "problem": record.problem,
-                     "path": str(record.path), "cycles": trails})
+                     "path": str(record.path), "cycles": trails, "run": run})
         return ExitCode.OK
     totals = meta.get("totals") or {}
     tokens = totals.get("tokens") or {}
@@ -113,9 +115,13 @@ def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
         return ExitCode.OK
     print(f"command   {meta.get('command')}")
     print(f"status    {record.status}")
-    print(f"provider  {meta.get('provider')} ({meta.get('model')})")
+    if run is None:
+        print(f"provider  {meta.get('provider')} ({meta.get('model')})")
     print(f"started   {meta.get('started_at')}")
     print(f"ended     {meta.get('ended_at') or '-'}")
+    if run is not None:
+        print("\n".join(_run_lines(run)))
+        return ExitCode.OK
     print(
         f"totals    {totals.get('cycles', 0)} cycle(s), {totals.get('attempts', 0)} attempt(s); "
         f"tokens: {_usage(tokens).describe()}; "
@@ -123,10 +129,41 @@ def _show(record: Any, trails: list[dict[str, Any]], as_json: bool) -> int:
     )
     for trail in trails:
         request = " ".join(str(trail.get("request") or "").split())
-        print(
-            f"cycle {trail.get('cycle')}: {trail.get('status')} ({trail.get('stop_reason')}), "
-            f"{len(trail.get('attempts', []))} attempt(s): {request[:70]}"
-        )
+        status, reason = trail.get("status"), trail.get("stop_reason")
+        why = f" ({reason})" if reason and reason != status else ""
+        print(printable(f"cycle {trail.get('cycle')}: {status}{why}, "
+                        f"{len(trail.get('attempts', []))} attempt(s): {request[:70]}"))
+    return ExitCode.OK
+
+
+def _run_lines(run: dict[str, Any]) -> list[str]:
+    """What an `osiris run` session ran and wrote: the pipeline, then a line per step."""
+    lines = [printable(f"pipeline  {run.get('pipeline_name') or '-'} ({run.get('pipeline')}), "
+                       f"sha256 {run.get('pipeline_sha256') or '-'}")]
+    if run.get("sample") is not None:
+        lines.append(f"sample    {run['sample']} rows a source; writes rolled back, nothing kept")
+    return lines + _step_table(run.get("steps") or [])
+
+
+def _step_table(steps: list[dict[str, Any]]) -> list[str]:
+    from osiris.run.targets import describe_target
+    from osiris.text_table import format_table
+
+    rows = [[
+        str(step.get("id")), str(step.get("component")), str(step.get("status")),
+        f"{step.get('rows_in', 0):,}", f"{step.get('rows_out', 0):,}",
+        f"{(step.get('duration_ms') or 0) / 1000:.1f} s",
+        describe_target(step["target"]) if step.get("target") else "-",
+    ] for step in steps]
+    return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows)
+
+
+def _run_steps(run: dict[str, Any], as_json: bool) -> int:
+    """`sessions attempts` of a run session: it made no LLM attempts; its steps are what it did."""
+    if as_json:
+        _print_json(run.get("steps") or [])
+        return ExitCode.OK
+    print("\n".join(_run_lines(run)))
     return ExitCode.OK
 
 
@@ -161,11 +198,22 @@ def _events(events: list[dict[str, Any]], as_json: bool) -> int:
         return ExitCode.OK
     for event in events:
         extra = {k: v for k, v in event.items() if k not in ("ts", "seq", "session_id", "event_type")}
-        details = " ".join(f"{k}={strict_json.dumps(v)}" for k, v in extra.items())
-        if len(details) > 160:
-            details = details[:157] + "..."
+        details = " ".join(f"{k}={_detail(k, v)}" for k, v in extra.items())
         print(f"{event.get('seq'):>4} {event.get('ts')} {event.get('event_type'):<28} {details}")
     return ExitCode.OK
+
+
+def _detail(key: str, value: Any, limit: int = 120) -> str:
+    """A field of an event as JSON, cut at `limit` characters; a writer's target (`step_complete`,
+    `run_end`) in words, whole: what was written where is the point of a run's trail."""
+    from osiris.run.targets import describe_target
+
+    if key == "target" and isinstance(value, dict):
+        return strict_json.dumps(describe_target(value))
+    if key == "targets" and isinstance(value, list):
+        return strict_json.dumps([describe_target(t) for t in value if isinstance(t, dict)])
+    text = strict_json.dumps(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _print_table(headers: list[str], rows: list[list[str]]) -> None:

@@ -6,6 +6,7 @@ secret values before they ever reach an Issue.
 
 from __future__ import annotations
 
+from osiris.text_table import printable
 from osiris.validate.codes import CODES
 from osiris.validate.issue import Issue
 from osiris.validate.pointer import readable
@@ -19,7 +20,7 @@ def friendly(issue: Issue) -> str:
       write_mode is 'upset', which is not one of the allowed values
       how to fix: set write_mode to one of: 'append', 'replace', 'upsert' (did you mean 'upsert'?)
     """
-    where = _printable(readable(issue.path))
+    where = printable(readable(issue.path))
     position = f" (line {issue.line}, column {issue.column})" if issue.line else ""
     title = CODES[issue.code].title if issue.code in CODES else ""
     lines = [f"{issue.severity} {issue.code} in {where}{position}: {title}", f"  {issue.message}"]
@@ -30,7 +31,7 @@ def friendly(issue: Issue) -> str:
 
 def compact(issue: Issue) -> str:
     """`OML307 /steps/3/config/write_mode: message | fix: hint` on one line."""
-    path = _printable(issue.path) or "/"
+    path = printable(issue.path) or "/"
     text = f"{issue.code} {path}: {_one_line(issue.message)}"
     if issue.severity == "warning":
         text = f"{issue.code} (warning) {path}: {_one_line(issue.message)}"
@@ -46,9 +47,6 @@ def located(issue: Issue, file_name: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return _printable(" ".join(text.split()))
+    """One line, control characters (a key can be "\\n") shown as escapes."""
+    return printable(" ".join(text.split()))
 
-
-def _printable(text: str) -> str:
-    """Control characters (a key can be "\\n") shown as escapes, so that one issue stays one line."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

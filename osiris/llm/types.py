@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from typing import Literal, Protocol
 
 Role = Literal["user", "assistant"]
@@ -34,12 +34,13 @@ class TokenUsage:
     cache_read: int = 0
 
     def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            self.input + other.input,
-            self.output + other.output,
-            self.cache_write + other.cache_write,
-            self.cache_read + other.cache_read,
-        )
+        return self._combined(other, 1)
+
+    def __sub__(self, other: TokenUsage) -> TokenUsage:
+        return self._combined(other, -1)
+
+    def _combined(self, other: TokenUsage, sign: int) -> TokenUsage:
+        return TokenUsage(*(mine + sign * theirs for mine, theirs in zip(astuple(self), astuple(other))))
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)

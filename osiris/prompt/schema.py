@@ -3,7 +3,9 @@ prompt: that one stays byte-identical, so that it stays cached).
 
 Tables are ranked by how the request names them: the table's own name (or its singular/plural),
 then its columns, then the closest name; they are added in that order while they fit the budget
-(`catalog.prompt_tokens`, about 4 characters a token).
+(`catalog.prompt_tokens`, about 4 characters a token). An API endpoint (`osiris discover @rest.NAME
+/path`) is told as the settings a rest.extractor step needs (data_path, paging) and one line per
+key with its JSON and DuckDB type, after one note on how nested values arrive (docs/discover.md).
 """
 
 from __future__ import annotations
@@ -53,12 +55,26 @@ def schema_section(request: str, catalogs: list[Catalog], budget_tokens: int) ->
         return ""
     by_name = {catalog.name: catalog for catalog in catalogs}
     blocks = [f"{_source(by_name[name])}\n" + "\n".join(lines) for name, lines in chosen.items()]
-    return ("Known schemas (from `osiris discover`); use these exact table and column names:\n"
+    note = f"{API_NOTE}\n" if any(is_endpoint(by_name[name]) for name in chosen) else ""
+    return ("Known schemas (from `osiris discover`); use these exact table and column names:\n" + note
             + fenced_data("schema", "\n".join(blocks)))
+
+
+API_NOTE = ("API records become the step's table (df_<step id>), one column per top-level key. A nested object is a "
+            "STRUCT column: a key email inside requester is requester.email or requester['email'] in SQL (never "
+            "\"requester.email\", which names no column); a list is a LIST column: UNNEST(tags) gives a row per item, "
+            "tags[1] the first.")
+
+
+def is_endpoint(catalog: Catalog) -> bool:
+    """A catalog of API endpoints (`osiris discover @rest.NAME /path`), not of tables."""
+    return any("data_path" in table for table in catalog.tables.values())
 
 
 def table_line(name: str, table: dict[str, Any], room: int) -> str:
     """`  customers(id int PK, email varchar(255))`, columns cut to fit `room` characters."""
+    if "data_path" in table:
+        return endpoint_lines(name, table, room)
     keys = set(table.get("primary_key") or [])
     columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "")
                for c in table.get("columns", []) if isinstance(c, dict) and "name" in c]
@@ -67,6 +83,37 @@ def table_line(name: str, table: dict[str, Any], room: int) -> str:
         columns.pop()
         line = f"  {name}({', '.join(columns)}, ...)"
     return line if 0 < len(line) <= room else ""
+
+
+def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
+    """An endpoint's step settings, then one line per key (nested keys dotted), cut to fit `room`."""
+    seen = entry.get("records_seen", 0)
+    head = (f"  endpoint {path}: data_path '{entry.get('data_path', '')}' ({seen} record{'s' if seen != 1 else ''} "
+            f"seen); {_paging(entry.get('paging') or {})}")
+    duck = entry.get("duckdb_types") or {}
+    keys = [f"    {c['name']} {c.get('type', '')}" + (f" (DuckDB {duck[c['name']]})" if c["name"] in duck else "")
+            for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
+    keys += [f"    {f['name']} {f.get('type', '')}" for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
+    lines, shown = [head, *keys], len(keys)
+    while len("\n".join(lines)) > room and shown:
+        shown -= 1
+        lines = [head, *keys[:shown], f"    ... ({len(keys) - shown} more keys)"]
+    text = "\n".join(lines)
+    return text if len(text) <= room else ""
+
+
+def _paging(paging: dict[str, Any]) -> str:
+    style = paging.get("style")
+    if style == "cursor":
+        return (f"paging: pagination: cursor, cursor_path: {paging.get('cursor_path')} (cursor_param is the API's "
+                "query parameter for it, default cursor)")
+    if style == "link_header":
+        return "paging: pagination: link_header (the answer has a Link rel=next header)"
+    if style == "graphql":
+        return f"paging: pageInfo at {paging.get('pagination_path')}"
+    if style == "page":
+        return f"paging: pagination: page (the body has {', '.join(paging.get('page_fields') or [])})"
+    return "paging: none seen (one page)"
 
 
 def _source(catalog: Catalog) -> str:
@@ -82,7 +129,7 @@ def _words(text: str) -> set[str]:
 
 
 def _score(words: set[str], catalog: Catalog, table: str) -> float:
-    name = table.rsplit(".", 1)[-1].lower()
+    name = (_WORD.findall(table.lower()) or [""])[-1] if table.startswith("/") else table.rsplit(".", 1)[-1].lower()
     score = 0.0
     if name in words or name.rstrip("s") in words:
         score += 10

@@ -14,12 +14,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from osiris.errors import OsirisError, UsageError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
 from osiris.llm.errors import LLMServiceError
-from osiris.llm.types import LLMReply, LLMRequest, Message, Provider
+from osiris.llm.types import LLMReply, LLMRequest, Message, Provider, TokenUsage
 from osiris.prompt import (
     SystemPrompt,
     build_request_prompt,
@@ -43,7 +43,7 @@ from osiris.retry.progress import (
     Validating,
     ignore,
 )
-from osiris.retry.result import Attempt, AttemptKind, CycleResult
+from osiris.retry.result import Attempt, AttemptKind, CycleResult, StopReason
 from osiris.retry.samples import try_on_samples
 from osiris.retry.seams import PipelineValidator, SampleTester
 from osiris.session import Session
@@ -118,6 +118,7 @@ class GenerationEngine:
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
         self.last: CycleResult | None = None
         self._request: str | None = None
+        self._unrecorded: tuple[TokenUsage, float] | None = None  # an answer's (usage, LLM ms) not yet recorded
 
     # --- what a caller uses ----------------------------------------------------------------
 
@@ -220,6 +221,7 @@ class GenerationEngine:
         prompt = first_prompt
         kind: AttemptKind = "generate"
         self.budget_stop = None
+        self._unrecorded = None
         try:
             for index in range(1, total + 1):
                 self.budget_stop = stop_before_call(self.spending_cap, self.session, self._sent_along(), attempts,
@@ -258,6 +260,8 @@ class GenerationEngine:
         except (OsirisError, KeyboardInterrupt) as stopped:
             # The LLM service failed for good, or the person pressed Ctrl-C: keep the record, re-raise.
             reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
+            result.stop_reason = cast("StopReason", reason)
+            self._book_unrecorded(result)
             trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
             self.session.emit(ev.RetryStopped(cycle=cycle, stop_reason=reason, attempts=len(attempts)))
@@ -290,6 +294,7 @@ class GenerationEngine:
             cycle=cycle, attempt_index=index, model=reply.model, stop_reason=reply.stop_reason,
             token_usage=reply.usage.to_dict(), duration_ms=round(reply.duration_ms or llm_ms, 1),
         ))
+        self._unrecorded = (reply.usage, llm_ms)
         self.observer(Validating(cycle, index, total))
         report, validate_ms = self._validate(reply.text, truncated=reply.truncated)
         attempt = Attempt(index, kind, prompt, reply.text, report, reply.usage, llm_ms, validate_ms)
@@ -312,6 +317,7 @@ class GenerationEngine:
         return report, elapsed
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
+        self._unrecorded = None
         trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
         self.session.book(
             tokens=attempt.usage.to_dict(),
@@ -324,6 +330,15 @@ class GenerationEngine:
             warning_count=len(attempt.report.warnings), error_codes=list(attempt.report.error_codes),
             duration_ms=round(attempt.validate_ms, 2),
         ))
+
+    def _book_unrecorded(self, result: CycleResult) -> None:
+        """Ctrl-C after an answer arrived, before its attempt was recorded (while it was validated or
+        tested on samples): its tokens are billed, so they count in the cycle and the session."""
+        if self._unrecorded is not None:
+            usage, llm_ms = self._unrecorded
+            result.unrecorded_usage = usage
+            self.session.book(tokens=usage.to_dict(), llm_ms=llm_ms, validation_ms=0.0, attempts=0)
+            self._unrecorded = None
 
     def _announce_retry(self, cycle: int, attempt: Attempt, total: int) -> None:
         self.session.emit(ev.ValidationRetry(

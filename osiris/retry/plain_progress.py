@@ -99,4 +99,7 @@ class ProgressPrinter:
         self._print(f"osiris: {text}")
 
     def _print(self, line: str) -> None:
-        print(self.redact(line), file=self.stream, flush=True)
+        """One line, redacted, its control characters escaped (an error text may quote a server)."""
+        from osiris.text_table import printable
+
+        print(printable(self.redact(line)), file=self.stream, flush=True)

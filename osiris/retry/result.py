@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 AttemptKind = Literal["generate", "fix_errors", "fix_sample", "no_pipeline", "cut_off", "edit"]
 StopReason = Literal["valid", "exhausted", "no_progress", "question", "strict", "edited_invalid", "dry_run_exhausted",
-                     "budget"]
+                     "budget", "interrupted", "llm_error"]
 
 
 @dataclass
@@ -60,7 +60,9 @@ class CycleResult:
     (the same errors twice in a row), strict (max_attempts 0: no retry was allowed),
     dry_run_exhausted (sample-run failures used up validation.retry.dry_run_attempts) or
     edited_invalid (the person's edit, validated without the LLM); or, when the engine may ask,
-    `question` (the LLM asked the person something instead of a pipeline; see `question`)."""
+    `question` (the LLM asked the person something instead of a pipeline; see `question`). A cycle
+    cut short records `interrupted` (Ctrl-C), `llm_error` (the service failed for good) or
+    `budget` (a spending cap) in its trail as both its status and its stop reason."""
 
     cycle: int
     request: str  # scrubbed
@@ -69,6 +71,7 @@ class CycleResult:
     stop_reason: StopReason
     hint: str | None = None
     trail_path: str | None = None  # the cycle's retry_trail.json
+    unrecorded_usage: TokenUsage = field(default_factory=TokenUsage)  # an answer cut off by Ctrl-C before its attempt was recorded
 
     @property
     def valid(self) -> bool:
@@ -99,7 +102,8 @@ class CycleResult:
 
     @property
     def usage(self) -> TokenUsage:
-        total = TokenUsage()
+        """Every token the cycle spent: its attempts', and an answer that arrived just before Ctrl-C."""
+        total = self.unrecorded_usage
         for attempt in self.attempts:
             total = total + attempt.usage
         return total

@@ -6,8 +6,9 @@ utf-16, ascii or latin-1, and a `nonnumeric` file with a header (where every hea
 hence quoted, as Python's csv.QUOTE_NONNUMERIC does), are written by `COPY` as UTF-8 beside the
 target and then re-encoded in blocks of TRANSCODE_BYTES, never whole in memory.
 
-Quoting, as in Python's csv module:
-- `minimal`: a field is quoted only when it holds the delimiter, a quote or a line break;
+Quoting (docs/run.md, "CSV files written"):
+- `minimal`: DuckDB's own rule: a field is quoted when it holds the delimiter, a quote, a line break
+  or `#` (DuckDB's comment character); a leading or trailing space is not quoted;
 - `all`: every field and header name is quoted;
 - `nonnumeric`: every field of a column that is not an integer, decimal or floating type (text,
   dates, booleans, ...) is quoted, and every header name.

@@ -8,16 +8,21 @@ import time
 from typing import Any, TextIO
 
 from osiris.run.engine import StepResult
-from osiris.text_table import count_rows, format_table
-
-PREVIEW_WIDTH = 24
+from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
 
 
-def step_line(step: StepResult) -> str:
-    """`extract-customers  ok  1,204 rows  0.8 s` (and the reason for failed and skipped steps)."""
+def step_line(step: StepResult, sample: bool = False) -> str:
+    """`extract-customers  ok  1,204 rows  0.8 s` (and the reason for failed and skipped steps); on
+    samples a writer's line says its rows were not kept: `load  ok  5 rows (rolled back, nothing kept)  0.1 s`.
+    Control characters (in a step id from an untrusted pipeline) are escaped."""
+    return printable(_step_text(step, sample))
+
+
+def _step_text(step: StepResult, sample: bool) -> str:
     if step.status == "ok":
         warned = f"  {len(step.warnings)} warning(s)" if step.warnings else ""
-        return f"{step.step_id}  ok  {count_rows(step.rows_out)}  {step.duration_ms / 1000:.1f} s{warned}"
+        rows = f"{count_rows(step.rows_in)} ({ROLLED_BACK})" if sample and step.mode == "write" else count_rows(step.rows_out)
+        return f"{step.step_id}  ok  {rows}  {step.duration_ms / 1000:.1f} s{warned}"
     if step.status == "skipped":
         return f"{step.step_id}  skipped (its input '{step.skipped_because}' did not complete)"
     if step.status == "interrupted":
@@ -27,32 +32,32 @@ def step_line(step: StepResult) -> str:
 
 
 def preview_lines(step: StepResult) -> list[str]:
+    """A step's first sample rows as a small table under its line; values escaped and cut
+    (osiris.text_table.cell), or one line saying the sample gave no rows."""
     if step.preview is None:
         return []
     headers, rows = step.preview
-    cells = [[_cell(value) for value in row] for row in rows]
-    return [f"  {line}" for line in format_table(headers, cells)] or ["  (no rows)"]
-
-
-def _cell(value: Any) -> str:
-    text = "NULL" if value is None else " ".join(str(value).split())
-    return text if len(text) <= PREVIEW_WIDTH else text[: PREVIEW_WIDTH - 1] + "…"
+    if not rows:
+        return [f"  {NO_ROWS}"]
+    cells = [[cell(value) for value in row] for row in rows]
+    return [f"  {line}" for line in format_table([printable(h) for h in headers], cells)]
 
 
 class PlainDisplay:
     """One line when a step starts and one when it ends: for pipes, logs and NO_COLOR."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
+    def __init__(self, out: TextIO = sys.stderr, sample: bool = False) -> None:
         self.out = out
+        self.sample = sample  # a `--sample` run: writers' lines say nothing was kept
 
     def step_started(self, step: StepResult) -> None:
-        print(f"{step.step_id}  running ({step.component})", file=self.out, flush=True)
+        print(printable(f"{step.step_id}  running ({step.component})"), file=self.out, flush=True)
 
     def step_progress(self, step: StepResult, rows: int) -> None:
         pass
 
     def step_finished(self, step: StepResult) -> None:
-        print(step_line(step), file=self.out, flush=True)
+        print(step_line(step, self.sample), file=self.out, flush=True)
         for line in preview_lines(step):
             print(line, file=self.out)
 
@@ -63,10 +68,10 @@ class PlainDisplay:
 class LiveDisplay(PlainDisplay):
     """A rich status line for the running step: its rows so far and its time, counting while it runs."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
+    def __init__(self, out: TextIO = sys.stderr, sample: bool = False) -> None:
         from rich.console import Console
 
-        super().__init__(out)
+        super().__init__(out, sample)
         self.console = Console(file=out, highlight=False)
         self._status: Any = None
         self._line: RunningLine | None = None
@@ -83,7 +88,7 @@ class LiveDisplay(PlainDisplay):
     def step_finished(self, step: StepResult) -> None:
         self.close()
         style = {"ok": "green", "failed": "red"}.get(step.status, "yellow")
-        self.console.print(step_line(step), style=style, markup=False)
+        self.console.print(step_line(step, self.sample), style=style, markup=False)
         for line in preview_lines(step):
             self.console.print(line, markup=False)
 
@@ -107,7 +112,7 @@ class RunningLine:
         from rich.text import Text
 
         done = count_rows(self.rows) if self.rows is not None else f"running ({self.step.component})"
-        return Text(f"{self.step.step_id}  {done}  {time.perf_counter() - self.started:.1f} s")
+        return Text(printable(f"{self.step.step_id}  {done}  {time.perf_counter() - self.started:.1f} s"))
 
 
 class Listeners:

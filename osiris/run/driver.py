@@ -78,6 +78,7 @@ class TableInfo:
     name: str
     columns: list[ColumnInfo]
     primary_key: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)  # more for the catalog entry (an API's data_path, paging)
 
 
 class Driver(Protocol):

@@ -27,6 +27,7 @@ from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.problems import redacted
+from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class StepResult:
     problem: RuntimeProblem | None = None
     skipped_because: str | None = None
     preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
+    target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
 
 
 @dataclass
@@ -139,7 +141,7 @@ class _CtrlC:
 
 
 def _pending(step: Mapping[str, Any]) -> StepResult:
-    return StepResult(str(step["id"]), str(step["component"]), str(step.get("mode", "")))
+    return StepResult(str(step["id"]), str(step["component"]), str(step.get("mode", "")), target=write_target(step))
 
 
 def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,

@@ -1,23 +1,30 @@
-"""HTTP plumbing shared by the rest, graphql and supabase drivers.
+"""HTTP plumbing shared by the rest, graphql, supabase and posthog drivers.
 
-One `HttpClient` per step: auth headers, a timeout, and retries with backoff on 429, 5xx and
-dropped connections. A `retry-after` header is honoured but capped at `RETRY_WAIT_CAP` seconds (a
-server asking for five minutes gets one, and the step's warnings say so). Failures become
+`client_for` builds every driver's client (one rule for timeouts, retries, TLS and the size cap).
+One `HttpClient` per step: auth headers, one deadline for each whole request (osiris.run.http_deadline),
+a cap on the decoded size of a response (`max_response_mb`), and retries with backoff on 429, 5xx
+and dropped connections. A `retry-after` header is honoured but capped at `RETRY_WAIT_CAP` seconds
+(a server asking for five minutes gets one, and the step's warnings say so). Failures become
 RuntimeProblem issues whose messages name the status and the URL without its query string, and
 pass through the step's redactor, so tokens, API keys and passwords never reach a message.
-httpx is imported only when a client is built.
+httpx is imported only when a client is built. docs/run-http.md.
 """
 
 from __future__ import annotations
 
 import base64
 import email.utils
+import io
+import re
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.run.driver import RuntimeProblem
+from osiris.run.http_deadline import Deadline, deadline_transport
 from osiris.secrets.names import MASK
 from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
 
@@ -25,8 +32,36 @@ if TYPE_CHECKING:
     import httpx
 
 RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
-BODY_SNIPPET = 200  # characters of an error response shown in a hint
+BODY_SNIPPET = 200  # characters of an error response shown in a hint (after redaction)
+SNIPPET_WINDOW = 64 << 10  # characters of an error body redacted before the snippet is cut from them
 MAX_REDIRECTS = 5
+DEFAULT_RESPONSE_MB = 64  # the decoded size of one response at most, unless a step sets max_response_mb
+SPILL_BYTES = 16 << 20  # a body larger than this waits on disk; rest.extractor then streams its records
+BODY_FILE = "osiris.body_file"  # the response extension that holds a spilled body's file
+
+
+@dataclass(frozen=True)
+class HttpDefaults:
+    """A family's defaults where its spec has no field (posthog's spec has no `timeout`)."""
+
+    timeout: float = 30
+    max_retries: int = 3
+
+
+def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str],
+               defaults: HttpDefaults = HttpDefaults()) -> HttpClient:
+    """The step's HTTP client: `timeout`, `max_retries` (supabase: `retries`), `retry_delay`,
+    `validate_ssl` and `max_response_mb` from its config, the family's `defaults` where unset."""
+    retries = config.get("max_retries", config.get("retries"))
+    return HttpClient(
+        headers=headers,
+        timeout=float(config.get("timeout") or defaults.timeout),
+        max_retries=defaults.max_retries if retries is None else int(retries),
+        retry_delay=float(config.get("retry_delay") or 1.0),
+        verify=bool(config.get("validate_ssl", True)),
+        max_response_mb=int(config.get("max_response_mb") or DEFAULT_RESPONSE_MB),
+        secrets=(*secrets, *(str(config[k]) for k in ("auth_token", "key", "api_key") if config.get(k))),
+    )
 
 
 def sleep(seconds: float) -> None:
@@ -59,11 +94,26 @@ def known_secrets(secrets: Iterable[str], headers: Mapping[str, str]) -> list[st
 
 
 def safe_url(url: object) -> str:
-    """`scheme://host:port/path`: no user info, no query string, no fragment."""
-    parts = urlsplit(str(url))
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    """`scheme://host:port/path`: no user info, no query string, no fragment, no control characters."""
+    text = str(url)
+    try:
+        parts = urlsplit(text)
+        port = f":{parts.port}" if parts.port else ""
+        shown = f"{parts.scheme}://{parts.hostname or ''}{port}{parts.path}"
+    except ValueError:  # a bracketed host that is not an address, a port that is not a number
+        shown = re.sub(r"//[^/]*@", "//", re.split(r"[?#]", text, maxsplit=1)[0])
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+
+
+def join_url(response: httpx.Response, location: str) -> httpx.URL | None:
+    """`location` (a redirect or a next link) resolved against the response's URL; None when it is
+    not a URL httpx can send to."""
+    import httpx
+
+    try:
+        return response.url.join(location)
+    except (httpx.InvalidURL, ValueError):
+        return None
 
 
 def retry_after_seconds(value: str | None) -> float | None:
@@ -82,7 +132,7 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 class HttpClient:
-    """An httpx client with the step's auth, timeout and retry policy."""
+    """An httpx client with the step's auth, deadline, size cap and retry policy."""
 
     def __init__(
         self,
@@ -92,6 +142,7 @@ class HttpClient:
         max_retries: int = 3,
         retry_delay: float = 1.0,
         verify: bool = True,
+        max_response_mb: int = DEFAULT_RESPONSE_MB,
         secrets: Iterable[str] = (),
     ) -> None:
         import httpx
@@ -101,16 +152,22 @@ class HttpClient:
         self.max_retries = max_retries
         self.retry_delay = retry_delay
         self.verify = verify  # TLS certificates checked (validate_ssl)
+        self.max_response_mb = max_response_mb
         self.known = known_secrets(secrets, headers)
         self.redactor = Redactor(known_values=self.known)  # for text the server wrote
-        self.notes: list[str] = []  # warnings for the step's outcome (capped waits)
-        self._client = httpx.Client(headers=dict(headers), timeout=timeout, verify=verify, follow_redirects=False)
+        self.notes: list[str] = []  # warnings for the step's outcome (capped waits, paging stopped)
+        self._deadline = Deadline()
+        self._spilled: list[IO[bytes]] = []  # large bodies on disk, closed (and so deleted) with the client
+        self._client = httpx.Client(headers=dict(headers), timeout=timeout, follow_redirects=False,
+                                    transport=deadline_transport(self._deadline, verify=verify))
 
     def __enter__(self) -> HttpClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._client.close()
+        for file in self._spilled:
+            file.close()
 
     def send(self, method: str, url: str, *, idempotent: bool = True, passthrough: tuple[int, ...] = (),
              **kwargs: Any) -> httpx.Response:
@@ -150,22 +207,94 @@ class HttpClient:
         API key in a custom header, and credentials must never leave for a host nobody configured.
         One more redirect after MAX_REDIRECTS (a loop) is OML508, not a body read as data.
         """
-        response = self._client.request(method, url, **kwargs)
+        self._deadline.start(self.timeout)
+        response = self._fetch(method, url, **kwargs)
         for _ in range(MAX_REDIRECTS):
             if not response.is_redirect:
                 return response
-            target = response.url.join(response.headers["location"])
+            target = response.url.join(response.headers["location"])  # httpx has checked it is a URL
             if (target.scheme, target.netloc) != (response.url.scheme, response.url.netloc):
                 raise self._redirect_problem(response, method, f"a redirect to another site ({safe_url(target)})",
                                              "Osiris does not send credentials to a site the pipeline does not "
                                              "name; use the final URL.")
             if response.status_code in (301, 302, 303) and method != "GET":
                 method, kwargs = "GET", {}
-            response = self._client.request(method, str(target), **kwargs)
+            response = self._fetch(method, str(target), **kwargs)
         if response.is_redirect:
             raise self._redirect_problem(response, method, f"more than {MAX_REDIRECTS} redirects",
                                          "The server redirects in a loop; use the resource's final URL.")
         return response
+
+    def _fetch(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One HTTP exchange, its body read whole but never past `max_response_mb` decoded."""
+        import httpx
+        try:
+            request = self._client.build_request(method, url, **kwargs)
+            response = self._client.send(request, stream=True)
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, httpx.LocalProtocolError, ValueError) as exc:
+            raise self._unsendable(exc, url) from None
+        except httpx.RemoteProtocolError as exc:
+            if "location header" not in str(exc):
+                raise
+            raise self.problem("OML508", f"a redirect from {method} {safe_url(url)} to an address that is not a URL, "
+                               "not followed", "The server's redirect is broken; use the resource's final URL.") from None
+        body: IO[bytes] = io.BytesIO()
+        try:
+            for chunk in response.iter_bytes():
+                body.write(chunk)
+                if body.tell() > self.max_response_mb << 20:
+                    raise self._too_large(response, method)
+                if body.tell() > SPILL_BYTES and isinstance(body, io.BytesIO):
+                    body = self._spill(body)
+        except httpx.DecodingError:
+            encoding = response.headers.get("content-encoding", "")
+            raise self.problem("OML515", f"invalid API response from {safe_url(response.url)}: the body is not "
+                               f"valid {encoding or 'encoded'} data", "The server sent a broken response; "
+                               "try again, or ask the API's owner.") from None
+        finally:
+            response.close()
+        plain = [(k, v) for k, v in response.headers.raw
+                 if k.lower() not in (b"content-encoding", b"content-length", b"transfer-encoding")]
+        content, extensions = (body.getvalue(), response.extensions) if isinstance(body, io.BytesIO) else \
+            (b"", {**response.extensions, BODY_FILE: body})
+        return httpx.Response(response.status_code, headers=plain, content=content, request=request,
+                              extensions=extensions)
+
+    def _spill(self, body: io.BytesIO) -> IO[bytes]:
+        """Move a body that outgrew SPILL_BYTES to an anonymous temporary file (no name, no path)."""
+        disk = tempfile.TemporaryFile()  # noqa: SIM115 (closed, and so deleted, with the client)
+        disk.write(body.getbuffer())
+        self._spilled.append(disk)
+        return disk
+
+    @staticmethod
+    def body_file(response: httpx.Response) -> IO[bytes] | None:
+        """The file holding a body larger than SPILL_BYTES, or None when the body is in `content`."""
+        file: IO[bytes] | None = response.extensions.get(BODY_FILE)
+        return file
+
+    def _too_large(self, response: httpx.Response, method: str) -> RuntimeProblem:
+        return self.problem(
+            "OML523",
+            f"the response of {method} {safe_url(response.url)} is larger than max_response_mb "
+            f"({self.max_response_mb} MB decoded); not read further",
+            "Ask for smaller pages (the API's page-size parameter in params), or raise max_response_mb "
+            "in the step if the API really sends pages this large.",
+            response.status_code,
+        )
+
+    def _unsendable(self, exc: Exception, url: str) -> RuntimeProblem:
+        text = str(exc).lower()
+        if "idna" in text or "label" in text:
+            reason = "the host name is not valid (a label is empty, too long, or not a valid name)"
+        elif "protocol" in text:
+            reason = "the URL does not start with http:// or https://"
+        elif "non-printable" in text or "null" in text or "header" in text:
+            reason = "the URL or a header holds a control character"
+        else:
+            reason = "the URL is not valid"
+        return self.problem("OML505", f"cannot connect to {safe_url(url)}: {reason}",
+                            "Check base_url and endpoint (or the connection's URL) in .osiris.yaml and the step.")
 
     def _redirect_problem(self, response: httpx.Response, method: str, what: str, hint: str) -> RuntimeProblem:
         return self.problem(
@@ -177,15 +306,20 @@ class HttpClient:
         )
 
     def json(self, response: httpx.Response) -> Any:
-        """The response body as JSON, or OML515."""
+        """The response body as JSON, or OML515 (osiris.run.json_text says which JSON is read)."""
+        from osiris.run.json_text import JsonTextError, parse_json
+
+        file = self.body_file(response)
+        if file is not None:
+            file.seek(0)
         try:
-            return response.json()
-        except ValueError:
+            return parse_json(response.content if file is None else file.read())
+        except JsonTextError as error:
             kind = response.headers.get("content-type", "no content type").split(";")[0]
             raise self.problem(
                 "OML515",
-                f"invalid API response from {safe_url(response.url)}: the body is not JSON ({kind})",
-                "Check base_url and endpoint: they must name a JSON API, not a web page.",
+                f"invalid API response from {safe_url(response.url)}: {error.reason(kind)}",
+                error.hint or "Check base_url and endpoint: they must name a JSON API, not a web page.",
             ) from None
 
     def problem(self, code: str, message: str, hint: str, status: int | None = None) -> RuntimeProblem:
@@ -196,8 +330,9 @@ class HttpClient:
         return RuntimeProblem(code, self._mask(message), self._mask(hint), value=status)
 
     def server_text(self, text: str, limit: int = BODY_SNIPPET) -> str:
-        """A server's words for a message: one line, shortened, every kind of secret masked."""
-        return self.redactor.text(" ".join(text.split())[:limit])
+        """A server's words for a message: one line, every kind of secret masked, then shortened
+        (masked first, so a token the cut would split is never half shown)."""
+        return self.redactor.text(" ".join(text[:SNIPPET_WINDOW].split()))[:limit]
 
     def _mask(self, text: str) -> str:
         for value in self.known:
@@ -215,7 +350,7 @@ class HttpClient:
     def _cannot_connect(self, exc: Exception, url: str) -> RuntimeProblem:
         text = str(exc).lower()
         if isinstance(exc, self._httpx.TimeoutException):
-            reason = f"no answer within {self.timeout:g} s"
+            reason = f"no complete answer within {self.timeout:g} s"
         elif "refused" in text:
             reason = "connection refused"
         elif any(word in text for word in ("name", "resolv", "getaddrinfo")):
@@ -245,7 +380,7 @@ class HttpClient:
                 status,
             )
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
-        body = self.server_text(response.text)
+        body = self.server_text(response.content.decode("utf-8", "replace"))
         if status == 404:
             hint = "Check the URL and endpoint: the server has no such resource."
         elif status >= 500 or status == 429:

@@ -8,21 +8,30 @@ page at a time; the rows live on disk and then in DuckDB (ADR 0065).
 
 from __future__ import annotations
 
-import json
+import hashlib
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.counts import first_value
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.http import safe_url
+from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
 if TYPE_CHECKING:
     import duckdb
+    import httpx
+
+    from osiris.run.http import HttpClient
 
 _MISSING = object()
 MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
+LOAD_MEMORY_MB = 128  # DuckDB's cap while the spool is read: an 8 MiB record needs about 90 MB of buffers
+DUCKDB_MAX_DEPTH = 128  # read_json reads records nested at most this deep
+STREAM_BATCH = 1000  # records handed on at a time from a large body
 
 
 def dig(data: Any, path: str) -> Any:
@@ -53,12 +62,86 @@ def records_at(body: Any, path: str, where: str) -> list[dict[str, Any]]:
         return [dict(value)]
     if isinstance(value, list):
         return [dict(item) if isinstance(item, Mapping) else {"value": item} for item in value]
+    raise no_records(path, where, describe_keys(body))
+
+
+class Page:
+    """One response's records for a reader: `batches()` gives them a list at a time, `count` how
+    many there were, `fingerprint` what PageGuard compares (osiris.run.paging), and `value_at` a
+    value outside the records (a cursor). A body small enough is parsed whole; a larger one, on
+    disk, is read a record at a time (osiris.run.json_stream), so memory holds one batch."""
+
+    def __init__(self, client: HttpClient, response: httpx.Response, data_path: str) -> None:
+        self.where = safe_url(response.url)
+        self._file = client.body_file(response)
+        self.payload = None if self._file is not None else client.json(response)
+        self.count = 0
+        if self._file is None:
+            records = records_at(self.payload, data_path, self.where)
+            self._records: Iterator[dict[str, Any]] = iter(records)
+            self.fingerprint: Any = records
+        else:
+            self._records = self._streamed(data_path)
+            self.fingerprint = _file_digest(self._file)
+        self.first = list(islice(self._records, STREAM_BATCH))
+
+    def batches(self) -> Iterator[list[dict[str, Any]]]:
+        batch = self.first
+        while batch:
+            self.count += len(batch)
+            yield batch
+            batch = list(islice(self._records, STREAM_BATCH))
+
+    def value_at(self, path: str) -> Any:
+        """The value at dotted `path`, or `_MISSING`."""
+        if self._file is None:
+            return dig(self.payload, path)
+        from osiris.run.json_stream import missing
+
+        found_value = self._read(lambda text: text.value_at(path))
+        return _MISSING if found_value is missing else found_value
+
+    def _streamed(self, data_path: str) -> Iterator[dict[str, Any]]:
+        from osiris.run.json_stream import JsonText
+
+        assert self._file is not None
+        try:
+            for item in JsonText(self._file).records(data_path):
+                yield dict(item) if isinstance(item, Mapping) else {"value": item}
+        except JsonTextError as error:
+            if error.what and error.what.startswith("no list"):
+                keys = self._read(lambda text: text.keys())
+                shape = (f"The response's top-level keys are: {listing(sorted(map(str, keys))) or '(none)'}."
+                         if keys is not None else "The response is not an object.")
+                raise no_records(data_path, self.where, shape) from None
+            raise RuntimeProblem("OML515", f"invalid API response from {self.where}: {error.reason('JSON')}",
+                                 "Check base_url and endpoint: they must name a JSON API.") from None
+
+    def _read(self, how: Any) -> Any:
+        from osiris.run.json_stream import JsonText
+
+        assert self._file is not None
+        try:
+            return how(JsonText(self._file))
+        except JsonTextError:
+            return None
+
+
+def _file_digest(file: IO[bytes]) -> str:
+    """A digest of a body on disk, read in chunks (two large pages alike are the same page)."""
+    file.seek(0)
+    digest = hashlib.sha256()
+    while chunk := file.read(1 << 20):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def no_records(path: str, where: str, shape: str) -> RuntimeProblem:
+    """OML509: nothing list- or object-shaped at `path`; `shape` says what the body holds (its
+    top-level keys, never its values)."""
     shown = f"'{path}'" if path else "'' (the whole body)"
-    raise RuntimeProblem(
-        "OML509",
-        f"no records at data_path {shown} in the response of {where}",
-        f"{describe_keys(body)} Set data_path to the dotted path of the list of records.",
-    )
+    return RuntimeProblem("OML509", f"no records at data_path {shown} in the response of {where}",
+                          f"{shape} Set data_path to the dotted path of the list of records.")
 
 
 def describe_keys(body: Any) -> str:
@@ -102,29 +185,64 @@ class RecordSpool:
         self._dir.cleanup()
 
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
-            row = flatten(record) if self.flat else record
-            self._file.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            try:
+                line = record_line(flatten(record) if self.flat else record)
+            except JsonTextError as error:
+                raise _record_problem(self.count + 1, str(error)) from None
+            if len(line) > MAX_RECORD_BYTES:
+                raise _record_problem(self.count + 1, f"it is {len(line) / (1 << 20):.1f} MiB of JSON, more than "
+                                                      f"the {MAX_RECORD_BYTES >> 20} MiB a record may be")
+            try:
+                self._file.write(line + "\n")
+            except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
+                self._file.write(without_surrogates(line) + "\n")
             self.count += 1
 
-    def load(self, con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-        """Create `table` from the spooled records; its (name, type) columns."""
+    def load(self, con: duckdb.DuckDBPyConnection, table: str,
+             known: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+        """Create `table` from the spooled records; its (name, type) columns. With no records, its
+        columns are the `known` ones (an endpoint's catalog), else one JSON column `record`: a
+        DuckDB table needs a column, and nothing else is known of records that never came."""
         self._file.close()
         target = '"' + table.replace('"', '""') + '"'
         if self.count == 0:
-            con.execute(f"CREATE OR REPLACE TABLE {target} (record JSON)")
+            body = ", ".join(f'"{name.replace(chr(34), chr(34) * 2)}" {kind}' for name, kind in known or [])
+            con.execute(f"CREATE OR REPLACE TABLE {target} ({body or 'record JSON'})")
         else:
-            threads = first_value(con, "SELECT current_setting('threads')")
-            con.execute("SET threads = 1")  # read_json holds a 32 MiB buffer per thread: one fits the engine's cap
-            try:
-                con.execute(
-                    f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                    f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
-                    [str(self.path)],
-                )
-            finally:
-                con.execute(f"SET threads = {int(threads)}")
+            self._read_json(con, target)
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
+
+    def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
+        """read_json on one thread (its buffers are per thread), with the cap raised to LOAD_MEMORY_MB
+        for the load only: inferring the columns of an 8 MiB record needs more than the engine's cap."""
+        import duckdb
+
+        threads = first_value(con, "SELECT current_setting('threads')")
+        memory = str(first_value(con, "SELECT current_setting('memory_limit')"))
+        con.execute("SET threads = 1")
+        con.execute(f"SET memory_limit = '{LOAD_MEMORY_MB}MB'")
+        try:
+            con.execute(
+                f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
+                f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
+                [str(self.path)],
+            )
+        except duckdb.InvalidInputException as error:
+            if "recursion depth" in str(error):
+                raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
+            raise
+        finally:
+            con.execute(f"SET threads = {int(threads)}")
+            con.execute(f"SET memory_limit = '{memory.replace(' ', '')}'")
+
+
+def _record_problem(number: int | None, why: str) -> RuntimeProblem:
+    which = f"record {number:,}" if number is not None else "a record"
+    return RuntimeProblem("OML515", f"invalid API response: {which} cannot be loaded: {why}",
+                          "Ask the API for fewer fields or smaller records (its own parameters in params), "
+                          "or point data_path at the part of the record you need.")
 
 
 def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: RecordSpool) -> None:
@@ -138,10 +256,13 @@ def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: R
             return
 
 
-def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str]) -> StepOutcome:
-    """Load the spool into the step's table; the outcome with the client's notes as warnings."""
-    columns = spool.load(ctx.con, ctx.output_table)
+def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str],
+                    known: list[tuple[str, str]] | None = None) -> StepOutcome:
+    """Load the spool into the step's table; the outcome with the client's notes as warnings.
+    `known` columns (from the endpoint's catalog) shape the table when no record came."""
+    columns = spool.load(ctx.con, ctx.output_table, known)
     warnings = list(notes)
     if spool.count == 0:
-        warnings.append("the API returned no records; the output table is empty")
+        shape = "with the columns of its catalog" if known else "with one JSON column, record (no catalog for it)"
+        warnings.append(f"the API returned no records; the output table is empty, {shape}")
     return StepOutcome(rows_in=spool.count, rows_out=spool.count, columns=columns, warnings=warnings)

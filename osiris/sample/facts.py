@@ -16,7 +16,6 @@ from osiris.text_table import count_rows
 SQL_FAMILIES = ("postgres", "mysql", "supabase")
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
-MAX_DEPTH = 4
 NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
 
 
@@ -88,11 +87,11 @@ def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[
 
 def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
     """The shape of the endpoint's first response: where lists of records are and their keys."""
-    from osiris.run.drivers.rest import client_for
+    from osiris.run.drivers.rest import endpoint_url, rest_client
 
-    url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
+    url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
-    with client_for(config, secrets) as client:
+    with rest_client(config, secrets) as client:
         response = client.send(method, url, params=dict(config.get("params") or {}) or None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
@@ -101,7 +100,9 @@ def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
 
 def describe_shape(body: Any) -> list[str]:
     """Where a JSON body keeps its records, and their keys with JSON types (values withheld)."""
-    lists = list(_record_lists(body, ""))
+    from osiris.catalog.api_shape import record_lists
+
+    lists = list(record_lists(body))
     if not lists:
         return [f"the response body is {_shape(body)} (values withheld)"]
     lines = [f"the response body's top level is {_shape(body)}"]
@@ -112,14 +113,6 @@ def describe_shape(body: Any) -> list[str]:
     return lines
 
 
-def _record_lists(value: Any, path: str, depth: int = 0) -> Any:
-    """(dotted path, list) for every list of objects in the body, shallowest first."""
-    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
-        yield path, value
-        return
-    if isinstance(value, Mapping) and depth < MAX_DEPTH:
-        for key, inner in value.items():
-            yield from _record_lists(inner, f"{path}.{key}" if path else str(key), depth + 1)
 
 
 def _keys(record: Mapping[str, Any]) -> str:
@@ -141,17 +134,11 @@ def _shape(value: Any) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return "null"
+    """JSON's own type names (osiris.catalog.api_shape), an integer being a number here."""
+    from osiris.catalog.api_shape import json_type
+
+    kind = json_type(value)
+    return "number" if kind == "integer" else kind
 
 
 def problem_headline(issue: Any, pipeline: Mapping[str, Any]) -> str:

@@ -1,19 +1,18 @@
 """Each step's first sample rows, shown to the person before a tested pipeline is accepted:
 a table per step (rich on a terminal, plain text on a pipe). The values are shown, never stored
-(unless `sessions.save_samples: true`), and the session's known secrets are masked in them."""
+(unless `sessions.save_samples: true`), the session's known secrets are masked in them, and their
+control characters are escaped (osiris.text_table.cell)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from osiris.text_table import count_rows, format_table
+from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
 
 if TYPE_CHECKING:
     from osiris.sample.dry_run import DryRun
-
-CELL_WIDTH = 24
 
 
 @dataclass
@@ -29,13 +28,17 @@ def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
         if step.status != "ok":
             continue
         if step.preview is None:
-            what = f"wrote {count_rows(step.rows_in)}, rolled back" if step.mode == "write" else count_rows(step.rows_out)
-            yield StepPreview(f"{step.step_id}: {what}", [], [])
+            what = f"wrote {count_rows(step.rows_in)} ({ROLLED_BACK})" if step.mode == "write" else count_rows(step.rows_out)
+            yield StepPreview(printable(f"{step.step_id}: {what}"), [], [])
             continue
         headers, rows = step.preview
+        if not rows:
+            yield StepPreview(printable(f"{step.step_id}: {count_rows(0)} {NO_ROWS}"), [], [])
+            continue
         shown = f" (first {len(rows)})" if len(rows) < step.rows_out else ""
-        cells = [[redact(cell(value)) for value in row] for row in rows]
-        yield StepPreview(f"{step.step_id}: {count_rows(step.rows_out)}{shown}", [redact(h) for h in headers], cells)
+        cells = [[cell(None if value is None else redact(str(value))) for value in row] for row in rows]  # redact, then cut
+        yield StepPreview(printable(f"{step.step_id}: {count_rows(step.rows_out)}{shown}"),
+                          [printable(redact(h)) for h in headers], cells)
 
 
 def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> list[str]:
@@ -44,11 +47,5 @@ def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
     for preview in step_previews(dry_run, redact):
         lines.append(f"  {preview.title}")
         if preview.headers:
-            lines += [f"    {line}" for line in format_table(preview.headers, preview.rows or [["(no rows)"]])]
+            lines += [f"    {line}" for line in format_table(preview.headers, preview.rows)]
     return lines
-
-
-def cell(value: Any) -> str:
-    """One value on one line, at most CELL_WIDTH characters."""
-    text = "NULL" if value is None else " ".join(str(value).split())
-    return text if len(text) <= CELL_WIDTH else text[: CELL_WIDTH - 1] + "…"

@@ -50,12 +50,14 @@ class SampleTier:
         return wanted
 
     def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
-             attempt: int, where: str) -> DryRun:
+             attempt: int, where: str, pipeline_sha256: str = "") -> DryRun:
         """Run a valid pipeline on samples, each step with its effective config from validation, and
-        write its trail under the session's `where` (the attempt's directory)."""
+        write its trail under the session's `where` (the attempt's directory); `pipeline_sha256` is
+        that of the attempt's canonical text, for the trail."""
         started = time.perf_counter()
         trail = SampleTrail(self.session, where=where, cycle=cycle, attempt=attempt,
-                            rows=self.options.rows, save_samples=self.save_samples)
+                            rows=self.options.rows, save_samples=self.save_samples,
+                            pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
         trail.begin(len(pipeline.get("steps") or []), sources(pipeline))
         blocked = not_runnable(pipeline, self.options)
         if blocked:

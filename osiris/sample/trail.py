@@ -20,9 +20,9 @@ class SampleTrail(RunTrail):
     """The runtime's step events, recorded in the generation session for one attempt."""
 
     def __init__(self, session: Session, *, where: str, cycle: int, attempt: int, rows: int,
-                 save_samples: bool) -> None:
+                 save_samples: bool, pipeline_name: str | None = None, pipeline_sha256: str | None = None) -> None:
         super().__init__(session, pipeline_path=f"cycle {cycle}, attempt {attempt}", sample=rows,
-                         save_samples=save_samples)
+                         save_samples=save_samples, pipeline_name=pipeline_name, pipeline_sha256=pipeline_sha256)
         self.where, self.cycle, self.attempt = where, cycle, attempt
 
     def begin(self, steps: int, sources: list[str]) -> None:
@@ -38,7 +38,7 @@ class SampleTrail(RunTrail):
             "steps": [self.step_record(step) for step in dry_run.steps]})
         if ran:
             self.session.emit(run_end(
-                "succeeded" if dry_run.status == "passed" else dry_run.status, dry_run.steps))
+                "succeeded" if dry_run.status == "passed" else dry_run.status, dry_run.steps, self.sample))
         self.session.emit(events.DryRunComplete(
             cycle=self.cycle, attempt_index=self.attempt, status=dry_run.status, reason=dry_run.reason,
             error_codes=sorted({i.code for i in dry_run.errors}),

@@ -245,7 +245,9 @@ class DryRunComplete(Event):
 @dataclass(frozen=True)
 class RunStart(Event):
     TYPE = "run_start"
-    pipeline: str
+    pipeline: str  # the path as given to `osiris run`
+    pipeline_name: str | None
+    pipeline_sha256: str | None  # of the file's bytes: what `sha256sum` prints
     steps: int
     sample: int | None
 
@@ -265,6 +267,7 @@ class StepComplete(Event):
     rows_in: int
     rows_out: int
     duration_ms: float
+    target: dict[str, Any] = OMITTED  # a writer's table or file, write mode, rows, kept (osiris.run.targets)
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,20 @@ class RunEnd(Event):
     steps_ok: int
     steps_failed: int
     steps_skipped: int
+    targets: list[dict[str, Any]]  # every writer's target, as in step_complete
+
+
+# --- the MCP server (osiris mcp) -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class McpToolCall(Event):
+    TYPE = "mcp_tool_call"
+    tool: str
+    arguments: dict[str, Any]
+    status: str
+    summary: dict[str, Any]
+    message: str | None
+    duration_ms: float
 
 
 EVENTS: dict[str, type[Event]] = {cls.TYPE: cls for cls in Event.__subclasses__()}

@@ -18,6 +18,7 @@ from osiris.session.store import (
 )
 
 
+RUN_FILE, SAMPLE_RUN_FILE = "run.json", "dry_run.json"  # osiris/run/trail.py writes them
 UNREADABLE = "unreadable"
 INTERRUPTED = "interrupted"
 
@@ -108,6 +109,16 @@ def read_trails(record: SessionRecord) -> list[dict[str, Any]]:
         if isinstance(trail, dict):
             trails.append(trail)
     return sorted(trails, key=lambda t: t.get("cycle", 0))
+
+
+def read_run(record: SessionRecord) -> dict[str, Any] | None:
+    """The run of an `osiris run` session: its `run.json` (`dry_run.json` for `--sample`), or None
+    for a session that ran no pipeline (or whose run was cut off before its end)."""
+    for name in (RUN_FILE, SAMPLE_RUN_FILE):
+        run = _read_json(record.path / ARTIFACTS_DIR / name)
+        if isinstance(run, dict):
+            return run
+    return None
 
 
 def _read_json(path: Path) -> Any:

@@ -75,4 +75,6 @@ CODES: dict[str, Code] = {
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
     "OML516": Code(5, "error", "no runtime driver"),
+    "OML523": Code(5, "error", "API response too large"),
+    "OML524": Code(5, "error", "paging did not end"),
 }

@@ -19,7 +19,22 @@ Routes (GET unless noted; `per` = page size, default 5):
     /slow                         429 with retry-after: 300 (always)
     /echo-token                   400 whose body repeats the Authorization header
     /html                         200 text/html
+    /tickets?cursor=C             bearer only: {"tickets": [...12 nested], "meta": {"next_cursor": C2 | null}}
+                                  in pages of 5 (a helpdesk: requester {email, name}, tags, an optional due)
     POST /graphql                 {"data": {"items": {"nodes": [...], "pageInfo": {...}}}} or errors
+
+Hostile routes (a run must end on each within its deadline, with one clear line):
+    /trickle-body /trickle-headers   one byte every `trickle_every` seconds, for at most TRICKLE_FOR s
+    /bomb                         a gzip body inflating to `bomb_mb` MiB of zeros
+    /cursor-loop?cursor=C         cursors A, B, A, B, ...     /link-loop?page=N  links 1 -> 2 -> 1
+    /flip?page=N                  two pages of records, alternating whatever N is
+    /endless?cursor=C             a new cursor and a new record on every page, for ever
+    /big?mb=M                     one record of M MiB of text, then one small record
+    /many?mb=M&cursor=C           M MiB of 1 KiB records under "items", then {"meta": {"next": C2}}: 2 pages
+    /surrogate  /deep  /long-int  a lone escaped surrogate; 5,000 levels of nesting; a 5,000-digit integer
+    /token-at?at=N                400 whose body carries the bearer token at character N
+    /bad-redirect  /bad-link      a redirect, and a Link rel=next, to "http://[::1" (not a URL)
+    POST /graphql with variables {"loop": true}: endCursor X, Y, X, Y, ...
 """
 
 from __future__ import annotations
@@ -27,6 +42,8 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +53,17 @@ TOKEN = "tok-Planted-7c1e5b9a3d"  # planted: tests scan every message for it
 API_KEY = "key-Planted-2f8d6a4c0e"
 USER, PASSWORD = "ada", "pw-Planted-9b3e7f1a"
 RECORDS = [{"id": i, "name": f"item-{i}", "meta": {"rank": i % 3, "tags": [f"t{i}"]}} for i in range(1, 24)]
+TICKETS = [{"id": i, "subject": f"subject {i}", "requester": {"email": f"user{i}@example.org", "name": f"User {i}"},
+            "tags": [f"tag{i % 3}"], "due": None if i % 2 else f"2026-12-{i:02d}"} for i in range(1, 13)]
+TRICKLE_FOR = 30.0  # seconds a trickling answer goes on at most, so that no server thread outlives a test run
+
+
+def gzip_of_zeros(mb: int) -> bytes:
+    """A gzip body that inflates to `mb` MiB of zero bytes (about 1 KiB of it per MiB)."""
+    squeeze = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    parts = [squeeze.compress(block) for _ in range(mb)]
+    return b"".join(parts) + squeeze.flush()
 
 
 @dataclass
@@ -53,7 +81,15 @@ class ApiServer:
     requests: list[Seen] = field(default_factory=list)
     busy_failures: int = 2
     busy_retry_after: str = "0"
+    trickle_every: float = 0.2
+    bomb_mb: int = 64
+    _bombs: dict[int, bytes] = field(default_factory=dict)
     _server: ThreadingHTTPServer | None = None
+
+    def bomb(self) -> bytes:
+        if self.bomb_mb not in self._bombs:
+            self._bombs[self.bomb_mb] = gzip_of_zeros(self.bomb_mb)
+        return self._bombs[self.bomb_mb]
 
     def hits(self, path: str) -> list[Seen]:
         return [r for r in self.requests if r.path == path]
@@ -61,6 +97,7 @@ class ApiServer:
     def reset(self) -> None:
         self.requests.clear()
         self.busy_failures, self.busy_retry_after = 2, "0"
+        self.trickle_every, self.bomb_mb = 0.2, 64
 
     def stop(self) -> None:
         if self._server:
@@ -105,10 +142,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self.reply(404, {"error": "not found"})
         route(query, seen)
 
-    def reply(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+    def reply(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None,
+              content_type: str = "text/html") -> None:
         data = raw if raw is not None else json.dumps(payload).encode()
         self.send_response(status)
-        self.send_header("content-type", "text/html" if raw is not None else "application/json")
+        self.send_header("content-type", content_type if raw is not None else "application/json")
         self.send_header("content-length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -163,6 +201,13 @@ class _Handler(BaseHTTPRequestHandler):
     def route_apikey(self, query: dict[str, str], seen: Seen) -> None:
         self._guarded(seen.headers.get("x-api-key") == API_KEY)
 
+    def route_tickets(self, query: dict[str, str], seen: Seen) -> None:
+        if seen.headers.get("authorization") != f"Bearer {TOKEN}":
+            return self.reply(401, {"error": "invalid credentials"})
+        start = int(query.get("cursor", "0"))
+        following = str(start + 5) if start + 5 < len(TICKETS) else None
+        self.reply(200, {"tickets": TICKETS[start:start + 5], "meta": {"next_cursor": following, "per_page": 5}})
+
     def _guarded(self, allowed: bool) -> None:
         if allowed:
             self.reply(200, {"items": RECORDS})
@@ -190,6 +235,98 @@ class _Handler(BaseHTTPRequestHandler):
     def route_html(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(200, None, raw=b"<html><body>Welcome</body></html>")
 
+    # hostile
+    def _trickle(self, data: bytes) -> None:
+        """Write `data` one byte at a time, `trickle_every` seconds apart, until the client leaves."""
+        ends = time.monotonic() + TRICKLE_FOR
+        try:
+            for byte in data:
+                if time.monotonic() > ends:
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(self.state.trickle_every)
+        except OSError:  # the client gave up: what the test wants
+            return
+
+    def route_trickle_body(self, query: dict[str, str], seen: Seen) -> None:
+        data = json.dumps({"items": RECORDS}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        self._trickle(data)
+
+    def route_trickle_headers(self, query: dict[str, str], seen: Seen) -> None:
+        head = b"HTTP/1.1 200 OK\r\n" + b"".join(b"x-slow-%d: %s\r\n" % (n, b"y" * 20) for n in range(200))
+        self._trickle(head + b"content-length: 2\r\n\r\n[]")
+
+    def route_bomb(self, query: dict[str, str], seen: Seen) -> None:
+        data = self.state.bomb()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-encoding", "gzip")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except OSError:
+            return
+
+    def route_cursor_loop(self, query: dict[str, str], seen: Seen) -> None:
+        cursor = query.get("cursor", "")
+        following = "B" if cursor == "A" else "A"
+        start = {"": 0, "A": 5, "B": 10}[cursor]
+        self.reply(200, {"results": RECORDS[start:start + 5], "meta": {"next_cursor": following}})
+
+    def route_link_loop(self, query: dict[str, str], seen: Seen) -> None:
+        page = int(query.get("page", 1))
+        self.reply(200, RECORDS[(page - 1) * 5:page * 5], {"link": f'</link-loop?page={3 - page}>; rel="next"'})
+
+    def route_flip(self, query: dict[str, str], seen: Seen) -> None:
+        page = int(query.get("page", 1))
+        self.reply(200, {"items": RECORDS[:5] if page % 2 else RECORDS[5:10]})
+
+    def route_endless(self, query: dict[str, str], seen: Seen) -> None:
+        number = int(query.get("cursor", "0"))
+        self.reply(200, {"results": [{"id": number}], "meta": {"next_cursor": str(number + 1)}})
+
+    def route_big(self, query: dict[str, str], seen: Seen) -> None:
+        text = "x" * int(float(query.get("mb", "7")) * (1 << 20))
+        self.reply(200, {"items": [{"id": 1, "text": text}, {"id": 2, "text": "small"}]})
+
+    def route_many(self, query: dict[str, str], seen: Seen) -> None:
+        count, page = int(query.get("mb", "20")) * 1024, int(query.get("cursor", "0"))
+        items = ",".join(json.dumps({"id": page * count + i, "note": "x" * 1000}) for i in range(count))
+        following = json.dumps(str(page + 1) if page == 0 else None)
+        raw = f'{{"items": [{items}], "meta": {{"next": {following}}}}}'.encode()
+        self.reply(200, None, raw=raw, content_type="application/json")
+
+    def route_surrogate(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, None, raw=b'{"items": [{"id": 1, "name": "a\\ud800b"}, {"id": 2, "name": "ok"}]}',
+                   content_type="application/json")
+
+    def route_deep(self, query: dict[str, str], seen: Seen) -> None:
+        depth = int(query.get("depth", 5000))
+        raw = b'{"items": [{"id": 1, "tree": ' + b"[" * depth + b"]" * depth + b"}]}"
+        self.reply(200, None, raw=raw, content_type="application/json")
+
+    def route_long_int(self, query: dict[str, str], seen: Seen) -> None:
+        raw = b'{"items": [{"id": 1, "big": ' + b"7" * 5000 + b'}, {"id": 2, "big": 5}]}'
+        self.reply(200, None, raw=raw, content_type="application/json")
+
+    def route_bad_redirect(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(302, {}, {"location": "http://[::1"})
+
+    def route_bad_link(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, RECORDS[:5], {"link": '<http://[::1>; rel="next"'})
+
+    def route_token_at(self, query: dict[str, str], seen: Seen) -> None:
+        token = str(seen.headers.get("authorization", "")).removeprefix("Bearer ")
+        at = int(query.get("at", 190))
+        self.reply(400, None, raw=("e" * at + token + " tail").encode(), content_type="text/plain")
+
     # GraphQL
     def route_graphql(self, query: dict[str, str], seen: Seen) -> None:
         request = seen.body or {}
@@ -201,6 +338,11 @@ class _Handler(BaseHTTPRequestHandler):
             errors = [{"message": "Cannot query field 'nope' on type 'Query'"}]
             return self.reply(200, {"errors": errors, "data": None})
         variables = request.get("variables") or {}
+        if variables.get("loop"):
+            after = variables.get("after")
+            nodes = RECORDS[:5] if after in (None, "Y") else RECORDS[5:10]
+            page = {"hasNextPage": True, "endCursor": "Y" if after == "X" else "X"}
+            return self.reply(200, {"data": {"items": {"nodes": nodes, "pageInfo": page}}})
         first = int(variables.get("first", 5))
         start = int(variables.get("after") or 0)
         end = min(start + first, len(RECORDS))

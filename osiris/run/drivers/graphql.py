@@ -6,7 +6,8 @@ The query is POSTed with its `variables`. With `pagination_enabled`, the pageInf
 `pagination_variable_name`. A response with `errors` is OML515, even when it carries some data or comes with a 400 status.
 `flatten_result` turns nested objects into columns (`owner: {login}` -> `owner_login`); otherwise
 they stay STRUCT columns. Retries and auth are those of rest.extractor; `retry_delay` is the first
-backoff wait, doubled each retry.
+backoff wait, doubled each retry. A cursor that comes back (X, Y, X), pages that repeat, and
+`max_pages` end paging as in rest.extractor (osiris.run.paging).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.rest import client_for
+from osiris.run.drivers.rest import rest_client
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
+from osiris.run.paging import PageGuard
 
 MAX_ERRORS_SHOWN = 3
 
@@ -25,9 +27,8 @@ MAX_ERRORS_SHOWN = 3
 class GraphQLDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
-        delay = float(config.get("retry_delay") or 1.0)
         flat = bool(config.get("flatten_result", True))
-        with client_for(config, ctx.secrets, delay) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
+        with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
             read_pages(_pages(client, config), ctx, spool)
             return spooled_outcome(ctx, spool, client.notes)
 
@@ -42,8 +43,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     where = safe_url(endpoint)
     variables = dict(config.get("variables") or {})
     paginate = bool(config.get("pagination_enabled", False))
-    max_pages = int(config.get("max_pages") or 0)
-    pages = 0
+    guard = PageGuard(config, where, client.notes)
     while True:
         response = client.send("POST", endpoint, json={"query": config["query"], "variables": variables},
                                passthrough=(400, 422))
@@ -52,12 +52,13 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         if response.status_code >= 400:
             raise client.status_problem(response, "POST", retries=0)
         records = records_at(payload, str(config.get("data_path", "data")), where)
-        pages += 1
+        if not guard.read(records):
+            return
         yield records
-        if not paginate or not records or (max_pages and pages >= max_pages):
+        if not paginate or not records:
             return
         cursor = _next_cursor(payload, config, where)
-        if cursor is None or cursor == variables.get(_variable(config)):
+        if cursor is None or not guard.may_follow("cursor", cursor):
             return
         variables[_variable(config)] = cursor
 

@@ -32,14 +32,15 @@ from typing import Any
 from urllib.parse import quote
 
 from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.http import HttpClient, safe_url
+from osiris.run.http import HttpClient, HttpDefaults, safe_url
+from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
 BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
 DEFAULT_DAYS = 30  # how far back events and sessions are read without initial_since
 RECENT_UUIDS = 10_000  # event uuids remembered for deduplication
-TIMEOUT, MAX_RETRIES = 30.0, 5
+DEFAULTS = HttpDefaults(timeout=30, max_retries=5)  # each request's deadline; PostHog's 429s are retried 5 times
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,7 @@ def _describe(client: HttpClient, url: str, config: Mapping[str, Any], name: str
 
 
 def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
-    key = str(config.get("api_key") or "")
-    return HttpClient(headers={"Authorization": f"Bearer {key}"}, timeout=TIMEOUT, max_retries=MAX_RETRIES,
-                      secrets=(*secrets, key))
+    return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"}, DEFAULTS)
 
 
 def query_url(config: Mapping[str, Any]) -> str:

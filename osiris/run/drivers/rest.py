@@ -7,109 +7,160 @@ Pagination styles (the spec's `pagination`):
 - `cursor`: the next cursor is read at `cursor_path` in each body and sent as `cursor_param`.
 - `link_header`: the `Link: <...>; rel="next"` URL is followed (same origin only).
 Page and offset paging end on an empty page or on a page shorter than the first one; cursor paging
-ends when the cursor is empty or repeats, and page or offset paging when two pages in a row are
-the same (an API that ignores `page_param` would otherwise be read for ever). The page size is the API's own parameter: put it in
-`params` (e.g. `params: {per_page: 100}`). `max_pages` and a sample end paging early; a sample of
-N reads exactly N records and stops requesting pages as soon as it has them.
+ends when the cursor is empty. Paging that comes back to a cursor, a URL or page contents already
+read stops there with a warning, and `max_pages` bounds the rest (osiris.run.paging). `page_size`,
+when set, is sent as `page_size_param` (`per_page` for page and link_header paging, `limit`
+otherwise, as public Osiris's REST recipe sends it). A sample of N reads exactly N records and stops
+requesting pages as soon as it has them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.http import HttpClient, auth_headers, safe_url
-from osiris.run.json_records import RecordSpool, dig, found, read_pages, records_at, spooled_outcome
+from osiris.run.driver import ColumnInfo, StepContext, StepOutcome, TableInfo
+from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
+from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
+from osiris.run.paging import PageGuard
+from osiris.secrets.names import is_secret_key
 
 
-def client_for(config: Mapping[str, Any], secrets: tuple[str, ...], retry_delay: float = 1.0) -> HttpClient:
-    """The step's HTTP client: auth, timeout, retries and TLS checking from its config."""
-    return HttpClient(
-        headers=auth_headers(config),
-        timeout=float(config.get("timeout") or 30),
-        max_retries=int(config.get("max_retries", 3)),
-        retry_delay=retry_delay,
-        verify=bool(config.get("validate_ssl", True)),
-        secrets=(*secrets, *(str(config[k]) for k in ("auth_token",) if config.get(k))),
-    )
+PAGE_SIZE_PARAMS = {"page": "per_page", "link_header": "per_page"}  # else limit
+
+
+def rest_client(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+    """A rest or graphql step's client: its auth headers, the HTTP defaults (osiris.run.http)."""
+    return client_for(config, secrets, auth_headers(config))
 
 
 class RestDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
-        with client_for(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
+        with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            return spooled_outcome(ctx, spool, client.notes)
+            known = None if spool.count else catalog_columns(config)
+            return spooled_outcome(ctx, spool, client.notes, known)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        raise RuntimeProblem(
-            "OML302", "rest.extractor does not support the discover mode", "Its spec lists only extract."
-        )
+        """Each endpoint path's first answer as a catalog entry (osiris.catalog.api_shape): one
+        authenticated GET a path; names and JSON types, never a value."""
+        secrets = tuple(str(v) for k, v in config.items() if is_secret_key(k) and v)
+        with rest_client(config, secrets) as client:
+            return [_endpoint(client, config, path) for path in tables or []]
+
+
+def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> TableInfo:
+    from osiris.catalog.api_shape import endpoint_entry
+
+    endpoint, _, query = path.partition("?")
+    params = {**dict(config.get("params") or {}), **dict(parse_qsl(query))}
+    response = client.send("GET", endpoint_url({**config, "endpoint": endpoint}), params=params or None)
+    body = client.json(response)
+    entry = endpoint_entry(body, has_next_link=bool(response.links.get("next")))
+    kinds = _duckdb_types(records_at(body, entry["data_path"], safe_url(response.url)))
+    columns = [ColumnInfo(c["name"], c["type"], c["nullable"]) for c in entry.pop("columns")]
+    entry["duckdb_types"] = {c.name: kinds[c.name] for c in columns if c.name in kinds}
+    entry["base_url"] = safe_url(str(config["base_url"]).rstrip("/"))
+    return TableInfo(path, columns, entry.pop("primary_key"), details=entry)
+
+
+def catalog_columns(config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """The DuckDB columns the project's catalog knows for this step's endpoint, base_url and
+    data_path (`osiris discover @rest.NAME /path`), or None."""
+    from pathlib import Path
+
+    from osiris.catalog.store import list_catalogs
+
+    base, endpoint = safe_url(str(config["base_url"]).rstrip("/")), "/" + str(config["endpoint"]).lstrip("/")
+    for catalog in list_catalogs(Path(str(config.get("base_dir") or "."))):
+        for path, entry in catalog.tables.items():
+            if (catalog.family == "rest" and path.partition("?")[0] == endpoint and entry.get("base_url") == base
+                    and entry.get("data_path") == str(config.get("data_path") or "") and entry.get("duckdb_types")):
+                return [(str(name), str(kind)) for name, kind in entry["duckdb_types"].items()]
+    return None
+
+
+def _duckdb_types(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The DuckDB type of each column, as a run makes them from these records (STRUCT, LIST, DATE...)."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        with RecordSpool() as spool:
+            spool.add(records)
+            return dict(spool.load(con, "t")) if spool.count else {}
+    finally:
+        con.close()
+
+
+def endpoint_url(config: Mapping[str, Any]) -> str:
+    return str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
 
 
 def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
     """Each page's records, requesting the next page only when the caller asks for it."""
-    url = str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
+    url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
-    params: dict[str, Any] = dict(config.get("params") or {})
+    style = str(config.get("pagination") or "none")
+    params = _first_params(config, style)
     body = config.get("body") if method == "POST" else None
-    style = config.get("pagination") or "none"
-    max_pages = int(config.get("max_pages") or 0)
     data_path = str(config.get("data_path") or "")
     page_param = str(config.get("page_param") or "page")
     start = str(params.get(page_param, 1 if style == "page" else 0))
     number = int(start) if start.isdigit() else (1 if style == "page" else 0)
+    guard = PageGuard(config, safe_url(url), client.notes)
+    repeat_hint = f"check that the API reads '{page_param}'" if style in ("page", "offset") else \
+        "the API is paging in a loop"
     first_size: int | None = None
-    fingerprint: str | None = None
-    cursor: Any = None
-    pages = 0
     while url:
         if style in ("page", "offset"):
             params[page_param] = number
         response = client.send(method, url, params=params or None, json=body)
-        payload = client.json(response)
-        records = records_at(payload, data_path, safe_url(response.url))
-        pages += 1
-        if not records and pages > 1:
+        page = Page(client, response, data_path)
+        if not page.first and guard.pages:
+            return
+        if not guard.read(page.fingerprint if page.first else [], repeat_hint):
+            return
+        yield from page.batches()
+        if style == "none" or not page.count:
             return
         if style in ("page", "offset"):
-            fingerprint, previous = _fingerprint(records), fingerprint
-            if fingerprint == previous:  # an API that ignores page_param would be read for ever
-                client.notes.append(f"stopped paging: two pages in a row were the same; check that the API "
-                                    f"reads '{page_param}'")
+            first_size = first_size or page.count
+            if page.count < first_size or not guard.may_continue():
                 return
-        yield records
-        if style == "none" or (max_pages and pages >= max_pages) or not records:
-            return
-        if style in ("page", "offset"):
-            first_size = first_size or len(records)
-            if len(records) < first_size:
-                return
-            number += 1 if style == "page" else len(records)
+            number += 1 if style == "page" else page.count
         elif style == "cursor":
-            following = dig(payload, str(config.get("cursor_path") or ""))
-            if not found(following) or following in (None, "") or following == cursor:
+            following = page.value_at(str(config.get("cursor_path") or ""))
+            if not found(following) or following in (None, "") or not guard.may_follow("cursor", following):
                 return
-            cursor = params[str(config.get("cursor_param") or "cursor")] = following
+            params[str(config.get("cursor_param") or "cursor")] = following
         elif style == "link_header":
+            guard.visited("link", str(response.url))
             url = _next_link(response, url, client)
+            if url and not guard.may_follow("link", url):
+                return
             params = {}
 
 
-def _fingerprint(records: list[dict[str, Any]]) -> str:
-    return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
+def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
+    """The step's `params`, with `page_size` as `page_size_param` when set."""
+    params: dict[str, Any] = dict(config.get("params") or {})
+    if config.get("page_size"):
+        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = int(config["page_size"])
+    return params
 
 
 def _next_link(response: Any, url: str, client: HttpClient) -> str:
     """The `rel="next"` URL, resolved against the page; "" at the end or when it leaves the origin."""
     link = response.links.get("next", {}).get("url")
-    if not link:
+    joined = join_url(response, link) if link else None
+    if joined is None:
+        if link:
+            client.notes.append("stopped paging: the next link is not a URL")
         return ""
-    target = str(response.url.join(link))
+    target = str(joined)
     here, there = urlsplit(url), urlsplit(target)
     if (here.scheme, here.netloc) != (there.scheme, there.netloc):
         client.notes.append(f"stopped paging: the next page is on another site ({safe_url(target)})")

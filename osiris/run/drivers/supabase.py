@@ -42,6 +42,7 @@ from osiris.run.drivers.sql_common import input_columns, key_list
 from osiris.run.drivers.supabase_postgres import database_fields, json_columns, write_through_database
 from osiris.run.spool import quote_ident
 from osiris.run.http import HttpClient, safe_url
+from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
@@ -55,8 +56,7 @@ def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClien
     key = str(config.get("key") or "")
     schema = str(config.get("schema") or "public")
     headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
-    return HttpClient(headers=headers, timeout=float(config.get("timeout") or 30),
-                      max_retries=int(config.get("retries", 3)), secrets=(*secrets, key))
+    return http_client(config, secrets, headers)
 
 
 def catalog(client: HttpClient, config: Mapping[str, Any]) -> dict[str, TableInfo]:

@@ -1,0 +1,69 @@
+"""Which files of the project the MCP tools may read and write (docs/mcp.md, "What the tools may
+touch"). A path comes from the assistant, so it is not trusted: it must be relative, stay inside
+the project, name a `.yaml` or `.yml` file, pass through no symbolic link and no hidden folder or
+file (so never `.osiris.yaml` nor anything under `.osiris/`, `.git/`), and never be the settings
+file. `oml_save` replaces a file only when it is an OML pipeline itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from osiris.errors import UsageError
+
+PIPELINE_SUFFIXES = (".yaml", ".yml")
+MAX_PIPELINE_BYTES = 4 * 1024 * 1024  # a larger file is no pipeline worth reading here
+
+
+class PathRefused(UsageError):
+    """A path a tool may not use; the message says why and what to give instead."""
+
+
+def project_pipeline(root: Path, given: str, settings_file: Path | None = None) -> Path:
+    """The file `given` (e.g. "pipelines/orders.yaml") names under `root`, or PathRefused."""
+    relative = PurePosixPath(given.replace("\\", "/"))
+    if not given.strip() or relative.is_absolute() or given.startswith("~"):
+        raise PathRefused(f"'{given}' is not a path inside the project; give one relative to the project "
+                          "folder, e.g. pipelines/orders.yaml")
+    if ".." in relative.parts:
+        raise PathRefused(f"'{given}' leaves the project ('..'); give a path inside it, e.g. pipelines/orders.yaml")
+    if relative.suffix.lower() not in PIPELINE_SUFFIXES:
+        raise PathRefused(f"'{given}' is not a .yaml or .yml file; pipelines are YAML files, e.g. pipelines/orders.yaml")
+    if any(part.startswith(".") for part in relative.parts):
+        raise PathRefused(f"'{given}' is hidden or inside a hidden folder (.osiris/, .git/, ...), where Osiris keeps "
+                          "its settings and sessions; save pipelines in a visible folder such as pipelines/")
+    target = root
+    for part in relative.parts:
+        target = target / part
+        if target.is_symlink():
+            raise PathRefused(f"'{given}' passes through a symbolic link ({target.relative_to(root)}); "
+                              "Osiris does not read or write through links")
+    if settings_file is not None and target.resolve() == settings_file.resolve():
+        raise PathRefused(f"'{given}' is the settings file; Osiris never reads or writes it as a pipeline")
+    return target
+
+
+def read_pipeline(path: Path, given: str) -> str:
+    """The text of a pipeline file the tools may read (`project_pipeline` first)."""
+    if not path.is_file():
+        raise PathRefused(f"'{given}' is not a file in the project" + ("" if path.exists() else " (no such file)"))
+    with path.open("rb") as handle:
+        data = handle.read(MAX_PIPELINE_BYTES + 1)
+    if len(data) > MAX_PIPELINE_BYTES:
+        raise PathRefused(f"'{given}' is larger than {MAX_PIPELINE_BYTES // (1024 * 1024)} MiB; no pipeline is that large")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def replace_problem(path: Path) -> str | None:
+    """Why `oml_save` may not replace the file at `path`, or None (no file there, or an OML pipeline)."""
+    import yaml
+
+    if not path.exists():
+        return None
+    try:
+        document = yaml.safe_load(read_pipeline(path, path.name))
+    except (yaml.YAMLError, UsageError):
+        document = None
+    if isinstance(document, dict) and "oml_version" in document:
+        return None
+    return "exists and is not an OML pipeline; Osiris replaces only pipelines (choose another path)"

@@ -1,0 +1,113 @@
+"""The tools on what the project knows: `components_list`, `components_show`, `connections_list`
+and `discovery_request` (docs/mcp.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from osiris.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from osiris.catalog.discovery import CatalogUpdate
+    from osiris.mcp.project import Project
+
+DISCOVERY_TIMEOUT_SECONDS = 60
+
+
+def register(app: MCPServer, project: Project) -> None:
+    local = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+    @app.tool(annotations=local)
+    def components_list() -> dict[str, Any]:
+        """Every component the project's registry knows (built-in and the project's own specs): its name,
+        family, the OML modes it supports (read, write, transform) and a title. A step's component must
+        be one of these names, in one of its modes. Use components_show for a component's fields."""
+        from osiris.mcp.shapes import component_summary
+
+        specs = [project.registry.components[name] for name in project.registry.names()]
+        return {"components": [component_summary(spec) for spec in specs], "count": len(specs),
+                "skipped_specs": [str(problem) for problem in project.registry.problems]}
+
+    @app.tool(annotations=local)
+    def components_show(name: Annotated[str, Field(description="a component name, e.g. postgres.extractor")]
+                        ) -> dict[str, Any]:
+        """One component in full, as the validator checks it: each config field's type, default, whether
+        it is required, secret, or supplied by the connection, its description and JSON Schema (enums,
+        bounds, patterns); the connection reference it takes, its constraints, the field aliases it
+        accepts, guidance for writing it, and example configs. Read it before writing a step that uses
+        the component."""
+        from osiris.mcp.shapes import component_detail
+        from osiris.suggest import did_you_mean
+
+        spec = project.registry.get(name)
+        if spec is None:
+            raise UsageError(f"unknown component '{name}'{did_you_mean(name, project.registry.names())}; "
+                             "components_list gives every name")
+        return component_detail(spec)
+
+    @app.tool(annotations=local)
+    def connections_list() -> dict[str, Any]:
+        """The connections configured in the project's .osiris.yaml, each with the reference a step
+        writes (connection: "@family.alias"), its family and alias, and its fields. Secrets are shown as
+        the ${VAR} reference the person configured, never resolved; a secret written into the settings
+        file itself is shown as ***. A step may use only these connections, of its component's family."""
+        return _connections(project)
+
+    @app.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                          open_world_hint=True))
+    async def discovery_request(
+        connection: Annotated[str, Field(description='a configured connection, e.g. "@postgres.default"')],
+        ctx: Context,
+        tables: Annotated[list[str] | None, Field(description="only these tables (default: all)")] = None,
+        refresh: Annotated[bool, Field(description="read tables already in the catalog again")] = False,
+        timeout_seconds: Annotated[int, Field(ge=1, le=600, description="give up after this long")] = (
+            DISCOVERY_TIMEOUT_SECONDS),
+    ) -> dict[str, Any]:
+        """Read the tables of a configured database connection (names, columns, their types, nullability
+        and primary keys; never a row value) into the project's schema catalog, which oml_validate then
+        uses to check table and column names in SQL. Tables already in the catalog are returned from it
+        unless refresh is true. Sends progress notifications while it waits on the database, and gives up
+        after timeout_seconds. Returns the catalog's tables (the ones named, or all), which tables named
+        were not found, and whether the catalog was read now or taken as it was (cached)."""
+        return await _discover(project, ctx, connection, tables or [], refresh, timeout_seconds)
+
+
+def _connections(project: Project) -> dict[str, Any]:
+    from osiris.mcp.shapes import connection_json
+
+    found: list[dict[str, Any]] = []
+    for family, aliases in sorted((project.effective.settings.connections or {}).items()):
+        secret_names = {field.lower() for spec in project.registry.components.values()
+                        if spec.family == family for field in spec.secret_fields}
+        found.extend(connection_json(family, alias, fields, secret_names) for alias, fields in sorted(aliases.items()))
+    return {"connections": found, "count": len(found)}
+
+
+async def _discover(project: Project, ctx: Context, connection: str, tables: list[str], refresh: bool,
+                    timeout: int) -> dict[str, Any]:
+    from osiris.catalog.connection import parse_connection
+    from osiris.catalog.discovery import update_connection_catalog
+    from osiris.catalog.store import write_catalog
+    from osiris.mcp.waiting import in_thread
+
+    family, alias = parse_connection(connection)
+    reference = f"@{family}.{alias}"
+    settings = project.effective
+    update: CatalogUpdate = await in_thread(
+        lambda: update_connection_catalog(settings.settings.connections, settings.env, project.root,
+                                          reference, tables, refresh),
+        ctx, doing=f"reading the tables of {reference}", timeout=timeout,
+        advice="name fewer tables, or give a longer timeout_seconds")
+    path = write_catalog(project.root, update.catalog) if update.fresh else None
+    catalog = update.catalog
+    shown = {name: catalog.tables[found] for name in tables if (found := catalog.table(name)) is not None} \
+        if tables else catalog.tables
+    return {"catalog": catalog.name, "connection": catalog.connection, "cached": not update.fresh,
+            "discovered_at": catalog.discovered_at, "path": path.relative_to(project.root).as_posix() if path else None,
+            "table_count": len(shown), "tables": shown, "missing": update.missing}

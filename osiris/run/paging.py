@@ -1,0 +1,92 @@
+"""Paging that ends: loops found and a page limit, for the rest and graphql extractors.
+
+An API can page in a circle: a cursor that comes back after two pages (A, B, A, B), a `Link`
+header that leads back to a page read before, or pages whose contents repeat while every
+parameter changes. `PageGuard` remembers a digest of every cursor, URL and page content seen and
+stops paging at the first one seen before, with a warning that names the page it repeats. Memory
+stays small: 32 bytes a page.
+
+`max_pages` bounds the rest: a step that sets it stops there quietly (it asked for that many).
+Without it, paging stops at DEFAULT_MAX_PAGES with OML524, since an API with more pages than that
+is more often looping than not, and a silent cut would lose rows (docs/run-http.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem
+
+DEFAULT_MAX_PAGES = 1000
+
+
+def digest(value: Any) -> bytes | None:
+    """A fingerprint of a JSON value; None when it cannot be taken (nested too deep to encode)."""
+    try:
+        text = json.dumps(value, sort_keys=True, default=str)
+    except RecursionError:
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class PageGuard:
+    """Counts the pages of one read and says when the next one must not be requested."""
+
+    def __init__(self, config: Mapping[str, Any], where: str, notes: list[str]) -> None:
+        given = config.get("max_pages")
+        self.limit = DEFAULT_MAX_PAGES if given is None else int(given)  # 0: no limit
+        self.chosen = given is not None
+        self.where, self.notes = where, notes
+        self.pages = 0
+        self._seen: dict[tuple[str, bytes], int] = {}  # (what, digest) -> the page it led to (or held)
+
+    def read(self, records: list[Any], repeat_hint: str = "the API is paging in a loop") -> bool:
+        """Count a page; False (with a warning) when its records repeat an earlier page's."""
+        self.pages += 1
+        if not records:
+            return True
+        earlier = self._first_seen("content", records, self.pages)
+        if earlier is None:
+            return True
+        self.notes.append(f"stopped paging: page {self.pages} held the same records as page {earlier}; {repeat_hint}")
+        return False
+
+    def visited(self, what: str, value: Any) -> None:
+        """Remember that `value` (the URL just read) led to the page just read."""
+        self._first_seen(what, value, self.pages)
+
+    def may_follow(self, what: str, value: Any) -> bool:
+        """Whether to request the page that `value` (a cursor or a URL) leads to: not when it led
+        to a page already read (a loop), nor past max_pages. OML524 when the default limit is hit."""
+        earlier = self._first_seen(what, value, self.pages + 1)
+        if earlier is not None:
+            self.notes.append(f"stopped paging: the {what} after page {self.pages} leads back to page {earlier}, "
+                              "so paging would loop")
+            return False
+        return self.may_continue()
+
+    def may_continue(self) -> bool:
+        """Whether another page may be requested after the ones read (max_pages)."""
+        if not self.limit or self.pages < self.limit:
+            return True
+        if self.chosen:
+            return False
+        raise RuntimeProblem(
+            "OML524",
+            f"paging of {self.where} did not end after {self.limit:,} pages (the default max_pages)",
+            "If the API really has more pages, set max_pages to a larger number (0 reads every page); "
+            "if not, check the paging settings: the API may be sending the same pages under new cursors.",
+            value=self.limit)
+
+    def _first_seen(self, what: str, value: Any, page: int) -> int | None:
+        """The page recorded for `value` before; None (and `page` recorded) the first time."""
+        key = digest(value)
+        if key is None:
+            return None
+        earlier = self._seen.get((what, key))
+        if earlier is None:
+            self._seen[(what, key)] = page
+        return earlier

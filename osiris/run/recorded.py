@@ -1,0 +1,98 @@
+"""A run recorded in a session of its own, as `osiris run` makes it: the session, the run trail, the
+run options from the settings, then the engine. `osiris run` and the MCP server's `run_sample` and
+`run` tools (docs/mcp.md) both start runs here, so whatever a run may reach is decided in one place.
+
+    recorded = run_recorded(effective, registry, redactor, pipeline, pipeline_path="p.yaml",
+                            sample=10, listener=display)
+    run_as_json(recorded, pipeline="p.yaml", sample=10)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from osiris.oml.config import StepConfig
+    from osiris.registry import Registry
+    from osiris.run.driver import RuntimeProblem
+    from osiris.run.engine import RunListener, RunResult, StepResult
+    from osiris.run.trail import RunTrail
+    from osiris.secrets.redact import Redactor
+    from osiris.session.store import Session
+    from osiris.settings.loader import EffectiveSettings
+
+
+@dataclass
+class RecordedRun:
+    """A finished run and the session that holds its trail; `status` is the trail's word for it."""
+
+    session: Session
+    status: str  # succeeded | failed | interrupted
+    result: RunResult
+    trail: RunTrail
+
+
+def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
+                 pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
+                 listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None) -> RecordedRun:
+    """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
+    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
+    `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
+    With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md)."""
+    from osiris.run.display import Listeners
+    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.trail import RunTrail
+    from osiris.session import Session
+
+    root = effective.resolve_path(effective.settings.sessions.dir)
+    session = Session.create(root, provider="none", model="none", redactor=redactor,
+                             settings=effective.to_dict(), command="run")
+    trail = RunTrail(session, pipeline_path=pipeline_path, sample=sample,
+                     save_samples=effective.settings.sessions.save_samples,
+                     pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
+    options = RunOptions(
+        connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
+        sample=sample, work_dir=session.path / "artifacts" if sample else None,
+        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        step_configs=step_configs or {})
+    trail.start(len(pipeline["steps"]))
+    result = run_pipeline(pipeline, options, Listeners(trail, listener))
+    return RecordedRun(session, trail.finish(result), result, trail)
+
+
+def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:
+    """Every warning and failure of the run, step by step, each with its severity: what stderr
+    shows and what `--json` lists as `problems`, in the same order."""
+    return [(step, problem, severity) for step in result.steps
+            for problem, severity in [(w, "warning") for w in step.warnings] + (
+                [(step.problem, "error")] if step.problem else [])]
+
+
+def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, redactor: Redactor) -> dict[str, Any]:
+    """What `osiris run --json` prints (docs/run.md): the status, the session, the problems and each
+    step's rows, columns and types; never a row value. Redacted."""
+    from osiris.run.trail import step_target
+
+    def issue(problem: Any) -> dict[str, Any]:
+        return {"code": problem.code, "message": problem.message, "hint": problem.hint}
+
+    result, trail = recorded.result, recorded.trail
+    shown: dict[str, Any] = redactor.data({
+        "pipeline": pipeline, "pipeline_name": trail.pipeline_name, "pipeline_sha256": trail.pipeline_sha256,
+        "status": recorded.status, "sample": sample, "session": str(recorded.session.path),
+        "problems": [{"step": step.step_id, "severity": severity, **issue(problem)}
+                     for step, problem, severity in run_problems(result)],
+        "steps": [{
+            "id": s.step_id, "component": s.component, "status": s.status, "rows_in": s.rows_in,
+            "rows_out": s.rows_out, "duration_ms": s.duration_ms,
+            "columns": [{"name": n, "type": t} for n, t in s.columns],
+            "problem": issue(s.problem) if s.problem else None,
+            "warnings": [issue(w) for w in s.warnings],
+            "skipped_because": s.skipped_because,
+            "target": step_target(s, sample),
+        } for s in result.steps],
+    })
+    return shown
