@@ -15,6 +15,12 @@ and the import time of real runs (below).
 
     .venv/bin/python bench/run.py --imports-only
 
+`--source DIR` (repeatable) times `osiris run` from the tree in DIR instead (it must hold `osiris/`,
+e.g. `git archive REV osiris | tar -x -C DIR`), the trees interleaved run by run: a before/after
+ratio from one run on a noisy machine.
+
+    .venv/bin/python bench/run.py --imports-only
+
 measures only the import time: `python -X importtime` of a real `osiris run` of a CSV -> CSV
 pipeline (everything it imports: Osiris, its run modules, DuckDB), less a bare interpreter's own
 imports; then what a PostgreSQL read (psycopg) and a MariaDB write (PyMySQL) add, from real
@@ -49,9 +55,13 @@ def main() -> None:
     parser.add_argument("--memory-rows", default="100000,1000000,3000000",
                         help="row counts at which to measure the peak RSS of PostgreSQL -> CSV")
     parser.add_argument("--imports-only", action="store_true", help="measure only the import time of real runs")
+    parser.add_argument("--source", action="append", default=[], help="a tree holding osiris/ to time instead")
     args = parser.parse_args()
     pg, maria = start_postgres(), start_mariadb()
     try:
+        if args.source:
+            compare_sources(pg, maria, args.rows, args.repeat, [str(Path(s).resolve()) for s in args.source])
+            return
         if not args.imports_only:
             bench(pg, maria, args.rows, args.repeat)
             memory_series(pg, maria, [int(n) for n in args.memory_rows.split(",") if n])
@@ -61,7 +71,27 @@ def main() -> None:
         maria.stop()
 
 
-def bench(pg, maria, rows: int, repeat: int) -> None:
+def compare_sources(pg, maria, rows: int, repeat: int, sources: list[str]) -> None:
+    """Each copy by `osiris run` from each tree, interleaved: medians and the ratio to the first tree."""
+    proj, pipelines = prepare(pg, maria, rows)
+    times: dict[tuple[str, str], list[float]] = {}
+    for round_ in range(repeat + 1):  # round 0 only fills each tree's bytecode cache
+        for name, path in pipelines.items():
+            for source in sources:
+                reset_targets(pg, maria)
+                seconds, _ = run_osiris(proj, path, source)
+                if round_:
+                    times.setdefault((name, source), []).append(seconds)
+    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians; ratio: the first tree's time / this tree's")
+    for name in pipelines:
+        first = statistics.median(times[(name, sources[0])])
+        for source in sources:
+            ours = statistics.median(times[(name, source)])
+            print(f"{name:24} {source:40} {rows / ours:12,.0f} rows/s {first / ours:6.2f}")
+
+
+def prepare(pg, maria, rows: int) -> tuple[RunProject, dict[str, Path]]:
+    """The source table, the targets, the CSV file and the three pipelines."""
     import psycopg
 
     root = Path(tempfile.mkdtemp(prefix="osiris-bench-"))
@@ -88,6 +118,13 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
                                                 mysql_step("write", "write", table="dst", mode="replace",
                                                            batch_size=5000)], name="pg-to-maria"),
     }
+    copy_out(pg, csv_path)
+    return proj, pipelines
+
+
+def bench(pg, maria, rows: int, repeat: int) -> None:
+    proj, pipelines = prepare(pg, maria, rows)
+    csv_path = proj.root / "src.csv"
     baselines = {
         "PostgreSQL -> CSV": lambda: copy_out(pg, csv_path),
         "CSV -> PostgreSQL": lambda: copy_in(pg, csv_path),
@@ -98,7 +135,6 @@ def bench(pg, maria, rows: int, repeat: int) -> None:
         "PostgreSQL -> CSV": lambda: psql(pg, f"\\copy src TO '{psql_out}' (FORMAT CSV, HEADER)"),
         "CSV -> PostgreSQL": lambda: psql(pg, f"\\copy dst FROM '{csv_path}' (FORMAT CSV, HEADER)"),
     }
-    copy_out(pg, csv_path)
     for path in pipelines.values():  # untimed: fills the bytecode caches, as an install has them
         reset_targets(pg, maria)
         run_osiris(proj, path)
@@ -169,9 +205,10 @@ def timed(action) -> float:
     return time.perf_counter() - started
 
 
-def run_osiris(proj: RunProject, path: Path) -> tuple[float, int]:
-    """Wall time and peak RSS (KiB) of one `osiris run` child (its own rusage, from wait4)."""
-    env = clean_env(**proj.env)
+def run_osiris(proj: RunProject, path: Path, source: str | None = None) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of one `osiris run` child (its own rusage, from wait4), of the
+    tree `source` when given."""
+    env = clean_env(**proj.env, **({"PYTHONPATH": source} if source else {}))
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed Osiris has its bytecode cached
     with tempfile.TemporaryFile() as err:
         started = time.perf_counter()

@@ -62,7 +62,8 @@ def test_live_line_counts_time_and_rows_then_each_step_is_a_coloured_line(tmp_pa
     assert re.search(r"get  3 rows  1\.\d s", screen), screen  # rows so far, when the driver reports them
     assert re.search(r"\x1b\[32mget  ok  3 rows  1\.\d s\x1b\[0m", screen), screen  # green, with rows and time
     assert re.search(r"\x1b\[32mwrite  ok  3 rows  0\.\d s\x1b\[0m", screen), screen
-    assert (proj.root / "out.csv").read_text().splitlines()[:2] == ["id,name,meta", "1,item-1,\"{'rank': 1, 'tags': [t1]}\""]
+    assert (proj.root / "out.csv").read_text().splitlines()[:2] == [
+        "id,name,meta", '1,item-1,"{""rank"":1,""tags"":[""t1""]}"']  # nested values are JSON text (docs/types.md)
 
 
 def test_a_failed_step_is_red_and_a_skipped_one_yellow(tmp_path: Path, slow_api: ApiServer) -> None:

@@ -19,8 +19,8 @@ TYPES = ("tiny TINYINT, small SMALLINT, medium MEDIUMINT, whole INT, big BIGINT,
 DUCKDB_TYPES = [
     ("tiny", "BIGINT"), ("small", "BIGINT"), ("medium", "BIGINT"), ("whole", "BIGINT"), ("big", "BIGINT"),
     ("yr", "BIGINT"), ("f", "DOUBLE"), ("d", "DOUBLE"), ("price", "DECIMAL(8,2)"), ("whole_dec", "DECIMAL(8,0)"),
-    ("widest", "DECIMAL(38,4)"), ("too_wide", "DOUBLE"), ("day", "DATE"), ("at", "TIMESTAMP"),
-    ("ts", "TIMESTAMP"), ("t", "VARCHAR")]
+    ("widest", "DECIMAL(38,4)"), ("too_wide", "VARCHAR"), ("day", "DATE"), ("at", "TIMESTAMP"),
+    ("ts", "TIMESTAMP WITH TIME ZONE"), ("t", "VARCHAR")]  # wider than 38 digits: the exact text; TIMESTAMP: an instant
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_unknown_table_names_the_closest_table(proj):
     path = proj.pipeline([pg_step("read", "read", table="custmers"), csv_step("out", "write", "out.csv")])
     result = proj.run(str(path))
     assert result.returncode == 6
-    assert f"{path} OML501 step 'read': table \"public.custmers\" does not exist\n" in result.stderr
+    assert f"{path} OML501 step 'read': table \"custmers\" does not exist\n" in result.stderr
     hint = result.stderr.splitlines()[1]
     assert hint.startswith("    hint: tables the database knows: ")  # other tests' tables share the database
     assert "customers, customers_copy" in hint
@@ -170,5 +170,5 @@ def test_upsert_keys_that_the_rows_lack_or_the_target_does_not_index_are_oml512(
     before = checksum(pg, "customers_copy")
     result = proj.run(str(path))
     assert result.returncode == 6
-    assert f"{path} OML512 step 'write': the target has no primary key or unique index on email\n" in result.stderr
+    assert f"{path} OML512 step 'write': the target customers_copy has no primary key or unique index on email\n" in result.stderr
     assert checksum(pg, "customers_copy") == before

@@ -179,7 +179,7 @@ def test_a_wrong_database_password_is_oml506_and_never_shown(sb: PostgrestStandI
 def test_a_dsn_that_does_not_parse_is_named_without_its_text(sb: PostgrestStandIn) -> None:
     problem = fails(write, sb, NEW_ROWS, table="users", pg_dsn="host=x password='Unclosed-Secret-9")
     assert (problem.code, problem.message) == (
-        "OML511", "pg_dsn of the supabase connection is not a PostgreSQL connection string")
+        "OML521", "pg_dsn of the supabase connection is not a PostgreSQL connection string")
     assert "Unclosed-Secret-9" not in problem.hint
 
 

@@ -374,7 +374,7 @@ def test_x_sql_must_name_a_known_dialect(tmp_path):
         configSchema:
           type: object
           properties:
-            statement: {type: string, x-sql: oracle}
+            statement: {type: string, x-sql: oracle9}
     """))
     assert [p for p in load_registry([tmp_path / "components"]).problems if "x-sql" in str(p)]
 

@@ -22,16 +22,17 @@ class DiscoveryFailed(OsirisError):
 def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], reference: str,
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
-    from osiris.run.drivers import family_driver
+    from osiris.run.drivers import family, family_driver
     from osiris.secrets.names import is_secret_key
     from osiris.secrets.redact import Redactor
 
-    family, alias = parse_connection(reference)
-    config = resolve_connection(connections, env, family, alias)
-    try:
-        driver = family_driver(family)
-    except (KeyError, ModuleNotFoundError):
-        raise UsageError(f"'{family}' connections cannot be discovered: there is no {family} runtime driver") from None
+    name, alias = parse_connection(reference)
+    facts = family(name)
+    if facts is None or not facts.discoverable:
+        why = f"there is no {name} runtime driver" if facts is None else f"{facts.title} has no tables to read"
+        raise UsageError(f"'{name}' connections cannot be discovered: {why}")
+    config = resolve_connection(connections, env, name, alias)
+    driver = family_driver(name)
     try:
         return driver.discover(config, tables)
     except RuntimeProblem as problem:

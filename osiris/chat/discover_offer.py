@@ -17,24 +17,24 @@ if TYPE_CHECKING:
     from osiris.chat.display import Display
     from osiris.retry.engine import GenerationEngine
 
-FAMILY_WORDS = {"mysql": {"mysql", "mariadb"}, "postgres": {"postgres", "postgresql"}, "supabase": {"supabase"}}
-ENDPOINT_FAMILIES = ("rest",)  # named by their alias ("the helpdesk tickets"), discovered by an endpoint path
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
 
 
 def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Configured connections a request names: `@family.alias`, or a family's name ("our MySQL"),
     which means its `default` alias (or its only one)."""
+    from osiris.run.drivers import families
+
     found = {(family.lower(), alias) for family, alias in _REFERENCE.findall(request)}
     words = set(re.findall(r"[a-z0-9]+", _REFERENCE.sub(" ", request).lower()))
-    for family, names in FAMILY_WORDS.items():
+    for family, facts in families().items():
         aliases = list(connections.get(family) or {})
-        if words & names and aliases:
+        if facts.discovers == "endpoints":  # an API is named by its alias ("the helpdesk tickets")
+            found |= {(family, alias) for alias in aliases if alias.lower() in words}
+        elif facts.kind == "database" and words & {family, *facts.words} and aliases:
             alias = "default" if "default" in aliases else (aliases[0] if len(aliases) == 1 else None)
             if alias:
                 found.add((family, alias))
-    for family in ENDPOINT_FAMILIES:
-        found |= {(family, alias) for alias in connections.get(family) or {} if alias.lower() in words}
     return [f"@{family}.{alias}" for family, alias in sorted(found) if alias in (connections.get(family) or {})]
 
 
@@ -52,6 +52,8 @@ class DiscoveryOffer:
         return connections
 
     def offer(self, request: str) -> None:
+        from osiris.run.drivers import discovers_endpoints
+
         for reference in mentioned_connections(request, self.connections):
             name = reference[1:]
             spec = self.engine.validator.registry.get(f"{name.split('.', 1)[0]}.extractor")
@@ -60,7 +62,7 @@ class DiscoveryOffer:
             if catalog_path(self.root, name).exists():
                 continue
             self.offered.add(reference)
-            endpoint = name.split(".", 1)[0] in ENDPOINT_FAMILIES
+            endpoint = discovers_endpoints(name.split(".", 1)[0])
             paths = self._ask_path(reference) if endpoint else ([] if self._ask(reference) else None)
             if paths is not None:
                 self._discover(reference, paths or None)

@@ -20,7 +20,6 @@ from osiris.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
 
-ENDPOINT_FAMILIES = ("rest",)  # discovered by endpoint path, not by table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +60,9 @@ def _discover_connection(effective: EffectiveSettings, reference: str, tables: l
     from osiris.catalog.connection import parse_connection
     from osiris.catalog.discovery import update_connection_catalog
 
-    if parse_connection(reference)[0] in ENDPOINT_FAMILIES and not tables:
+    from osiris.run.drivers import discovers_endpoints
+
+    if discovers_endpoints(parse_connection(reference)[0]) and not tables:
         raise UsageError(f"name the endpoint path(s) to read, e.g. osiris discover {reference} /customers")
     update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
                                        reference, tables, refresh)
@@ -100,7 +101,9 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     from osiris.text_table import printable
 
     names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
-    kind = "endpoint" if catalog.family in ENDPOINT_FAMILIES else "table"
+    from osiris.run.drivers import discovers_endpoints
+
+    kind = "endpoint" if discovers_endpoints(catalog.family) else "table"
     print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
 
 

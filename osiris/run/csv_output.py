@@ -12,7 +12,9 @@ Quoting (docs/run.md, "CSV files written"):
 - `all`: every field and header name is quoted;
 - `nonnumeric`: every field of a column that is not an integer, decimal or floating type (text,
   dates, booleans, ...) is quoted, and every header name.
-In every mode NULL is an empty, unquoted field, and an empty string is `""`.
+In every mode NULL is an empty, unquoted field, and an empty string is `""`. Values are written so
+that `filesystem.csv_extractor` reads them back the same (docs/types.md): nested values as JSON text,
+binary as PostgreSQL's hex text, instants in UTC with `+00`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import RuntimeProblem
+from osiris.run.drivers.sql_types import is_nested
 from osiris.run.spool import quote_ident
 
 TRANSCODE_BYTES = 1 << 20
@@ -63,6 +66,22 @@ class CsvFormat:
         quoted = [name for name, kind in self.columns if not _NUMERIC.fullmatch(kind.upper())]
         if self.quoting == "nonnumeric" and quoted:
             parts.append("FORCE_QUOTE (" + ", ".join(quote_ident(name) for name in quoted) + ")")
+        return ", ".join(parts)
+
+    def select_list(self) -> str:
+        """The columns as COPY writes them: nested values as JSON text, binary as `\\x` and hex
+        digits (PostgreSQL's bytea text), instants in UTC; the rest as DuckDB writes them."""
+        parts = []
+        for name, kind in self.columns:
+            shown = quote_ident(name)
+            if is_nested(kind):
+                shown = f"to_json({shown})"
+            elif kind == "BLOB":
+                shown = f"'\\x' || lower(hex({shown}))"
+            elif kind == "TIMESTAMP WITH TIME ZONE":
+                shown = (f"CASE WHEN isinf({shown}) THEN CAST({shown} AS VARCHAR) "
+                         f"ELSE CAST(timezone('UTC', {shown}) AS VARCHAR) || '+00' END")
+            parts.append(f"{shown} AS {quote_ident(name)}" if shown != quote_ident(name) else shown)
         return ", ".join(parts)
 
     def header_line(self) -> str:

@@ -1,8 +1,9 @@
 """The contract between the engine and a driver: what a step is given and what it gives back.
 
 A driver is one class per component family (`mysql`, `postgres`, `filesystem`, ...), in the module
-`osiris.run.drivers.<family>`, exposing `DRIVER: Driver`. The engine imports a family's module only
-when a pipeline uses it, so `osiris run` pays for psycopg or PyMySQL only when it needs them.
+`osiris.run.drivers.<family>`, exposing `DRIVER: Driver` and the family's facts, `FAMILY: Family`.
+The engine imports a family's module only when a pipeline uses it, so `osiris run` pays for psycopg
+or PyMySQL only when it needs them.
 
 Rows never travel through Python lists: a reader leaves its rows in the DuckDB table
 `ctx.output_table`, in batches (Arrow or DuckDB relations); a writer reads `ctx.input_tables`;
@@ -33,6 +34,21 @@ class RuntimeProblem(Exception):
         self.message = message
         self.hint = hint
         self.value = value
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the rest of Osiris knows about a component family, declared once, as `FAMILY` in its
+    driver module (osiris.run.drivers.<name>): a new family is its driver file and its specs."""
+
+    name: str  # "postgres": the family of its components and of `@postgres.alias` connections
+    title: str  # "PostgreSQL": how messages and prompts name it
+    components: tuple[str, ...]  # the components its driver runs
+    kind: str  # "database" (tables a failed step's facts can list), "api", "files" or "engine"
+    discoverable: bool = False  # `osiris discover @<name>.alias` reads its tables (or endpoints)
+    discovers: str = "tables"  # "endpoints": discover reads the API paths named (`@rest.api /customers`)
+    dialect: str | None = None  # the sqlglot dialect of its SQL, for specs that do not mark `x-sql`
+    words: tuple[str, ...] = ()  # what people call it in a request ("mariadb"), besides its name
 
 
 @dataclass

@@ -27,7 +27,8 @@ from osiris.validate.issue import Issue
 DryRunStatus = Literal["passed", "failed", "skipped"]
 SAMPLE_TIER = 5
 # Problems no change to the pipeline can fix: the tier is skipped, not failed.
-ENVIRONMENT_CODES = frozenset({"OML505", "OML506", "OML511"})  # cannot connect, rejected credentials, secret not set
+# cannot connect, rejected credentials, secret not set, cleartext password refused, connection setting invalid
+ENVIRONMENT_CODES = frozenset({"OML505", "OML506", "OML511", "OML520", "OML521"})
 
 
 @dataclass

@@ -13,7 +13,6 @@ from osiris.run.engine import StepResult
 from osiris.sample.dry_run import SampleOptions
 from osiris.text_table import count_rows
 
-SQL_FAMILIES = ("postgres", "mysql", "supabase")
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
 NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
@@ -46,11 +45,10 @@ def step_fact(step: StepResult) -> str:
 
 def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: SampleOptions) -> list[str]:
     component = str(step.get("component", ""))
-    family = component.split(".", 1)[0]
     try:
         config, secrets = _resolved(step, options)
-        if family in SQL_FAMILIES and problem.code in SQL_CODES:
-            return table_facts(family, component, config)
+        if _database_dialect(component) is not None and problem.code in SQL_CODES:
+            return table_facts(component, config)
         if component == "rest.extractor" and problem.code in ("OML509", "OML515"):
             return api_facts(config, secrets)
     except Exception:  # a fact is a bonus: when the source cannot be read again, the problem still goes back
@@ -67,12 +65,22 @@ def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str
                                options.secret_fields(component))
 
 
-def table_facts(family: str, component: str, config: Mapping[str, Any]) -> list[str]:
+def _database_dialect(component: str) -> str | None:
+    """The SQL dialect of a component whose family is a database with tables ("" when it has
+    none), or None for any other family."""
+    from osiris.run.drivers import family
+
+    facts = family(component.split(".", 1)[0])
+    return (facts.dialect or "") if facts is not None and facts.kind == "database" else None
+
+
+def table_facts(component: str, config: Mapping[str, Any]) -> list[str]:
     """`table customers has columns: id integer, email text, status text` for each table the step names."""
     from osiris.run.drivers import driver_for
     from osiris.run.drivers.sql_common import tables_in
 
-    named = [str(config["table"])] if config.get("table") else tables_in(str(config.get("query") or ""), family)
+    query = str(config.get("query") or "")
+    named = [str(config["table"])] if config.get("table") else tables_in(query, _database_dialect(component))
     if not named:
         return []
     found = driver_for(component).discover(config, [name.split(".")[-1] for name in named])
@@ -161,8 +169,9 @@ def _where(step: Mapping[str, Any]) -> str:
     config = step.get("config") or {}
     if config.get("table"):
         return str(config["table"])
-    if config.get("query") and str(step.get("component", "")).split(".")[0] in SQL_FAMILIES:
-        named = tables_in(str(config["query"]), "postgres")
+    dialect = _database_dialect(str(step.get("component", "")))
+    if config.get("query") and dialect is not None:
+        named = tables_in(str(config["query"]), dialect)
         if named:
             return ", ".join(named)
     return f"step '{step.get('id', '?')}'"

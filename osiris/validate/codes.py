@@ -75,6 +75,9 @@ CODES: dict[str, Code] = {
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
     "OML516": Code(5, "error", "no runtime driver"),
+    "OML519": Code(5, "error", "step inputs do not fit"),
+    "OML520": Code(5, "error", "cleartext password refused"),
+    "OML521": Code(5, "error", "connection setting invalid"),
     "OML523": Code(5, "error", "API response too large"),
     "OML524": Code(5, "error", "paging did not end"),
 }

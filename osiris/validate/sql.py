@@ -31,19 +31,19 @@ if TYPE_CHECKING:
     from osiris.catalog import Catalog, Catalogs
     from osiris.registry import ComponentSpec, Registry
 
-SQL_DIALECTS = ("mysql", "postgres", "duckdb")
-_FAMILY_DIALECTS = {"mysql": "mysql", "postgres": "postgres", "duckdb": "duckdb"}  # specs without x-sql
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
-    """field -> dialect: the properties a spec marks `x-sql: <dialect>`; for specs written without
-    the annotation, `query` of the mysql, postgres and duckdb families."""
-    marked = {name: prop["x-sql"] for name, prop in spec.properties.items()
-              if isinstance(prop, dict) and prop.get("x-sql") in SQL_DIALECTS}
-    if marked or any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
-        return marked
-    dialect = _FAMILY_DIALECTS.get(spec.family)
-    return {"query": dialect} if dialect and "query" in spec.properties else {}
+    """field -> dialect: the properties a spec marks `x-sql: <dialect>` (the meta-schema admits
+    the dialects sqlglot reads); for specs written without the annotation, `query` in the dialect
+    its family's driver declares (FAMILY.dialect)."""
+    from osiris.run.drivers import family
+
+    if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
+        return {name: prop["x-sql"] for name, prop in spec.properties.items()
+                if isinstance(prop, dict) and isinstance(prop.get("x-sql"), str)}
+    facts = family(spec.family) if "query" in spec.properties else None
+    return {"query": facts.dialect} if facts is not None and facts.dialect else {}
 
 
 @dataclass
@@ -325,4 +325,4 @@ def _short(sql: str) -> str:
     return flat if len(flat) <= 120 else flat[:117] + "..."
 
 
-__all__ = ["SQL_DIALECTS", "SqlField", "check_sql", "sql_fields", "sql_offset"]
+__all__ = ["SqlField", "check_sql", "sql_fields", "sql_offset"]

@@ -1,4 +1,5 @@
-"""A real MariaDB (installed by .ci/run from apt), initialised in a temp dir on a loopback port."""
+"""A real MariaDB (installed by .ci/run from apt), initialised in a temp dir on a loopback port, with a
+global time zone that is not UTC."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ PASSWORD = "maria-test-Secret-73"  # planted: tests scan output for it
 USER = "osiris"
 DATABASE = "shop"
 READER, READER_PASSWORD = "reader", "maria-reader-Secret-19"  # a user that may only read `shop`
+TIME_ZONE = "+09:00"  # the server's global time zone, as on a machine in Tokyo (issue 23)
 
 
 @dataclass
@@ -57,7 +59,8 @@ def start_mariadb() -> MariaDBServer:
             [server_bin, "--no-defaults", f"--datadir={data}", f"--socket={sock}", f"--port={port}",
              "--bind-address=127.0.0.1", "--skip-name-resolve", f"--init-file={init_sql}",
              f"--pid-file={root / 'mysqld.pid'}", "--innodb-flush-log-at-trx-commit=0",
-             "--skip-log-bin", "--innodb-buffer-pool-size=64M"],
+             "--skip-log-bin", "--innodb-buffer-pool-size=64M",
+             f"--default-time-zone={TIME_ZONE}"],  # not UTC: Osiris's sessions must set their own
             stdout=out, stderr=subprocess.STDOUT, **run_as(),  # type: ignore[call-overload]
         )
     server = MariaDBServer("127.0.0.1", port, USER, PASSWORD, DATABASE, process, sock)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.problems import names_hint, quoted_name, redacted, sql_problem, type_problem
 from osiris.run.spool import quote_ident
@@ -68,3 +68,4 @@ def _unknown_column(ctx: StepContext, error: Exception) -> RuntimeProblem:
 
 
 DRIVER = DuckDBDriver()
+FAMILY = Family("duckdb", "DuckDB", ("duckdb.processor",), kind="engine", dialect="duckdb")

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
+from osiris.run.csv_input import exact_number_types
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import redacted
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -45,6 +46,7 @@ class FilesystemDriver:
         limit = f" LIMIT {int(min(limits))}" if limits else ""
         options = _read_options(config)
         try:
+            options = _read_options(config, exact_number_types(ctx.con, literal(str(path)), options))
             ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
                             f"SELECT * FROM read_csv({literal(str(path))}{options}){limit}")
         except Exception as error:
@@ -71,7 +73,7 @@ class FilesystemDriver:
         partial = target.with_name(f".{target.name}.osiris-partial")
         copied = partial.with_name(partial.name + "-utf8") if form.second_pass else partial
         try:
-            ctx.con.execute(f"COPY (SELECT * FROM {quote_ident(source)}) TO {literal(str(copied))} "
+            ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) TO {literal(str(copied))} "
                             f"({form.copy_options()})")
             if form.second_pass:
                 form.finish(copied, partial)
@@ -104,9 +106,11 @@ def _existing(path: Path, shown: str) -> Path:
     raise RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
 
 
-def _read_options(config: Mapping[str, Any]) -> str:
+def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = None) -> str:
+    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
+    A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
-             f"header = {'true' if config.get('header', True) else 'false'}"]
+             f"header = {'true' if config.get('header', True) else 'false'}", "allow_quoted_nulls = false"]
     if config.get("skip_rows"):
         parts.append(f"skip = {int(config['skip_rows'])}")
     if config.get("comment"):
@@ -118,10 +122,12 @@ def _read_options(config: Mapping[str, Any]) -> str:
         parts.append(f"compression = {literal(str(config['compression']))}")
     if config.get("na_values"):
         parts.append("nullstr = [" + ", ".join(literal(str(v)) for v in config["na_values"]) + "]")
-    if isinstance(config.get("dtype"), Mapping):
-        parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}"
-                                            for k, v in config["dtype"].items()) + "}")
+    types = {**(exact or {}), **(config["dtype"] if isinstance(config.get("dtype"), Mapping) else {})}
+    if types:
+        parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}" for k, v in types.items()) + "}")
     return ", " + ", ".join(parts)
 
 
 DRIVER = FilesystemDriver()
+FAMILY = Family("filesystem", "CSV files", ("filesystem.csv_extractor", "filesystem.csv_writer"), kind="files",
+                discoverable=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
@@ -99,3 +99,4 @@ def _raise_errors(client: HttpClient, payload: Any, where: str) -> None:
 
 
 DRIVER = GraphQLDriver()
+FAMILY = Family("graphql", "GraphQL API", ("graphql.extractor",), kind="api")

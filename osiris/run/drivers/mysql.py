@@ -1,4 +1,5 @@
-"""mysql.extractor and mysql.writer through PyMySQL (MySQL and MariaDB), with `discover`.
+"""mysql.extractor and mysql.writer through PyMySQL (MySQL and MariaDB), with `discover` (the SQL
+skeleton, osiris.run.drivers.sql_base, runs the flow; this is MySQL's dialect).
 
 Reading streams with an unbuffered server-side cursor (SSCursor), `batch_size` rows at a time, into
 a CSV spool that DuckDB loads. Writing runs in ONE transaction (InnoDB): `replace` and
@@ -6,285 +7,255 @@ a CSV spool that DuckDB loads. Writing runs in ONE transaction (InnoDB): `replac
 commits on its own in MySQL, so a failed first run can leave the new, empty table behind.
 On `--sample`, rows go into a TEMPORARY table shaped like the target (`CREATE TEMPORARY TABLE ... LIKE`),
 which only this connection sees and which disappears with it.
+
+`schema` names the database the table is in (default: the connection's `database`). Sessions run
+in UTC. The connection is never encrypted, so a server that asks for a cleartext password
+(`mysql_clear_password`, or `dialog` as PAM uses it) is refused before the password is sent.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.sql_common import tables_in, input_batches, input_columns, key_list, spool_path
-from osiris.run.problems import (
-    auth_problem,
-    connect_problem,
-    key_problem,
-    names_hint,
-    permission_problem,
-    quoted_name,
-    redacted,
-    rejected_problem,
-    sql_problem,
-    type_problem,
-)
-from osiris.run.spool import CsvSpool
+from osiris.run.driver import Family, StepContext, TableInfo
+from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
+from osiris.run.drivers.mysql_types import REFUSALS, ReadColumns, mysql_type, render
+from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
+from osiris.run.drivers.sql_types import notes, widest_decimal
+from osiris.run.problems import rejected_problem
+from osiris.run.spool import CsvSpool, quote_ident
 
-# pymysql FIELD_TYPE codes -> DuckDB types; anything else is VARCHAR.
-_MYSQL_TO_DUCKDB = {1: "BIGINT", 2: "BIGINT", 3: "BIGINT", 8: "BIGINT", 9: "BIGINT", 13: "BIGINT",
-                    4: "DOUBLE", 5: "DOUBLE", 10: "DATE", 7: "TIMESTAMP", 12: "TIMESTAMP"}
-_DUCKDB_TO_MYSQL = {"BIGINT": "BIGINT", "INTEGER": "INT", "SMALLINT": "SMALLINT", "TINYINT": "TINYINT",
-                    "HUGEINT": "DECIMAL(38,0)", "DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "BOOLEAN": "BOOLEAN",
-                    "DATE": "DATE", "TIME": "TIME", "TIMESTAMP": "DATETIME(6)",
-                    "TIMESTAMP WITH TIME ZONE": "DATETIME(6)", "UUID": "CHAR(36)", "VARCHAR": "TEXT"}
+FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
+                discoverable=True, dialect="mysql", words=("mariadb",))
+
 _CONNECT, _UNKNOWN_HOST, _AUTH, _DB_ACCESS, _UNKNOWN_DB = 2003, 2005, 1045, 1044, 1049
-_NO_TABLE, _NO_COLUMN, _SYNTAX = 1146, 1054, 1064
-_DENIED = {1142, 1143, 1227}
-_REJECTED = {1062, 1048, 1451, 1452, 1364, 3819, 4025}
+_NO_TABLE, _NO_COLUMN = 1146, 1054
+_DENIED = {1142, 1143, 1227, _DB_ACCESS}
+_CONSTRAINTS = {1062: ErrorKind.UNIQUE, 1048: ErrorKind.NOT_NULL, 1364: ErrorKind.NOT_NULL,
+                1451: ErrorKind.FOREIGN_KEY, 1452: ErrorKind.FOREIGN_KEY, 3819: ErrorKind.CHECK, 4025: ErrorKind.CHECK}
 _TYPE = {1366, 1292, 1264, 1406, 1265}
+CLEARTEXT_PLUGINS = ("mysql_clear_password", "dialog")
+MAX_NAME = 64  # MySQL's longest table name
 
 
-class MySQLDriver:
-    def run(self, ctx: StepContext) -> StepOutcome:
-        return self._read(ctx) if ctx.mode == "read" else self._write(ctx)
-
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        conn = _connect(config, ())
-        try:
-            return _discover(conn, _database(config), tables)
-        finally:
-            conn.close()
-
-    def _read(self, ctx: StepContext) -> StepOutcome:
-        import pymysql.cursors
-
-        config = ctx.config
-        query = _source_query(config)
-        limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
-        if limits:
-            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
-        batch_size = int(config.get("batch_size", 10_000))
-        conn = _connect(config, ctx.secrets)
-        try:
-            with conn.cursor(pymysql.cursors.SSCursor) as cursor:
-                cursor.execute(query)
-                columns = [(d[0], _duckdb_type(d)) for d in cursor.description or []]
-                spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx), batch_size, ctx.progress)
-                try:
-                    while batch := cursor.fetchmany(batch_size):
-                        spool.add_rows(batch)
-                finally:
-                    rows = spool.close()
-        except Exception as error:
-            raise _problem(error, conn, config, ctx.secrets) from None
-        finally:
-            conn.close()
-        return StepOutcome(rows_in=rows, rows_out=rows)
-
-    def _write(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
-        source, columns = input_columns(ctx)
-        table = str(config["table"])
-        mode = str(config.get("mode", "append"))
-        keys = key_list(config.get("upsert_keys"))
-        if mode == "upsert" and any(k not in dict(columns) for k in keys):
-            raise key_problem([k for k in keys if k not in dict(columns)], [n for n, _ in columns])
-        conn = _connect(config, ctx.secrets)
-        try:
-            target = self._prepare_target(ctx, conn, table, columns, keys)
-            if mode == "upsert":
-                _require_unique(conn, _database(config), table, keys, created=target != _ident(table) or None)
-            rows = 0
-            with conn.cursor() as cursor:
-                if mode == "replace" or config.get("truncate_before"):
-                    cursor.execute(f"DELETE FROM {target}")
-                statement = _insert_statement(target, columns, keys if mode == "upsert" else [])
-                for batch in input_batches(ctx, source, columns, int(config.get("batch_size", 1000))):
-                    cursor.executemany(statement, [tuple(_plain(v) for v in row) for row in batch])
-                    rows += len(batch)
-                    ctx.progress(rows)
-            if ctx.sample is None:
-                conn.commit()
-            else:
-                conn.rollback()
-        except Exception as error:
-            raise _problem(error, conn, config, ctx.secrets, table=table) from None
-        finally:
-            conn.close()  # without a commit, MySQL rolls the transaction back (also on Ctrl-C)
-        return StepOutcome(rows_in=rows, rows_out=rows)
-
-    def _prepare_target(self, ctx: StepContext, conn: Any, table: str, columns: list[tuple[str, str]],
-                        keys: list[str]) -> str:
-        """The table to write into: the target, or on --sample a TEMPORARY twin of it."""
-        existing = _discover(conn, _database(ctx.config), [table])
-        create = bool(ctx.config.get("create_table"))
-        if not existing and not create:
-            raise _unknown_table(conn, _database(ctx.config), table)
-        if existing:
-            known = [c.name for c in existing[0].columns]
-            for name, _ in columns:
-                if name not in known:
-                    raise RuntimeProblem("OML502", f'column "{name}" does not exist in {table}',
-                                         names_hint("column", name, known), value=name)
-        with conn.cursor() as cursor:
-            if ctx.sample is not None:
-                twin = _ident(f"osiris_sample_{table}")
-                if existing:
-                    cursor.execute(f"CREATE TEMPORARY TABLE {twin} LIKE {_ident(table)}")
-                else:
-                    cursor.execute(_create_table(twin, columns, keys, temporary=True))
-                return twin
-            if not existing:
-                cursor.execute(_create_table(_ident(table), columns, keys, temporary=False))
-        return _ident(table)
+class CleartextRefused(Exception):
+    """The server switched to an authentication that sends the password as it is."""
 
 
-def _connect(config: Mapping[str, Any], secrets: tuple[str, ...]) -> Any:
-    import pymysql
+class _RefuseCleartext:
+    """PyMySQL's hook for an authentication plugin: raise before a cleartext password is written."""
 
-    try:
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def authenticate(self, packet: Any) -> Any:
+        raise CleartextRefused()
+
+    prompt = authenticate  # `dialog`'s other questions go the same way
+
+
+class MySQLDialect(SqlDialect):
+    family = FAMILY
+    default_port = 3306
+    mode_field, keys_field, create_field = "mode", "upsert_keys", "create_table"
+    refusals = REFUSALS
+    cleartext_fix = ("give the user a hashed authentication (mysql_native_password, ed25519 or "
+                     "caching_sha2_password): Osiris's MySQL connections are not encrypted")
+
+    def open(self, config: Mapping[str, Any]) -> Any:
+        import pymysql
+
         return pymysql.connect(host=config.get("host", "localhost"), port=int(config.get("port", 3306)),
                                user=config.get("user"), password=str(config.get("password") or ""),
                                database=config.get("database"), connect_timeout=10, autocommit=False,
-                               charset="utf8mb4")
-    except pymysql.MySQLError as error:
-        code = error.args[0] if error.args else 0
-        detail = redacted(error.args[1] if len(error.args) > 1 else error, (*secrets, str(config.get("password"))))
+                               charset="utf8mb4", init_command="SET time_zone = '+00:00'",
+                               auth_plugin_map={name: _RefuseCleartext for name in CLEARTEXT_PLUGINS})
+
+    def classify_connect(self, error: Exception) -> Classified | None:
+        import pymysql
+
+        if isinstance(error, CleartextRefused):
+            return ErrorKind.CLEARTEXT, ""
+        if not isinstance(error, pymysql.MySQLError):
+            return None
+        code, text = _code_and_text(error)
         if code == _AUTH:
-            raise auth_problem("mysql", config.get("user"), "access denied (wrong user or password)") from None
+            return ErrorKind.AUTH, "access denied (wrong user or password)"
         if code == _DB_ACCESS:
-            raise permission_problem(detail) from None
+            return ErrorKind.PERMISSION, text
         if code == _UNKNOWN_DB:
-            raise connect_problem("mysql", config.get("host"), config.get("port", 3306),
-                                  f"the database '{config.get('database')}' does not exist") from None
-        reason = ("connection refused" if "refused" in detail.lower() or code == _CONNECT and "111" in detail
-                  else "unknown host" if code == _UNKNOWN_HOST or "Name or service" in detail
-                  else "timed out" if "timed out" in detail.lower() else detail)
-        raise connect_problem("mysql", config.get("host"), config.get("port", 3306), reason) from None
+            return ErrorKind.UNKNOWN_DATABASE, text
+        reason = ("connection refused" if "refused" in text.lower() or code == _CONNECT and "111" in text
+                  else "unknown host" if code == _UNKNOWN_HOST or "Name or service" in text
+                  else "timed out" if "timed out" in text.lower() else text)
+        return ErrorKind.CONNECT, reason
+
+    def classify(self, error: Exception) -> Classified | None:
+        import pymysql
+
+        if not isinstance(error, pymysql.MySQLError):
+            return None
+        code, text = _code_and_text(error)
+        if code == _NO_TABLE:
+            return ErrorKind.UNKNOWN_TABLE, text
+        if code == _NO_COLUMN:
+            return ErrorKind.UNKNOWN_COLUMN, text
+        if code in _DENIED:
+            return ErrorKind.PERMISSION, text
+        if code in _CONSTRAINTS:
+            return _CONSTRAINTS[code], text
+        return (ErrorKind.TYPE if code in _TYPE else ErrorKind.SQL), text
+
+    def quote(self, name: str) -> str:
+        return _ident(name)
+
+    def schema(self, config: Mapping[str, Any]) -> str:
+        return str(config.get("schema") or config.get("database"))
+
+    def source_query(self, config: Mapping[str, Any]) -> str:
+        query = super().source_query(config)
+        if config.get("query") or not config.get("offset"):
+            return query
+        return f"{query} LIMIT 18446744073709551615 OFFSET {int(config['offset'])}"
+
+    def read(self, ctx: StepContext, conn: Any, query: str) -> int:
+        import pymysql.cursors
+
+        batch_size = int(ctx.config.get("batch_size", 10_000))
+        with conn.cursor(pymysql.cursors.SSCursor) as cursor:
+            cursor.execute(query)
+            typed = ReadColumns(cursor._result.fields)  # PyMySQL's field packets: flags and charset too
+            spool = CsvSpool(ctx.con, ctx.output_table, typed.columns, spool_path(ctx), batch_size, ctx.progress)
+            try:
+                while batch := cursor.fetchmany(batch_size):
+                    spool.add_rows(typed.rows(batch))
+            finally:
+                rows = spool.close()
+        typed.refuse_zero_dates()
+        return rows
+
+    def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+        if tables == []:
+            return []
+        wanted = " AND TABLE_NAME IN (" + ", ".join(["%s"] * len(tables)) + ")" if tables else ""
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES' "
+                           f"FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s{wanted} "
+                           "ORDER BY TABLE_NAME, ORDINAL_POSITION", (schema, *(tables or ())))
+            columns = cursor.fetchall()
+            cursor.execute("SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE "
+                           "WHERE TABLE_SCHEMA = %s AND CONSTRAINT_NAME = 'PRIMARY' "
+                           "ORDER BY TABLE_NAME, ORDINAL_POSITION", (schema,))
+            return tables_found(list(columns), list(cursor.fetchall()))
+
+    def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
+        """The target, or on --sample a TEMPORARY twin of it: MySQL commits DDL at once."""
+        real = f"{self.quote(target.schema)}.{self.quote(target.table)}"
+        created = _types(ctx, columns, target.keys) if target.existing is None else []
+        with conn.cursor() as cursor:
+            if ctx.sample is not None:
+                twin = self.quote(sample_twin(target.table))
+                if target.existing is not None:
+                    cursor.execute(f"CREATE TEMPORARY TABLE {twin} LIKE {real}")
+                else:
+                    cursor.execute(_create_table(twin, created, target.keys, temporary=True))
+                return twin
+            if target.existing is None:
+                cursor.execute(_create_table(real, created, target.keys, temporary=False))
+        return real
+
+    def lock(self, conn: Any, into: str) -> None:
+        """A named lock on the table until this connection ends (after its commit): a second replace
+        waits for it, then empties what the first wrote. InnoDB's own locks do not keep two DELETEs
+        of an empty table apart."""
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT GET_LOCK(%s, %s)", (lock_name(into), LOCK_WAIT_S))
+            if cursor.fetchone() != (1,):
+                raise rejected_problem(f"another run kept {into} locked for {LOCK_WAIT_S // 3600} hours")
+
+    def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
+              columns: list[tuple[str, str]]) -> int:
+        upsert = target.mode == "upsert"
+        if upsert and target.existing is not None:
+            _require_unique(conn, target, self.keys_field)
+        statement = _insert_statement(into, columns, target.keys if upsert else [])
+        existing = {quote_ident(c.name): c.type.lower() for c in target.existing.columns} if target.existing else {}
+        select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
+        rows = 0
+        with conn.cursor() as cursor:
+            for batch in input_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
+                cursor.executemany(statement, batch)
+                rows += len(batch)
+                ctx.progress(rows)
+        return rows
 
 
-def _require_unique(conn: Any, database: str, table: str, keys: list[str], created: bool | None) -> None:
+LOCK_NAME_PREFIX = "osiris-replace:"
+LOCK_WAIT_S = 86_400  # how long a replace waits for another run's replace of the same table
+
+
+def lock_name(into: str) -> str:
+    """The named lock (GET_LOCK) of a table a replace empties: at most 64 characters, as MySQL wants."""
+    return LOCK_NAME_PREFIX + hashlib.sha256(into.encode()).hexdigest()[:40]
+
+
+def sample_twin(table: str) -> str:
+    """The TEMPORARY table a sample writes into: as short as any name MySQL takes (64 characters)."""
+    name = f"osiris_sample_{table}"  # a TEMPORARY table: only this connection sees it
+    return name if len(name) <= MAX_NAME else "osiris_sample_" + hashlib.sha256(table.encode()).hexdigest()[:16]
+
+
+def _code_and_text(error: Exception) -> tuple[int, str]:
+    """PyMySQL's (errno, message) pair."""
+    code = error.args[0] if error.args else 0
+    return (code if isinstance(code, int) else 0), str(error.args[1] if len(error.args) > 1 else error)
+
+
+def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
     """ON DUPLICATE KEY UPDATE needs a primary key or unique index on exactly the key columns."""
+    from osiris.run.problems import unique_key_problem
+
     with conn.cursor() as cursor:
-        cursor.execute("SELECT INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) "
+        cursor.execute("SELECT INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR '\\n') "
                        "FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s "
-                       "AND NON_UNIQUE = 0 GROUP BY INDEX_NAME", (database, table))
-        indexes = [set(str(columns).split(",")) for _, columns in cursor.fetchall()]
-    if indexes or not created:
-        if set(keys) not in indexes:
-            raise RuntimeProblem(
-                "OML512", f"the target {table} has no primary key or unique index on {', '.join(keys)}",
-                "add a primary key or unique index on the upsert_keys columns, or set upsert_keys to them")
+                       "AND NON_UNIQUE = 0 GROUP BY INDEX_NAME", (target.schema, target.table))
+        indexes = [set(str(columns).split("\n")) for _, columns in cursor.fetchall()]
+    if set(target.keys) not in indexes:
+        raise unique_key_problem(target.table, target.keys, field)
 
 
 def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _database(config: Mapping[str, Any]) -> str:
-    return str(config.get("schema") or config.get("database"))
-
-
-def _source_query(config: Mapping[str, Any]) -> str:
-    if config.get("query"):
-        return str(config["query"]).strip().rstrip(";")
-    columns = ", ".join(_ident(str(c)) for c in config.get("columns") or []) or "*"
-    offset = f" LIMIT 18446744073709551615 OFFSET {int(config['offset'])}" if config.get("offset") else ""
-    return f"SELECT {columns} FROM {_ident(str(config['table']))}{offset}"
-
-
-def _duckdb_type(description: tuple[Any, ...]) -> str:
-    code, precision, scale = description[1], description[4], description[5]
-    if code in (0, 246):  # DECIMAL / NEWDECIMAL
-        digits = (precision or 0) - (1 if scale else 0) - 1  # pymysql reports the display width
-        return f"DECIMAL({max(min(digits, 38), scale or 1)},{scale or 0})" if digits <= 38 else "DOUBLE"
-    return _MYSQL_TO_DUCKDB.get(code, "VARCHAR")
-
-
-def _plain(value: Any) -> Any:
-    """DuckDB values PyMySQL can send as they are (a UUID goes as text)."""
-    return str(value) if type(value).__name__ == "UUID" else value
+def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
+    """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
+    source = next(iter(ctx.input_tables.values()))
+    noted = notes(ctx, source)
+    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n) if noted.get(n) == "numeric" else None))
+            for n, t in columns]
 
 
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:
-    body = [f"{_ident(n)} {_mysql_type(t, n in keys)}" for n, t in columns]
+    body = [f"{_ident(n)} {kind}" for n, kind in columns]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(_ident(k) for k in keys) + ")")
     kind = "TEMPORARY TABLE" if temporary else "TABLE IF NOT EXISTS"
-    return f"CREATE {kind} {name} ({', '.join(body)})"
-
-
-def _mysql_type(duckdb_type: str, is_key: bool) -> str:
-    if duckdb_type.startswith("DECIMAL"):
-        return duckdb_type
-    kind = _DUCKDB_TO_MYSQL.get(duckdb_type, "TEXT")
-    return "VARCHAR(255)" if kind == "TEXT" and is_key else kind
+    return f"CREATE {kind} {name} ({', '.join(body)}) DEFAULT CHARSET=utf8mb4"  # every text, emoji too
 
 
 def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
+    """`INSERT ... VALUES (%s, ...)`, PyMySQL's placeholders: a `%` in a name is doubled to stay itself."""
     names = ", ".join(_ident(n) for n, _ in columns)
     marks = ", ".join(["%s"] * len(columns))
-    statement = f"INSERT INTO {target} ({names}) VALUES ({marks})"
+    statement = f"INSERT INTO {target.replace('%', '%%')} ({names.replace('%', '%%')}) VALUES ({marks})"
     updates = [f"{_ident(n)} = VALUES({_ident(n)})" for n, _ in columns if n not in keys]
     if keys:
-        statement += " ON DUPLICATE KEY UPDATE " + (", ".join(updates) or f"{_ident(keys[0])} = {_ident(keys[0])}")
+        update = ", ".join(updates) or f"{_ident(keys[0])} = {_ident(keys[0])}"
+        statement += " ON DUPLICATE KEY UPDATE " + update.replace("%", "%%")
     return statement
 
 
-def _discover(conn: Any, database: str, tables: list[str] | None) -> list[TableInfo]:
-    found: dict[str, TableInfo] = {}
-    with conn.cursor() as cursor:
-        cursor.execute("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_KEY "
-                       "FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s "
-                       "ORDER BY TABLE_NAME, ORDINAL_POSITION", (database,))
-        for table, column, kind, nullable, key in cursor.fetchall():
-            if tables is None or table in tables:
-                info = found.setdefault(table, TableInfo(table, []))
-                info.columns.append(ColumnInfo(column, kind, nullable == "YES"))
-        cursor.execute("SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE "
-                       "WHERE TABLE_SCHEMA = %s AND CONSTRAINT_NAME = 'PRIMARY' "
-                       "ORDER BY TABLE_NAME, ORDINAL_POSITION", (database,))
-        for table, column in cursor.fetchall():
-            if table in found:
-                found[table].primary_key.append(column)
-    return list(found.values())
-
-
-def _unknown_table(conn: Any, database: str, table: str | None) -> RuntimeProblem:
-    known = [t.name for t in _discover(conn, database, None)]
-    return RuntimeProblem("OML501", f'table "{table}" does not exist', names_hint("table", table, known),
-                          value=table)
-
-
-def _problem(error: Exception, conn: Any, config: Mapping[str, Any], secrets: tuple[str, ...],
-             table: str | None = None) -> RuntimeProblem:
-    import pymysql
-
-    if isinstance(error, RuntimeProblem):
-        return error
-    if not isinstance(error, pymysql.MySQLError):
-        raise error
-    code = error.args[0] if error.args else 0
-    detail = redacted(error.args[1] if len(error.args) > 1 else error, secrets)
-    database = _database(config)
-    if code == _NO_TABLE:
-        wrong = (quoted_name(detail) or "").split(".")[-1]
-        return _unknown_table(conn, database, wrong)
-    if code == _NO_COLUMN:
-        wrong = (quoted_name(detail) or "").split(".")[-1]
-        named = table or config.get("table")
-        tables = [named] if named else tables_in(str(config.get("query", "")), "mysql")
-        known = [c.name for t in _discover(conn, database, tables) for c in t.columns]
-        return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
-                              value=wrong)
-    if code == _SYNTAX:
-        return sql_problem(detail)
-    if code in _DENIED or code == _DB_ACCESS:
-        return permission_problem(detail)
-    if code in _REJECTED:
-        return rejected_problem(detail)
-    if code in _TYPE:
-        return type_problem(detail)
-    return sql_problem(detail)
-
-
-DRIVER = MySQLDriver()
+DRIVER = SqlDriver(MySQLDialect())

@@ -1,4 +1,5 @@
-"""postgres.extractor and postgres.writer through psycopg 3, with `discover`.
+"""postgres.extractor and postgres.writer through psycopg 3, with `discover` (the SQL skeleton,
+osiris.run.drivers.sql_base, runs the flow; this is PostgreSQL's dialect).
 
 Reading streams `COPY (query) TO STDOUT` row by row into a CSV spool that DuckDB loads every
 `batch_size` rows, taking the rows libpq holds without psycopg's per-row frames (ADR 0127).
@@ -7,6 +8,9 @@ Writing sends the input as CSV through ONE `COPY ... FROM STDIN`, `batch_size` r
 or Ctrl-C rolls everything back, and `--sample` rolls back on purpose after the real DDL and inserts
 (or upserts) have been proven. Nothing but the pipeline's rows is written: an upsert stages rows in
 a TEMPORARY table that PostgreSQL drops at commit.
+
+Sessions run in UTC. A password is never sent in cleartext over an unencrypted link: unless the
+connection requires TLS, libpq is told to refuse a server that asks for one (`require_auth`).
 """
 
 from __future__ import annotations
@@ -14,125 +18,164 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.drivers.sql_common import csv_batches, input_columns, key_list, spool_path, tables_in
-from osiris.run.problems import (
-    auth_problem,
-    connect_problem,
-    key_problem,
-    names_hint,
-    permission_problem,
-    quoted_name,
-    redacted,
-    rejected_problem,
-    sql_problem,
-    type_problem,
-)
-from osiris.run.spool import CsvSpool, quote_ident
+from osiris.run.driver import Family, StepContext, TableInfo
+from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
+from osiris.run.drivers.sql_common import csv_batches, select_list, spool_path
+from osiris.run.drivers.sql_types import is_nested, notes
+from osiris.run.spool import REFUSED, Column, CsvSpool, quote_ident
 
-# PostgreSQL type OIDs -> DuckDB types for the columns a query returns; anything else is VARCHAR.
+FAMILY = Family("postgres", "PostgreSQL", ("postgres.extractor", "postgres.writer"), kind="database",
+                discoverable=True, dialect="postgres", words=("postgresql",))
+
+# PostgreSQL type OIDs -> the engine's (DuckDB's) column for what a query returns; anything else is
+# VARCHAR: PostgreSQL's own text of the value (arrays, bit strings, money, ranges, ...). docs/types.md.
 _PG_TO_DUCKDB = {16: "BOOLEAN", 20: "BIGINT", 21: "SMALLINT", 23: "INTEGER", 26: "BIGINT", 700: "REAL",
-                 701: "DOUBLE", 1082: "DATE", 1083: "TIME", 1114: "TIMESTAMP", 1184: "TIMESTAMPTZ",
-                 2950: "UUID"}
+                 701: "DOUBLE", 1083: "TIME", 1266: "TIMETZ", 2950: "UUID", 114: "JSON", 3802: "JSON"}
+_NOT_BC = f"CAST(CASE WHEN ends_with({{0}}, ' BC') THEN error({REFUSED} || {{1}}) ELSE {{0}} END AS %s)"
+_PG_PARSED = {17: ("BLOB", "unhex(substr({0}, 3))"),  # bytea's text: \x and hex digits
+              1186: ("INTERVAL", "CAST(replace({0}, '+', '') AS INTERVAL)"),  # "-1 years +3 days -04:05:06"
+              # DuckDB would read "0044-03-15 BC" as the year 44 AD: a date before the year 1 is refused
+              1082: ("DATE", _NOT_BC % "DATE"), 1114: ("TIMESTAMP", _NOT_BC % "TIMESTAMP"),
+              1184: ("TIMESTAMPTZ", _NOT_BC % "TIMESTAMPTZ")}
 _DUCKDB_TO_PG = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint", "TINYINT": "smallint",
-                 "HUGEINT": "numeric", "UBIGINT": "numeric", "UINTEGER": "bigint", "USMALLINT": "integer",
-                 "UTINYINT": "smallint", "DOUBLE": "double precision", "FLOAT": "real", "BOOLEAN": "boolean",
-                 "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp", "TIMESTAMP_NS": "timestamp",
-                 "TIMESTAMP WITH TIME ZONE": "timestamptz", "UUID": "uuid", "VARCHAR": "text", "JSON": "jsonb"}
+                 "HUGEINT": "numeric(39)", "UHUGEINT": "numeric(39)", "UBIGINT": "numeric(20)",
+                 "UINTEGER": "bigint", "USMALLINT": "integer", "UTINYINT": "smallint", "DOUBLE": "double precision",
+                 "FLOAT": "real", "BOOLEAN": "boolean", "DATE": "date", "TIME": "time", "TIMESTAMP": "timestamp",
+                 "TIMESTAMP WITH TIME ZONE": "timestamptz", "TIME WITH TIME ZONE": "timetz", "INTERVAL": "interval",
+                 "UUID": "uuid", "VARCHAR": "text", "JSON": "jsonb", "BLOB": "bytea", "BIT": "varbit"}
+ENCRYPTED_SSLMODES = ("require", "verify-ca", "verify-full")
+SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO"
 
 
-class PostgresDriver:
-    def run(self, ctx: StepContext) -> StepOutcome:
-        if ctx.mode == "read":
-            return self._read(ctx)
-        return self._write(ctx)
+class PostgresDialect(SqlDialect):
+    family = FAMILY
+    default_port = 5432
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        with _connect(config, ()) as conn:
-            return _discover(conn, _schema(config), tables)
+    def open(self, config: Mapping[str, Any]) -> Any:
+        import psycopg
 
-    # --- reading ---------------------------------------------------------------------------
+        sslmode = str(config.get("sslmode", "prefer"))
+        return psycopg.connect(
+            host=config.get("host", "localhost"), port=int(config.get("port", 5432)), user=config.get("user"),
+            password=config.get("password"), dbname=config.get("database"), sslmode=sslmode,
+            connect_timeout=10, application_name="osiris", options=SESSION_OPTIONS,
+            require_auth=None if sslmode in ENCRYPTED_SSLMODES else "!password")  # None: libpq's default
 
-    def _read(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
-        query = _source_query(config)
-        limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
-        if limits:
-            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
-        with _connect(config, ctx.secrets) as conn:
-            try:
-                with conn.cursor() as cursor:
-                    cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
-                    columns = [(c.name, _duckdb_type(c)) for c in cursor.description or []]
-                    spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
-                                     int(config.get("batch_size", 10_000)), ctx.progress)
-                    try:
-                        with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)") as copy:
-                            spool.add_lines(copied_rows(copy, conn))
-                    finally:
-                        rows = spool.close()
-            except Exception as error:
-                raise _problem(error, conn, config, ctx.secrets) from None
-            conn.rollback()
-        return StepOutcome(rows_in=rows, rows_out=rows)
+    def classify_connect(self, error: Exception) -> Classified | None:
+        import psycopg
 
-    # --- writing ---------------------------------------------------------------------------
+        if not isinstance(error, psycopg.OperationalError):
+            return None
+        text = " ".join(str(error).split())
+        lowered = text.lower()
+        if "requested a cleartext password" in lowered or "require_auth" in lowered:
+            return ErrorKind.CLEARTEXT, text
+        if "password authentication failed" in lowered or "no password supplied" in lowered:
+            return ErrorKind.AUTH, "password authentication failed"
+        if "permission denied" in lowered:
+            return ErrorKind.PERMISSION, text
+        if "does not exist" in lowered and "database" in lowered:
+            return ErrorKind.UNKNOWN_DATABASE, text
+        reason = ("connection refused" if "refused" in lowered else
+                  "unknown host" if "translate host name" in lowered or "name or service" in lowered else
+                  "timed out" if "timeout" in lowered else text)
+        return ErrorKind.CONNECT, reason
 
-    def _write(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
-        source, columns = input_columns(ctx)
-        schema, table = _schema(config), str(config["table"])
-        target = f"{quote_ident(schema)}.{quote_ident(table)}"
-        mode = str(config.get("write_mode", "append"))
-        keys = key_list(config.get("primary_key"))
-        if mode == "upsert" and any(k not in dict(columns) for k in keys):
-            raise key_problem([k for k in keys if k not in dict(columns)], [n for n, _ in columns])
-        with _connect(config, ctx.secrets) as conn:
-            try:
-                rows = self._write_in_transaction(ctx, conn, source, columns, schema, table, target, mode, keys)
-            except BaseException as error:
-                if not isinstance(error, Exception):
-                    conn.rollback()
-                    raise
-                raise _problem(error, conn, config, ctx.secrets, table=table) from None
-            if ctx.sample is None:
-                conn.commit()
-            else:
-                conn.rollback()  # --sample: the write was proven, now undo it
-        return StepOutcome(rows_in=rows, rows_out=rows)
+    def classify(self, error: Exception) -> Classified | None:
+        import psycopg
+        from psycopg import errors
 
-    def _write_in_transaction(self, ctx: StepContext, conn: Any, source: str, columns: list[tuple[str, str]],
-                              schema: str, table: str, target: str, mode: str, keys: list[str]) -> int:
+        if not isinstance(error, psycopg.Error):
+            return None
+        text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        kinds: list[tuple[type[Exception], ErrorKind]] = [
+            (errors.UndefinedTable, ErrorKind.UNKNOWN_TABLE), (errors.UndefinedColumn, ErrorKind.UNKNOWN_COLUMN),
+            (errors.InsufficientPrivilege, ErrorKind.PERMISSION), (errors.UniqueViolation, ErrorKind.UNIQUE),
+            (errors.NotNullViolation, ErrorKind.NOT_NULL), (errors.ForeignKeyViolation, ErrorKind.FOREIGN_KEY),
+            (errors.CheckViolation, ErrorKind.CHECK), (psycopg.IntegrityError, ErrorKind.REJECTED),
+            (psycopg.DataError, ErrorKind.TYPE), (errors.DatatypeMismatch, ErrorKind.TYPE)]
+        if isinstance(error, errors.InvalidColumnReference) and "ON CONFLICT" in text:
+            return ErrorKind.NO_UNIQUE_KEY, text
+        if isinstance(error, errors.UndefinedFunction) and "operator does not exist" in text:
+            return ErrorKind.TYPE, text
+        return next(((kind, text) for cls, kind in kinds if isinstance(error, cls)), (ErrorKind.SQL, text))
+
+    def quote(self, name: str) -> str:
+        return quote_ident(name)
+
+    def read(self, ctx: StepContext, conn: Any, query: str) -> int:
         with conn.cursor() as cursor:
-            existing = _discover(conn, schema, [table])
-            if not existing:
-                if not ctx.config.get("create_if_missing"):
-                    raise _unknown_table(conn, schema, table)
-                cursor.execute(create_table_sql(target, columns, keys))
-            else:
-                known = [c.name for c in existing[0].columns]
-                for name, _ in columns:
-                    if name not in known:
-                        raise RuntimeProblem("OML502", f'column "{name}" does not exist in {schema}.{table}',
-                                             names_hint("column", name, known), value=name)
-            if mode == "replace":
-                cursor.execute(f"DELETE FROM {target}")
-            names = ", ".join(quote_ident(n) for n, _ in columns)
-            into = target
-            if mode == "upsert":
-                cursor.execute(f"CREATE TEMPORARY TABLE osiris_stage (LIKE {target} INCLUDING DEFAULTS) "
-                               "ON COMMIT DROP")
-                into = "osiris_stage"
+            cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
+            columns = [_column(c) for c in cursor.description or []]
+            spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
+                             int(ctx.config.get("batch_size", 10_000)), ctx.progress)
+            try:
+                with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)") as copy:
+                    spool.add_lines(copied_rows(copy, conn))
+            finally:
+                rows = spool.close()
+        return rows
+
+    def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+        with conn.cursor() as cursor:
+            cursor.execute(
+                "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
+                "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = %s AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0 "
+                "AND NOT a.attisdropped AND (%s::text[] IS NULL OR c.relname = ANY(%s::text[])) "
+                "ORDER BY c.relname, a.attnum", (schema, tables, tables))
+            columns = cursor.fetchall()
+            cursor.execute(
+                "SELECT c.relname, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey) "
+                "WHERE i.indisprimary AND n.nspname = %s "
+                "ORDER BY c.relname, array_position(i.indkey::int2[], a.attnum)", (schema,))
+            return tables_found(columns, cursor.fetchall())
+
+    def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
+        """The target itself: DDL is transactional here, so a created table goes with a rollback."""
+        into = f"{quote_ident(target.schema)}.{quote_ident(target.table)}"
+        if target.existing is None:
+            noted = notes(ctx, next(iter(ctx.input_tables.values())))
+            with conn.cursor() as cursor:
+                cursor.execute(create_table_sql(into, columns, target.keys, noted))
+        return into
+
+    def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
+              columns: list[tuple[str, str]]) -> int:
+        """One COPY, straight into the target, or through a staging table for an upsert and for a
+        --sample that must not advance a sequence: columns the input lacks whose default is a
+        sequence's next value (serial, identity) get values computed from the table instead."""
+        names = ", ".join(quote_ident(n) for n, _ in columns)
+        counted = _counted(conn, into, [n for n, _ in columns]) if ctx.sample is not None and target.existing else []
+        staged = target.mode == "upsert" or bool(counted)
+        with conn.cursor() as cursor:
+            if staged:
+                cursor.execute(f"CREATE TEMPORARY TABLE osiris_stage (LIKE {into} INCLUDING DEFAULTS) ON COMMIT DROP"
+                               if not counted else  # no defaults: a default would take the sequence's next value
+                               f"CREATE TEMPORARY TABLE osiris_stage ON COMMIT DROP AS SELECT {names} FROM {into} "
+                               "WITH NO DATA")
             rows = 0
-            with cursor.copy(f"COPY {into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                for data, count in csv_batches(ctx, source, columns, int(ctx.config.get("batch_size", 1000))):
+            with cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
+                select = select_list(columns, _copy_text)
+                for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
                     copy.write(data)
                     rows += count
                     ctx.progress(rows)
-            if mode == "upsert":
-                cursor.execute(_upsert_statement(target, columns, keys, bool(ctx.config.get("keep_existing"))))
+            if staged:
+                cursor.execute(_insert_staged(into, columns, counted, target, bool(ctx.config.get("keep_existing"))))
                 cursor.execute("DROP TABLE osiris_stage")
         return rows
+
+    def lock(self, conn: Any, into: str) -> None:
+        """Readers go on; a second replace of the same table waits until this one commits."""
+        with conn.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {into} IN SHARE ROW EXCLUSIVE MODE")
+
+    def after_error(self, conn: Any) -> None:
+        conn.rollback()
 
 
 def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
@@ -166,52 +209,35 @@ def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
         yield data
 
 
-def _connect(config: Mapping[str, Any], secrets: tuple[str, ...]) -> Any:
-    import psycopg
-
-    secrets = (*secrets, str(config.get("password") or ""))
-    try:
-        return psycopg.connect(
-            host=config.get("host", "localhost"), port=int(config.get("port", 5432)), user=config.get("user"),
-            password=config.get("password"), dbname=config.get("database"),
-            sslmode=config.get("sslmode", "prefer"), connect_timeout=10, application_name="osiris")
-    except psycopg.OperationalError as error:
-        detail = redacted(" ".join(str(error).split()), secrets)
-        lowered = detail.lower()
-        if "password authentication failed" in lowered or "no password supplied" in lowered:
-            raise auth_problem("postgres", config.get("user"), "password authentication failed") from None
-        if "permission denied" in lowered:
-            raise permission_problem(detail) from None
-        if "does not exist" in lowered and "database" in lowered:
-            raise connect_problem("postgres", config.get("host"), config.get("port", 5432),
-                                  f"the database '{config.get('database')}' does not exist") from None
-        reason = ("connection refused" if "refused" in lowered else
-                  "unknown host" if "translate host name" in lowered or "name or service" in lowered else
-                  "timed out" if "timeout" in lowered else detail)
-        raise connect_problem("postgres", config.get("host"), config.get("port", 5432), reason) from None
-
-
-def _schema(config: Mapping[str, Any]) -> str:
-    return str(config.get("schema") or "public")
-
-
-def _source_query(config: Mapping[str, Any]) -> str:
-    if config.get("query"):
-        return str(config["query"]).strip().rstrip(";")
-    columns = ", ".join(quote_ident(str(c)) for c in config.get("columns") or []) or "*"
-    return f"SELECT {columns} FROM {quote_ident(_schema(config))}.{quote_ident(str(config['table']))}"
-
-
-def _duckdb_type(column: Any) -> str:
-    if column.type_code == 1700:  # numeric
+def _column(column: Any) -> Column:
+    """The engine's column for a query's column: a numeric wider than DuckDB's 38 digits (or one
+    without a precision) stays PostgreSQL's exact text, noted as numeric for a table to be created."""
+    code = column.type_code
+    if code == 1700:  # numeric
         precision, scale = column.precision, column.scale
-        return f"DECIMAL({precision},{scale})" if precision and precision <= 38 else "DOUBLE"
-    return _PG_TO_DUCKDB.get(column.type_code, "VARCHAR")
+        if precision and precision <= 38:
+            return Column(column.name, f"DECIMAL({precision},{scale})")
+        return Column(column.name, "VARCHAR", note="numeric")
+    if code in _PG_PARSED:
+        kind, parse = _PG_PARSED[code]
+        return Column(column.name, kind, parse=parse)
+    return Column(column.name, _PG_TO_DUCKDB.get(code, "VARCHAR"))
 
 
-def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
-    """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too)."""
-    body = [f"{quote_ident(n)} {_pg_type(t)}" for n, t in columns]
+def _copy_text(name: str, kind: str) -> str | None:
+    """How a column goes into COPY's CSV when DuckDB's own text would not read back the same."""
+    if kind == "BLOB":
+        return f"'\\x' || lower(hex({name}))"  # bytea's hex form
+    if is_nested(kind):
+        return f"to_json({name})"
+    return None
+
+
+def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str],
+                     noted: dict[str, str] | None = None) -> str:
+    """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too);
+    `noted`: the source types a reader kept ({"amount": "numeric"})."""
+    body = [f"{quote_ident(n)} {(noted or {}).get(n) or _pg_type(t)}" for n, t in columns]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(quote_ident(k) for k in keys) + ")")
     return f"CREATE TABLE {target} ({', '.join(body)})"
@@ -220,82 +246,38 @@ def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str
 def _pg_type(duckdb_type: str) -> str:
     if duckdb_type.startswith("DECIMAL"):
         return duckdb_type.replace("DECIMAL", "numeric")
+    if is_nested(duckdb_type):
+        return "jsonb"
     return _DUCKDB_TO_PG.get(duckdb_type, "text")
 
 
-def _upsert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], keep_existing: bool) -> str:
-    """INSERT the staged rows; a row whose key exists updates it (or, `keep_existing`, is skipped)."""
-    names = ", ".join(quote_ident(n) for n, _ in columns)
-    updates = ", ".join(f"{quote_ident(n)} = EXCLUDED.{quote_ident(n)}" for n, _ in columns if n not in keys)
-    conflict = ", ".join(quote_ident(k) for k in keys)
-    action = f"DO UPDATE SET {updates}" if updates and not keep_existing else "DO NOTHING"
-    return f"INSERT INTO {target} ({names}) SELECT {names} FROM osiris_stage ON CONFLICT ({conflict}) {action}"
-
-
-def _discover(conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+def _counted(conn: Any, into: str, names: list[str]) -> list[tuple[str, bool]]:
+    """(column, is an identity) for the target's columns outside `names` that a sequence numbers."""
     with conn.cursor() as cursor:
         cursor.execute(
-            "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
-            "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = %s AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0 "
-            "AND NOT a.attisdropped AND (%s::text[] IS NULL OR c.relname = ANY(%s::text[])) "
-            "ORDER BY c.relname, a.attnum", (schema, tables, tables))
-        found: dict[str, TableInfo] = {}
-        for table, column, kind, nullable in cursor.fetchall():
-            found.setdefault(table, TableInfo(table, [])).columns.append(ColumnInfo(column, kind, nullable))
-        cursor.execute(
-            "SELECT c.relname, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey) "
-            "WHERE i.indisprimary AND n.nspname = %s "
-            "ORDER BY c.relname, array_position(i.indkey::int2[], a.attnum)", (schema,))
-        for table, column in cursor.fetchall():
-            if table in found:
-                found[table].primary_key.append(column)
-    return list(found.values())
+            "SELECT a.attname, a.attidentity <> '' FROM pg_attribute a LEFT JOIN pg_attrdef d "
+            "ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = %s::regclass AND a.attnum > 0 "
+            "AND NOT a.attisdropped AND (a.attidentity <> '' OR pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%%') "
+            "ORDER BY a.attnum", (into,))
+        return [(str(name), bool(identity)) for name, identity in cursor.fetchall() if name not in names]
 
 
-def _unknown_table(conn: Any, schema: str, table: str | None) -> RuntimeProblem:
-    known = [t.name for t in _discover(conn, schema, None)]
-    return RuntimeProblem("OML501", f'table "{table}" does not exist', names_hint("table", table, known),
-                          value=table)
+def _insert_staged(target: str, columns: list[tuple[str, str]], counted: list[tuple[str, bool]],
+                   write: WriteTarget, keep_existing: bool) -> str:
+    """INSERT the staged rows, numbering `counted` columns after the table's highest value (a --sample
+    then leaves every sequence as it was); an upsert's row whose key exists updates it (or,
+    `keep_existing`, is skipped)."""
+    names = [quote_ident(n) for n, _ in columns]
+    numbered = [quote_ident(n) for n, _ in counted]
+    values = [f"(SELECT coalesce(max({n}), 0) FROM {target}) + row_number() OVER ()" for n in numbered]
+    overriding = " OVERRIDING SYSTEM VALUE" if any(identity for _, identity in counted) else ""
+    statement = (f"INSERT INTO {target} ({', '.join(names + numbered)}){overriding} "
+                 f"SELECT {', '.join(names + values)} FROM osiris_stage")
+    if write.mode != "upsert":
+        return statement
+    updates = ", ".join(f"{quote_ident(n)} = EXCLUDED.{quote_ident(n)}" for n, _ in columns if n not in write.keys)
+    action = f"DO UPDATE SET {updates}" if updates and not keep_existing else "DO NOTHING"
+    return f"{statement} ON CONFLICT ({', '.join(quote_ident(k) for k in write.keys)}) {action}"
 
 
-def _problem(error: Exception, conn: Any, config: Mapping[str, Any], secrets: tuple[str, ...],
-             table: str | None = None) -> RuntimeProblem:
-    """Map a psycopg error to the OML5xx problem the person sees."""
-    import psycopg
-    from psycopg import errors
-
-    if isinstance(error, RuntimeProblem):
-        return error
-    if not isinstance(error, psycopg.Error):
-        raise error
-    detail = redacted(error, secrets)
-    conn.rollback()
-    schema = _schema(config)
-    if isinstance(error, errors.UndefinedTable):
-        return _unknown_table(conn, schema, quoted_name(detail))
-    if isinstance(error, errors.UndefinedColumn):
-        wrong = quoted_name(detail)
-        named = table or config.get("table")
-        tables = [named] if named else tables_in(str(config.get("query", "")), "postgres")
-        known = [c.name for t in _discover(conn, schema, tables) for c in t.columns]
-        return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
-                              value=wrong)
-    if isinstance(error, errors.InvalidColumnReference) and "ON CONFLICT" in detail:
-        keys = key_list(config.get("primary_key"))
-        return RuntimeProblem("OML512", f"the target has no primary key or unique index on {', '.join(keys)}",
-                              "add a primary key or unique index on the key columns, or set primary_key to them")
-    if isinstance(error, errors.InsufficientPrivilege):
-        return permission_problem(detail)
-    if isinstance(error, psycopg.IntegrityError):
-        return rejected_problem(detail)
-    if isinstance(error, (psycopg.DataError, errors.DatatypeMismatch)) or (
-            isinstance(error, errors.UndefinedFunction) and "operator does not exist" in detail):
-        return type_problem(detail)
-    return sql_problem(detail)
-
-
-DRIVER = PostgresDriver()
+DRIVER = SqlDriver(PostgresDialect())

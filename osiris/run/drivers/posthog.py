@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
@@ -268,3 +268,4 @@ def rows(payload: Any, url: str) -> list[dict[str, Any]]:
 
 
 DRIVER = PostHogDriver()
+FAMILY = Family("posthog", "PostHog", ("posthog.extractor",), kind="api", discoverable=True)

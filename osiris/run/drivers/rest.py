@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from osiris.run.driver import ColumnInfo, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
@@ -169,3 +169,4 @@ def _next_link(response: Any, url: str, client: HttpClient) -> str:
 
 
 DRIVER = RestDriver()
+FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api", discoverable=True, discovers="endpoints")

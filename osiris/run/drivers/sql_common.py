@@ -4,11 +4,12 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext
+from osiris.run.driver import StepContext
+from osiris.run.problems import inputs_problem
 from osiris.run.spool import quote_ident
 
 READ_CHUNK_BYTES = 1 << 20
@@ -17,8 +18,7 @@ READ_CHUNK_BYTES = 1 << 20
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
     """The writer's one input table and its (name, DuckDB type) columns."""
     if len(ctx.input_tables) != 1:
-        raise RuntimeProblem("OML503", f"a writer writes one input, but this step has {len(ctx.input_tables)}",
-                             "join or union the inputs in a duckdb.processor step first")
+        raise inputs_problem("writer", len(ctx.input_tables))
     (source,) = ctx.input_tables.values()
     rows = ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()
     return source, [(str(r[0]), str(r[1])) for r in rows]
@@ -33,7 +33,7 @@ def key_list(value: Any) -> list[str]:
     return []
 
 
-def tables_in(query: str, dialect: str) -> list[str] | None:
+def tables_in(query: str, dialect: str | None) -> list[str] | None:
     """The tables a query names (for hints), or None when sqlglot cannot parse it."""
     import sqlglot
     from sqlglot import exp
@@ -51,14 +51,21 @@ def spool_path(ctx: StepContext) -> Path:
     return folder / f"{ctx.output_table}.spool.csv"
 
 
-def csv_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
-                batch_size: int) -> Iterator[tuple[bytes, int]]:
+def select_list(columns: list[tuple[str, str]], render: Callable[[str, str], str | None]) -> str:
+    """`a, to_json("b") AS "b"`: each column as `render(quoted name, DuckDB type)` writes it, or as it is."""
+    parts = []
+    for name, kind in columns:
+        rendered = render(quote_ident(name), kind)
+        parts.append(f"{rendered} AS {quote_ident(name)}" if rendered else quote_ident(name))
+    return ", ".join(parts)
+
+
+def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[tuple[bytes, int]]:
     """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
-    (the batch's bytes, its row count). DuckDB exports the table once to a spool file, which is read
-    1 MiB at a time and cut at record ends (`cut_records`)."""
+    (the batch's bytes, its row count). DuckDB exports `SELECT {select}` of the table once to a spool
+    file, which is read 1 MiB at a time and cut at record ends (`cut_records`)."""
     path = spool_path(ctx)
-    names = ", ".join(quote_ident(n) for n, _ in columns)
-    ctx.con.execute(f"COPY (SELECT {names} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
+    ctx.con.execute(f"COPY (SELECT {select} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
     try:
         with open(path, "rb") as handle:
             yield from cut_records(iter(lambda: handle.read(READ_CHUNK_BYTES), b""), batch_size)
@@ -105,13 +112,11 @@ def cut_records(chunks: Iterable[bytes], batch_size: int) -> Iterator[tuple[byte
         yield b"".join(batch), rows
 
 
-def input_batches(ctx: StepContext, source: str, columns: list[tuple[str, str]],
-                  batch_size: int) -> Iterator[list[tuple[Any, ...]]]:
-    """The input's rows as tuples, `batch_size` at a time (DuckDB streams the result)."""
-    names = ", ".join(quote_ident(n) for n, _ in columns)
+def input_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of `SELECT {select}` over the input, as tuples, `batch_size` at a time (DuckDB streams them)."""
     cursor = ctx.con.cursor()
     try:
-        result = cursor.execute(f"SELECT {names} FROM {quote_ident(source)}")
+        result = cursor.execute(f"SELECT {select} FROM {quote_ident(source)}")
         while batch := result.fetchmany(batch_size):
             yield batch
     finally:

@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
 from osiris.run.drivers.sql_common import input_columns, key_list
@@ -295,3 +295,5 @@ def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, 
 
 
 DRIVER = SupabaseDriver()
+FAMILY = Family("supabase", "Supabase", ("supabase.extractor", "supabase.writer"), kind="database",
+                discoverable=True, dialect="postgres")

@@ -16,8 +16,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.drivers import postgres
+from osiris.run.drivers.sql_types import is_nested
+from osiris.run.problems import setting_problem
 from osiris.run.spool import quote_ident
 
 DSN_FIELDS = ("pg_dsn", "dsn", "sql_dsn")
@@ -53,9 +55,9 @@ def _parsed_dsn(dsn: str) -> dict[str, Any]:
     try:
         parts = conninfo_to_dict(dsn)
     except ProgrammingError:  # its text may quote the DSN, password and all: never shown
-        raise RuntimeProblem("OML511", "pg_dsn of the supabase connection is not a PostgreSQL connection string",
-                             "write it as postgresql://USER:PASSWORD@HOST:5432/postgres (the project's "
-                             "connection string in Supabase's database settings)") from None
+        raise setting_problem("pg_dsn of the supabase connection is not a PostgreSQL connection string",
+                              "write it as postgresql://USER:PASSWORD@HOST:5432/postgres (the project's "
+                              "connection string in Supabase's database settings)") from None
     return {ours: parts[theirs] for theirs, ours in _DSN_NAMES.items() if parts.get(theirs) not in (None, "")}
 
 
@@ -68,10 +70,6 @@ def json_columns(ctx: StepContext, source: str, columns: list[tuple[str, str]]) 
                        for n, k in columns)
     ctx.con.execute(f"CREATE OR REPLACE TEMP VIEW {quote_ident(view)} AS SELECT {select} FROM {quote_ident(source)}")
     return view, [(n, "JSON" if is_nested(k) else k) for n, k in columns]
-
-
-def is_nested(kind: str) -> bool:
-    return kind.startswith(("STRUCT", "MAP", "UNION")) or kind.endswith("]")
 
 
 def write_through_database(ctx: StepContext, database: Mapping[str, Any], source: str,

@@ -1,0 +1,292 @@
+"""Every value arrives exactly (docs/types.md). A table per database, a column per type, rows of edge
+values (NULL and '', emoji and CJK, CR/LF, quotes and delimiters in text, integer limits, unsigned
+max, wide decimals, NaN and infinities, the first and last dates, microseconds, DST edges, TIME
+extremes, binary, bit, JSON, UUID, arrays, enums), copied along each path on the real servers
+(MariaDB's global time zone is +09:00: tests/servers/mariadb.py), one run per path. Each cell is
+compared with its source under the documented rule: the same value (`exact`), a documented
+representation (`SAME_TEXT`: the source's own text in a text column), or a refusal (OML504 naming
+the column; nothing written).
+
+Values are compared as each database prints them (PostgreSQL `::text` in UTC, MariaDB `CAST(... AS
+CHAR)` in UTC, binary as hex), through `norm` where the two print one value differently."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+
+PG_SOURCE = r"""
+DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad CASCADE;
+DROP TYPE IF EXISTS tm_mood;
+CREATE TYPE tm_mood AS ENUM ('happy', 'sad');
+CREATE TABLE tm_src (id int PRIMARY KEY, t text, sm smallint, i int, b bigint, wide numeric, nnan numeric,
+  dec numeric(38,10), f8 double precision, f8n double precision, f4 real, d date, dn date, ts timestamp,
+  tstz timestamptz, tm time, iv interval, ivt interval, by bytea, bo boolean, js jsonb, u uuid, arr int[],
+  tarr text[], bits varbit, mood tm_mood, tz timetz);
+INSERT INTO tm_src VALUES
+ (1, NULL, -32768, -2147483648, -9223372036854775808, '12345678901234567890.123456789', 'NaN',
+  '1234567890123456789012345678.0123456789', 'NaN', 0.1, 'NaN', '0001-01-01', '0001-01-01', '0001-01-01 00:00:00',
+  '2024-03-31 00:59:59.999999+00', '00:00:00', '-1 years -2 mons +3 days -04:05:06.5', '838:59:59', '\x00ff10',
+  true, '{"a": [1, "x"], "b": null}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{1,2,NULL}', '{"a,b",c}', '0101',
+  'happy', '12:00:00+02'),
+ (2, '', 32767, 2147483647, 9223372036854775807, '-0.000000000000000000000000000001', NULL, '-0.0000000001',
+  'Infinity', 1.7976931348623157e308, '3.4028235e38', '9999-12-31', '9999-12-31', '9999-12-31 23:59:59.999999',
+  '2024-10-27 00:30:00+00', '23:59:59.999999', '1 day', '-12:30:00.5', '\x', false, '[]', NULL, '{}', '{}', '',
+  'sad', '23:59:59.999999-12'),
+ (3, E'emoji 😀 CJK 漢字 CR\r\nLF\n, "q" ;|\t \\N', 0, 0, 0, '99999999999999999999999999999999999999999.5', NULL,
+  NULL, '-Infinity', 2.2250738585072014e-308, '-1.5', 'infinity', NULL, '2024-06-01 12:07:00.123456',
+  '2024-06-01 12:07:00+09', '24:00:00', '00:00:00.000001', '00:00:00.000001', NULL, NULL, 'null', NULL, NULL, NULL,
+  NULL, NULL, NULL),
+ (4, 'plain', NULL, NULL, NULL, NULL, NULL, NULL, 0.1, NULL, 0.1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE tm_pg_copy (LIKE tm_src);
+CREATE TABLE tm_pg_back (LIKE tm_src);
+CREATE TABLE tm_pg_bad (id int, nan_dec numeric(10,2), bc date);
+INSERT INTO tm_pg_bad VALUES (1, 'NaN', '2024-01-01'), (2, 1.5, '0044-03-15 BC');
+"""
+MARIA_SOURCE = ["""CREATE TABLE tm_src (id INT PRIMARY KEY, t TEXT, ti TINYINT, ub BIGINT UNSIGNED, b BIGINT,
+  dec65 DECIMAL(65,30), d10 DECIMAL(10,2), fl FLOAT, db DOUBLE, dt DATE, dtm DATETIME(6), ts TIMESTAMP(6) NULL,
+  tm TIME(6), bl BLOB, bt1 BIT(1), bt10 BIT(10), js JSON, en ENUM('s','m'), yr YEAR, vb VARBINARY(8), u UUID)
+  DEFAULT CHARSET=utf8mb4""",
+                r"""INSERT INTO tm_src VALUES
+  (1, NULL, -128, 18446744073709551615, -9223372036854775808,
+   '12345678901234567890123456789012345.123456789012345678901234567890', -12345678.99, 3.40282e38,
+   1.7976931348623157e308, '0001-01-01', '0001-01-01 00:00:00', '1970-01-01 00:00:01', '-838:59:59', x'00FF10',
+   b'1', b'1010101010', '{"a": [1, "x"]}', 's', 1901, x'00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'),
+  (2, '', 127, 0, 9223372036854775807, '-0.000000000000000000000000000001', 0.10, -1.5, 0.1, '9999-12-31',
+   '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07.999999', '838:59:59', x'', b'0', b'0000000000', '[]', 'm',
+   2155, x'', NULL),
+  (3, 'emoji 😀 CJK 漢字 CR\r\nLF\n, "q" ;|\t \\N', 0, 1, 0, NULL, NULL, NULL, NULL, NULL,
+   '2024-03-31 01:59:59.999999', '2024-06-01 12:07:00.123456', '-12:30:00.5', NULL, NULL, NULL, NULL, NULL, NULL,
+   NULL, NULL)""",
+                "CREATE TABLE tm_back LIKE tm_src",
+                "CREATE TABLE tm_zero (id INT PRIMARY KEY, d DATE)",
+                "INSERT INTO tm_zero VALUES (1, '0000-00-00'), (2, '2024-01-02'), (3, '2024-00-15')",
+                "CREATE TABLE tm_instants (id INT PRIMARY KEY, ts TIMESTAMP(6) NULL)"]
+REFUSED_BY_MARIADB = {  # PostgreSQL column -> what MySQL cannot store of it (docs/types.md)
+    "f8": "holds NaN or infinite values in 3 rows, which MySQL cannot store",
+    "f4": "holds NaN or infinite values in 1 row, which MySQL cannot store",
+    "d": "holds infinite dates (infinity, -infinity) in 1 row, which MySQL cannot store",
+    "iv": "holds intervals of months or years, or longer than 838:59:59 in 1 row, which MySQL cannot store"}
+
+# --- how each database prints a value, and the rules that make two prints one value ---------------
+
+_FRACTION_ZEROS = re.compile(r"(\.\d*?)0+(?=$|[+-]\d\d$)")
+
+
+def norm(kind: str, text: str | None) -> Any:
+    """One printed value -> what two databases agree on for the same value of `kind`."""
+    if text is None:
+        return None
+    if kind == "time":  # '00:00:00.000000' and '00:00:00'; a UTC instant with or without '+00'
+        return _FRACTION_ZEROS.sub(r"\1", text).rstrip(".").removesuffix("+00")
+    if kind == "bool":
+        return text in ("t", "true", "1")
+    if kind == "bytes":
+        return text.removeprefix("\\x").lower()
+    if kind == "json":
+        return json.loads(text)
+    if kind == "number":
+        return Decimal(text)
+    if kind == "float":
+        return float(text)
+    return text
+
+
+def pg_rows(dsn: str, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    with psycopg.connect(dsn, options="-c TimeZone=UTC") as con:
+        names = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+                                           "ORDER BY ordinal_position", (table,))]
+        return names, con.execute("SELECT " + ", ".join(f'"{n}"::text' for n in names)
+                                  + f" FROM {table} ORDER BY id").fetchall()
+
+
+def maria_rows(server: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    con = server.connect(init_command="SET time_zone = '+00:00'")
+    try:
+        with con.cursor() as cursor:
+            cursor.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'shop' "
+                           "AND table_name = %s ORDER BY ordinal_position", (table,))
+            columns = cursor.fetchall()
+            shown = [f"LOWER(HEX(`{n}`))" if t in ("blob", "longblob", "varbinary") else
+                     f"CAST(`{n}` + 0 AS CHAR)" if t == "bit" else f"CAST(`{n}` AS CHAR)" for n, t in columns]
+            cursor.execute(f"SELECT {', '.join(shown)} FROM {table} ORDER BY id")
+            return [n for n, _ in columns], list(cursor.fetchall())
+    finally:
+        con.close()
+
+
+def assert_cells(source: tuple[list[str], list[tuple[Any, ...]]], target: tuple[list[str], list[tuple[Any, ...]]],
+                 kinds: dict[str, str], skip: tuple[str, ...] = ()) -> None:
+    """Every cell of `target` is its `source` cell under `norm`; a failure names the column and row."""
+    names, rows = source
+    target_names, target_rows = target
+    assert len(target_rows) == len(rows)
+    for column in names:
+        if column in skip:
+            continue
+        at, to = names.index(column), target_names.index(column)
+        for row, copied in zip(rows, target_rows, strict=True):
+            kind = kinds.get(column, "text")
+            assert norm(kind, copied[to]) == norm(kind, row[at]), (column, row[0], row[at], copied[to])
+
+
+PG_KINDS = {"f8": "float", "f8n": "float", "f4": "float", "dec": "number", "ts": "time", "tstz": "time", "tm": "time",
+            "ivt": "time", "by": "bytes", "bo": "bool", "js": "json"}
+MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "bytes", "dec65": "number",
+               "d10": "number", "fl": "float", "db": "float", "js": "json"}
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
+    """Both sources, and one run per path: PostgreSQL -> PostgreSQL (existing and created), -> CSV
+    -> PostgreSQL, -> MariaDB; MariaDB -> PostgreSQL, -> CSV -> MariaDB; then the refusals."""
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
+        con.execute(PG_SOURCE)
+    maria = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
+    with maria.cursor() as cursor:
+        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants"):
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in MARIA_SOURCE:
+            cursor.execute(statement)
+    maria.close()
+    proj = RunProject(tmp_path_factory.mktemp("matrix") / "project", postgres=postgres_server, mariadb=mariadb_server)
+    runs = {}
+    runs["from_pg"] = proj.run(str(proj.pipeline([
+        pg_step("read", "read", table="tm_src"),
+        pg_step("copy", "write", table="tm_pg_copy"),
+        {**pg_step("made", "write", table="tm_pg_made", create_if_missing=True), "needs": ["read"]},
+        {**csv_step("csv", "write", "pg.csv"), "needs": ["read"]},
+        sql_step("storable", "SELECT * EXCLUDE (f8, f4, d, iv) FROM df_read", needs=["read"]),
+        mysql_step("maria", "write", table="tm_from_pg", create_table=True)], name="from-pg")))
+    runs["pg_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "pg.csv"),
+                                                  pg_step("write", "write", table="tm_pg_back")], name="pg-back")))
+    runs["from_maria"] = proj.run(str(proj.pipeline([
+        mysql_step("read", "read", table="tm_src"), csv_step("csv", "write", "maria.csv"),
+        {**pg_step("pg", "write", table="tm_from_maria", create_if_missing=True), "needs": ["read"]}],
+        name="from-maria")))
+    runs["maria_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "maria.csv"),
+                                                     mysql_step("write", "write", table="tm_back")], name="maria-back")))
+    for column in REFUSED_BY_MARIADB:
+        path = proj.pipeline([pg_step("read", "read", query=f"SELECT id, {column} FROM tm_src"),
+                              mysql_step("write", "write", table="tm_refused", create_table=True)], name=f"refuse-{column}")
+        runs[f"refuse_{column}"] = (path, proj.run(str(path)))
+    return {"proj": proj, "runs": runs, "pg": postgres_server, "maria": mariadb_server}
+
+
+def test_every_path_runs(copied):
+    for name in ("from_pg", "pg_back", "from_maria", "maria_back"):
+        result = copied["runs"][name]
+        assert result.returncode == 0, (name, result.stderr)
+
+
+def test_postgres_to_postgres_keeps_every_value(copied):
+    dsn = copied["pg"].dsn()
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_copy"), {})  # the very same text, every cell
+
+
+def test_postgres_to_a_created_postgres_table_keeps_every_value_and_a_faithful_type(copied):
+    dsn = copied["pg"].dsn()
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_made"), {})
+    with psycopg.connect(dsn) as con:
+        types = dict(con.execute("SELECT column_name, format_type(atttypid, atttypmod) FROM information_schema.columns "
+                                 "JOIN pg_attribute ON attrelid = 'tm_pg_made'::regclass AND attname = column_name "
+                                 "WHERE table_name = 'tm_pg_made'").fetchall())
+    assert {k: types[k] for k in ("wide", "nnan", "dec", "by", "iv", "js", "tz", "arr", "mood", "u")} == {
+        "wide": "numeric", "nnan": "numeric", "dec": "numeric(38,10)", "by": "bytea", "iv": "interval",
+        "js": "jsonb", "tz": "time with time zone", "arr": "text", "mood": "text", "u": "uuid"}
+
+
+def test_postgres_to_csv_and_back_keeps_every_value(copied):
+    dsn = copied["pg"].dsn()
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_back"), {})
+    text = (copied["proj"].root / "pg.csv").read_text(encoding="utf-8")
+    assert '\n2,"",' in text and "\n1,," in text  # '' is "", NULL an empty field
+    assert ",\\x00ff10," in text and ",12345678901234567890.123456789," in text and ",nan," in text
+    assert ",2024-06-01 03:07:00+00," in text  # an instant, in UTC
+
+
+def test_postgres_to_mariadb_keeps_every_value_it_can_store(copied):
+    source = pg_rows(copied["pg"].dsn(), "tm_src")
+    target = maria_rows(copied["maria"], "tm_from_pg")
+    assert_cells(source, target, {**PG_KINDS, "tz": "text"}, skip=tuple(REFUSED_BY_MARIADB))
+
+
+@pytest.mark.parametrize("column", sorted(REFUSED_BY_MARIADB))
+def test_postgres_values_mariadb_cannot_store_are_refused_before_writing(copied, column):
+    path, result = copied["runs"][f"refuse_{column}"]
+    assert result.returncode == 6
+    assert f"{path} OML504 step 'write': column '{column}' {REFUSED_BY_MARIADB[column]}\n" in result.stderr
+    assert "nothing was written (docs/types.md)" in result.stderr
+    con = copied["maria"].connect()
+    with con.cursor() as cursor:
+        assert cursor.execute("SHOW TABLES LIKE 'tm_refused'") == 0  # not even created
+    con.close()
+
+
+def test_mariadb_to_postgres_keeps_every_value(copied):
+    source = maria_rows(copied["maria"], "tm_src")
+    target = pg_rows(copied["pg"].dsn(), "tm_from_maria")
+    assert_cells(source, target, MARIA_KINDS)
+    with psycopg.connect(copied["pg"].dsn()) as con:
+        types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+                                 "WHERE attrelid = 'tm_from_maria'::regclass AND attnum > 0").fetchall())
+    assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10")} == {
+        "ub": "numeric(20,0)", "dec65": "numeric", "tm": "interval", "bl": "bytea",
+        "ts": "timestamp with time zone", "bt10": "numeric(20,0)"}
+
+
+def test_mariadb_to_csv_and_back_keeps_every_value(copied):
+    maria = copied["maria"]
+    assert_cells(maria_rows(maria, "tm_src"), maria_rows(maria, "tm_back"), {})  # the very same text
+    text = (copied["proj"].root / "maria.csv").read_text(encoding="utf-8")
+    assert ",18446744073709551615," in text and ",-838:59:59," in text and ",\\x00ff10," in text
+    assert ",12345678901234567890123456789012345.123456789012345678901234567890," in text
+    assert ",1970-01-01 00:00:01+00," in text  # TIMESTAMP is an instant: read in UTC, whatever the server's zone
+
+
+def test_a_postgres_instant_lands_in_a_mariadb_timestamp_column_as_the_same_instant(copied):
+    """Issue 23, item 1: the server's zone is +09:00; the session is UTC, so 12:07 UTC stays 12:07 UTC."""
+    proj = copied["proj"]
+    path = proj.pipeline([pg_step("read", "read", query="SELECT 1 AS id, timestamptz '2024-06-01 12:07:00+00' AS ts"),
+                          mysql_step("write", "write", table="tm_instants", mode="replace")], name="instant")
+    assert proj.run(str(path)).returncode == 0
+    con = copied["maria"].connect()  # the server's own zone, +09:00
+    with con.cursor() as cursor:
+        cursor.execute("SELECT UNIX_TIMESTAMP(ts), CAST(ts AS CHAR) FROM tm_instants")
+        assert cursor.fetchall() == ((Decimal("1717243620.000000"), "2024-06-01 21:07:00.000000"),)
+    con.close()
+
+
+def test_mariadb_zero_dates_are_refused_with_their_row_count(copied):
+    proj = copied["proj"]
+    path, stderr = proj.run_failing([mysql_step("read", "read", table="tm_zero"), csv_step("out", "write", "zero.csv")])
+    assert (f"{path} OML504 step 'read': column 'd' holds a zero or partial date (0000-00-00, 2024-00-15) in 2 rows, "
+            "which no date type outside MySQL has\n"
+            "    hint: read them as NULL with NULLIF(d, '0000-00-00') in the step's query (or as text with "
+            "CAST(d AS CHAR)); nothing was written (docs/types.md)\n") in stderr
+    assert not (proj.root / "zero.csv").exists()
+    asked = proj.pipeline([mysql_step("read", "read", query="SELECT id, NULLIF(d, '0000-00-00') AS d FROM tm_zero "
+                                                           "WHERE id < 3"), csv_step("out", "write", "zero.csv")],
+                          name="as-null")
+    assert proj.run(str(asked)).returncode == 0
+    assert (proj.root / "zero.csv").read_text() == "id,d\n1,\n2,2024-01-02\n"
+
+
+@pytest.mark.parametrize("column, line", [
+    ("nan_dec", "column 'nan_dec' holds NaN or an infinite number, which DECIMAL(10,2) cannot hold"),
+    ("bc", "column 'bc' holds a date before the year 1 (BC), which the engine's DATE cannot hold")])
+def test_postgres_values_the_engine_cannot_hold_are_refused_when_read(copied, column, line):
+    proj = copied["proj"]
+    path, stderr = proj.run_failing([pg_step("read", "read", query=f"SELECT id, {column} FROM tm_pg_bad"),
+                                     csv_step("out", "write", f"{column}.csv")], name=f"bad-{column}")
+    assert f"{path} OML504 step 'read': {line}\n" in stderr
+    assert "NaN" not in stderr.replace("holds NaN", "") and "0044" not in stderr  # the value itself is never shown
+    assert not (proj.root / f"{column}.csv").exists()
