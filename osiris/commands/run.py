@@ -1,4 +1,5 @@
-"""`osiris run PIPELINE [--sample N] [--json]`: validate, then run on the embedded DuckDB engine."""
+"""`osiris run PIPELINE [--sample N] [--json] [--engine duckdb|spark]`: validate, then run on the
+embedded DuckDB engine, or on Apache Spark (docs/spark.md)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=_positive, metavar="N",
                         help="run on N rows a source and keep nothing: writes are proven, then undone")
     parser.add_argument("--json", action="store_true", help="print the run's result as JSON on stdout")
+    parser.add_argument("--engine", choices=["duckdb", "spark"],
+                        help="where the steps run (run.engine; default duckdb): spark runs the same plan on "
+                             "Apache Spark at run.spark.master")
 
 
 def _positive(text: str) -> int:
@@ -42,11 +46,20 @@ def run(args: argparse.Namespace) -> int:
     from osiris.settings import load_settings
     from osiris.validate import load_validator
 
-    effective = load_settings(config_path=args.config)
+    effective = load_settings(cli={"run": {"engine": args.engine}} if args.engine else None, config_path=args.config)
+    on_spark = effective.settings.run.engine == "spark"
+    if on_spark:
+        from osiris.run.spark.session import require_pyspark
+
+        require_pyspark()
     validator = load_validator(effective)
     raw = _read(args.pipeline)
     text = raw.decode("utf-8-sig", errors="replace")
     report = validator.validate(text)
+    if on_spark and report.valid and report.pipeline is not None:
+        from osiris.run.spark.transpile import spark_report
+
+        report = spark_report(report)
     if not report.valid or report.pipeline is None:
         for issue in report.issues:
             print(located(issue, args.pipeline), file=sys.stderr)
@@ -69,7 +82,8 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     try:
         recorded = run_recorded(effective, validator.registry, redactor, report.pipeline or {},
                                 pipeline_path=args.pipeline, pipeline_sha256=sha256, sample=args.sample,
-                                listener=display, step_configs=report.step_configs)
+                                listener=display, step_configs=report.step_configs,
+                                engine=effective.settings.run.engine)
     finally:
         display.close()
     result = recorded.result

@@ -67,6 +67,9 @@ class StepContext:
     progress: Callable[[int], None] = lambda rows: None  # rows so far, for the live display
     secrets: tuple[str, ...] = ()  # this step's secret values, for redacting driver errors
     scratch_dir: Path | None = None  # the engine's private temporary directory (spool files); deleted after the run
+    # A writer's rows already in a table of the target database (the Spark engine stages them there,
+    # docs/spark.md): the writer moves them from it; `con`'s input table then only gives the columns.
+    staged_table: str | None = None
 
 
 @dataclass

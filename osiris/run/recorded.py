@@ -37,11 +37,13 @@ class RecordedRun:
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
-                 listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None) -> RecordedRun:
+                 listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
+                 engine: str = "duckdb") -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
     `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
-    With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md)."""
+    With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
+    `engine` "spark" runs it on Apache Spark at `run.spark.master` (docs/spark.md)."""
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
@@ -59,7 +61,12 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {})
     trail.start(len(pipeline["steps"]))
-    result = run_pipeline(pipeline, options, Listeners(trail, listener))
+    if engine == "spark":
+        from osiris.run.spark.engine import run_on_spark
+
+        result = run_on_spark(pipeline, options, effective.settings.run.spark, Listeners(trail, listener))
+    else:
+        result = run_pipeline(pipeline, options, Listeners(trail, listener))
     return RecordedRun(session, trail.finish(result), result, trail)
 
 

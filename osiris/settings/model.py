@@ -99,6 +99,27 @@ class CatalogSettings:
     prompt_tokens: int = _whole(2000, ge=0, le=100_000)  # schema budget of a request prompt; 0: none
 
 
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where `osiris run --engine spark` runs (docs/spark.md)."""
+
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
+    master: str = field(default="local[*]", metadata={"min_length": 1})  # local[N], spark://, yarn, k8s://
+    conf: dict[str, str] = field(default_factory=dict)  # extra Spark properties, e.g. spark.executor.memory
+    jars: list[str] = field(default_factory=list)  # extra jars besides the JDBC drivers found on the machine
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """`osiris run`'s engine: the embedded DuckDB (default) or Apache Spark (docs/run.md, docs/spark.md)."""
+
+    __pydantic_config__ = FORBID_UNKNOWN_KEYS
+
+    engine: Literal["duckdb", "spark"] = "duckdb"
+    spark: SparkSettings = field(default_factory=SparkSettings)
+
+
 # family -> alias -> fields, e.g. {"mysql": {"default": {"host": ..., "password": "${MYSQL_PASSWORD}"}}}
 Connections = dict[str, dict[str, dict[str, Any]]]
 
@@ -114,4 +135,5 @@ class Settings:
     sessions: SessionSettings = field(default_factory=SessionSettings)
     components: ComponentSettings = field(default_factory=ComponentSettings)
     catalog: CatalogSettings = field(default_factory=CatalogSettings)
+    run: RunSettings = field(default_factory=RunSettings)
     connections: Connections = field(default_factory=dict)

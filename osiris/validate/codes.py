@@ -59,6 +59,9 @@ CODES: dict[str, Code] = {
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
     "OML409": Code(4, "error", "a run cannot hand the step its input"),
+    "OML412": Code(4, "error", "transform has no Spark form"),  # OML412-414: run.engine spark (docs/spark.md)
+    "OML413": Code(4, "error", "transform gives another result on Spark"),
+    "OML414": Code(4, "error", "not available on the Spark engine"),
     "OML501": Code(5, "error", "unknown table"),
     "OML502": Code(5, "error", "unknown column"),
     "OML503": Code(5, "error", "SQL error"),
@@ -80,4 +83,6 @@ CODES: dict[str, Code] = {
     "OML521": Code(5, "error", "connection setting invalid"),
     "OML523": Code(5, "error", "API response too large"),
     "OML524": Code(5, "error", "paging did not end"),
+    "OML527": Code(5, "error", "Spark engine unavailable"),
+    "OML528": Code(5, "error", "Spark job failed"),
 }

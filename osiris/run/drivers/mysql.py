@@ -180,7 +180,10 @@ class MySQLDialect(SqlDialect):
         upsert = target.mode == "upsert"
         if upsert and target.existing is not None:
             _require_unique(conn, target, self.keys_field)
-        statement = _insert_statement(into, columns, target.keys if upsert else [])
+        statement = _insert_statement(into, columns, target.keys if upsert else [], ctx.staged_table)
+        if ctx.staged_table:  # the Spark engine staged the rows in this database (docs/spark.md)
+            with conn.cursor() as cursor:
+                return int(cursor.execute(statement, ()))  # () makes PyMySQL turn each %% back into %
         existing = {quote_ident(c.name): c.type.lower() for c in target.existing.columns} if target.existing else {}
         select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
@@ -246,11 +249,13 @@ def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *,
     return f"CREATE {kind} {name} ({', '.join(body)}) DEFAULT CHARSET=utf8mb4"  # every text, emoji too
 
 
-def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str]) -> str:
-    """`INSERT ... VALUES (%s, ...)`, PyMySQL's placeholders: a `%` in a name is doubled to stay itself."""
-    names = ", ".join(_ident(n) for n, _ in columns)
+def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], staged: str | None = None) -> str:
+    """`INSERT ... VALUES (%s, ...)`, PyMySQL's placeholders: a `%` in a name is doubled to stay itself;
+    or `INSERT ... SELECT` of every row of a `staged` table (the Spark engine's)."""
+    names = ", ".join(_ident(n) for n, _ in columns).replace("%", "%%")
     marks = ", ".join(["%s"] * len(columns))
-    statement = f"INSERT INTO {target.replace('%', '%%')} ({names.replace('%', '%%')}) VALUES ({marks})"
+    rows = f"SELECT {names} FROM {staged.replace('%', '%%')}" if staged else f"VALUES ({marks})"
+    statement = f"INSERT INTO {target.replace('%', '%%')} ({names}) {rows}"
     updates = [f"{_ident(n)} = VALUES({_ident(n)})" for n, _ in columns if n not in keys]
     if keys:
         update = ", ".join(updates) or f"{_ident(keys[0])} = {_ident(keys[0])}"

@@ -158,12 +158,17 @@ class PostgresDialect(SqlDialect):
                                f"CREATE TEMPORARY TABLE osiris_stage ON COMMIT DROP AS SELECT {names} FROM {into} "
                                "WITH NO DATA")
             rows = 0
-            with cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                select = select_list(columns, _copy_text)
-                for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
-                    copy.write(data)
-                    rows += count
-                    ctx.progress(rows)
+            if ctx.staged_table:  # the Spark engine staged the rows in this database (docs/spark.md)
+                cursor.execute(f"INSERT INTO {'osiris_stage' if staged else into} ({names}) "
+                               f"SELECT {names} FROM {ctx.staged_table}")
+                rows = cursor.rowcount
+            else:
+                with cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
+                    select = select_list(columns, _copy_text)
+                    for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
+                        copy.write(data)
+                        rows += count
+                        ctx.progress(rows)
             if staged:
                 cursor.execute(_insert_staged(into, columns, counted, target, bool(ctx.config.get("keep_existing"))))
                 cursor.execute("DROP TABLE osiris_stage")

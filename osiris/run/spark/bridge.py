@@ -1,0 +1,48 @@
+"""What Spark does not read or write itself goes through the DuckDB engine's drivers (docs/spark.md).
+
+An API extractor (rest, graphql, posthog, supabase) reads into a DuckDB table, handed to Spark as
+Arrow; a writer reads its input from a DuckDB table filled from Spark's rows. The PostgreSQL and
+MySQL writers get the rows another way: Spark stages them in the target database and the DuckDB
+table is empty, there only to give the columns (osiris.run.spark.jdbc).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from osiris.run.spark.types import duckdb_columns
+from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from osiris.run.driver import StepContext, StepOutcome
+
+
+def read_through_driver(spark: SparkSession, ctx: StepContext) -> tuple[DataFrame, StepOutcome]:
+    """Run the component's own driver into `ctx.con`, then give its table to Spark."""
+    from osiris.run.drivers import driver_for
+
+    outcome = driver_for(ctx.component).run(ctx)
+    table = ctx.con.sql(f"SELECT * FROM {quote_ident(ctx.output_table)}").to_arrow_table()
+    ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(ctx.output_table)}")
+    return spark.createDataFrame(table), outcome
+
+
+def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: bool) -> StepOutcome:
+    """Run the component's own driver on `frame`'s rows (or only its columns, when `staged`)."""
+    from osiris.run.drivers import driver_for
+
+    (source,) = ctx.input_tables.values()
+    if staged:
+        columns = ", ".join(f"{quote_ident(name)} {kind}" for name, kind in duckdb_columns(frame.schema))
+        ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(source)} ({columns})")
+    else:
+        rows = frame.toArrow()
+        ctx.con.register("osiris_spark_rows", rows)
+        ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(source)} AS SELECT * FROM osiris_spark_rows")
+        ctx.con.unregister("osiris_spark_rows")
+    try:
+        return driver_for(ctx.component).run(ctx)
+    finally:
+        ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(source)}")

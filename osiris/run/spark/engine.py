@@ -1,0 +1,251 @@
+"""Run a validated pipeline on Apache Spark: the same plan, steps and results as the DuckDB engine
+(osiris.run.engine), with each step's rows a Spark DataFrame and temp view `df_<id>` (`input_df`
+for a step's single input).
+
+Two passes. First every step is planned without running a Spark job: reads become lazy
+DataFrames (JDBC learns the columns from the database; a CSV file's are sniffed by DuckDB; an API
+is read through its driver), and every transform is transpiled and put to Spark's analyser. If any
+step fails there, no job runs at all. Then the steps run in order: each read and transform is
+materialised once (cached, counted), so that its rows are counted and a failure blames the step
+that failed, and the writes write.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from osiris.run.connections import resolve_step_config
+from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _base_dir, _clean, _since
+from osiris.run.spark import bridge, errors, files, jdbc
+from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
+from osiris.run.spark.transpile import PROCESSOR, spark_sql
+from osiris.run.spark.types import duckdb_columns
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from osiris.settings.model import SparkSettings
+
+
+@dataclass
+class _Step:
+    """One step as planned: its resolved config, and its rows once planned."""
+
+    raw: Mapping[str, Any]
+    result: StepResult
+    inputs: list[str]
+    config: dict[str, Any] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    frame: DataFrame | None = None
+    outcome: StepOutcome | None = None  # a read done by its own driver (an API) while planning
+    problem: RuntimeProblem | None = None
+
+
+def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: SparkSettings,
+                 listener: RunListener) -> RunResult:
+    """Plan, then run, every step on Spark; the result has the DuckDB engine's shape."""
+    import duckdb
+
+    dependencies = dependencies_of(pipeline["steps"])
+    steps = {str(s["id"]): _Step(s, StepResult(str(s["id"]), str(s["component"]), str(s.get("mode", ""))),
+                                 dependencies[str(s["id"])]) for s in pipeline["steps"]}
+    order = [steps[step_id] for step_id in run_order(pipeline["steps"])]
+    scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
+    side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
+    runner = _Runner(options, side, scratch, listener)
+    try:
+        spark = _session(settings, order)
+        if spark is not None:
+            runner.spark = spark
+            for step in order:
+                runner.plan(step, steps)
+            planned = not any(step.problem for step in order)
+            for step in order:
+                runner.run(step, steps, planned)
+        else:
+            for step in order:
+                runner.run(step, steps, planned=False)
+    except KeyboardInterrupt:
+        return RunResult([s.result for s in steps.values()], interrupted=True)
+    finally:
+        runner.release()
+        side.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return RunResult([s.result for s in steps.values()])
+
+
+def _session(settings: SparkSettings, order: list[_Step]) -> SparkSession | None:
+    """The Spark session; when it cannot start, the first step carries OML527."""
+    from osiris.run.spark.session import spark_session
+
+    try:
+        return spark_session(settings)
+    except Exception as error:  # no Java, a master that cannot be reached: one OML527 line
+        if order:
+            order[0].problem = errors.engine_problem(error)
+        return None
+
+
+class _Runner:
+    def __init__(self, options: RunOptions, side: Any, scratch: Path, listener: RunListener) -> None:
+        self.options, self.side, self.scratch, self.listener = options, side, scratch, listener
+        self.spark: Any = None
+        self.cached: list[DataFrame] = []
+
+    # --- the plan: no Spark job ---------------------------------------------------------------
+
+    def plan(self, step: _Step, steps: dict[str, _Step]) -> None:
+        writers = [n for n in step.inputs if steps[n].result.mode == "write"] if reads_inputs(step.raw) else []
+        if writers:
+            step.problem = _no_table(writers[0])
+        if step.problem or any(steps[n].problem for n in step.inputs):
+            return  # it fails, or is skipped, when the steps run
+        try:
+            step.config, step.secrets = resolve_step_config(
+                step.raw.get("config") or {}, self.options.connections, self.options.env,
+                self.options.secret_fields(step.result.component))
+            if step.result.step_id in self.options.step_configs:  # the spec's defaults, as on DuckDB
+                step.config = self.options.step_configs[step.result.step_id].merged(step.config)
+            step.config["base_dir"] = _base_dir(step.config, self.options.base_dir)
+            if step.result.mode == "read":
+                step.frame = self._read(step)
+            elif step.result.mode == "transform":
+                step.frame = self._transform(step, steps)
+        except RuntimeProblem as problem:
+            step.problem = problem
+        except Exception as error:  # a Spark or Java error: mapped and redacted, never raw
+            step.problem = errors.problem_from(error, jdbc.family_of(step.result.component) or "", step.config,
+                                               step.secrets)
+
+    def _read(self, step: _Step) -> DataFrame:
+        component, sample = step.result.component, self.options.sample
+        family = jdbc.family_of(component)
+        if family is not None:
+            return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
+        if component == "filesystem.csv_extractor":
+            return files.read_csv(self.spark, step.config, sample)
+        frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
+        return frame
+
+    def _transform(self, step: _Step, steps: dict[str, _Step]) -> DataFrame:
+        from pyspark.errors import AnalysisException
+
+        if step.result.component != PROCESSOR:
+            raise RuntimeProblem("OML516", f"the Spark engine runs transforms of {PROCESSOR} only",
+                                 "run this pipeline on the DuckDB engine", value=step.result.component)
+        for step_id in step.inputs:
+            steps[step_id].frame.createOrReplaceTempView(table_name(step_id))  # type: ignore[union-attr]
+        self.spark.catalog.dropTempView("input_df")
+        if len(step.inputs) == 1:
+            steps[step.inputs[0]].frame.createOrReplaceTempView("input_df")  # type: ignore[union-attr]
+        try:
+            return self.spark.sql(spark_sql(str(step.config["query"])))  # type: ignore[no-any-return]
+        except AnalysisException as error:
+            views = [table.name for table in self.spark.catalog.listTables()]
+            columns = [c for n in step.inputs for c in steps[n].frame.columns]  # type: ignore[union-attr]
+            raise errors.analysis_problem(error, views, columns) from None
+
+    # --- the run -------------------------------------------------------------------------------
+
+    def run(self, step: _Step, steps: dict[str, _Step], planned: bool) -> None:
+        blocked = [n for n in step.inputs if steps[n].result.status != "ok"]
+        result = step.result
+        if step.problem is None and (blocked or not planned):
+            result.status = "skipped"
+            result.skipped_because = blocked[0] if blocked else next(s for s in steps.values() if s.problem).result.step_id
+            self.listener.step_finished(result)
+            return
+        self.listener.step_started(result)
+        started = time.perf_counter()
+        try:
+            if step.problem is not None:
+                raise step.problem
+            self._execute(step, steps)
+            result.status = "ok"
+        except KeyboardInterrupt:
+            result.status, result.duration_ms = "interrupted", _since(started)
+            self.listener.step_finished(result)
+            raise
+        except RuntimeProblem as problem:
+            result.status, result.problem = "failed", _clean(problem, step.secrets)
+        except Exception as error:  # a Spark or Java error: mapped and redacted, never raw
+            result.status = "failed"
+            result.problem = errors.problem_from(error, jdbc.family_of(result.component) or "", step.config,
+                                                 step.secrets)
+        result.duration_ms = _since(started)
+        self.listener.step_finished(result)
+
+    def _execute(self, step: _Step, steps: dict[str, _Step]) -> None:
+        result = step.result
+        if result.mode == "write":
+            result.rows_in = result.rows_out = self._write(step, steps)
+            return
+        frame = step.frame.persist()  # type: ignore[union-attr]
+        self.cached.append(frame)
+        rows = frame.count()
+        step.frame = frame
+        result.rows_out = rows
+        result.rows_in = step.outcome.rows_in if step.outcome else (
+            rows if result.mode == "read" else sum(steps[n].result.rows_out for n in step.inputs))
+        result.columns = duckdb_columns(frame.schema)
+        if self.options.sample is not None:
+            preview = frame.limit(int(self.options.preview_rows)).collect()
+            result.preview = (list(frame.columns), [tuple(row) for row in preview])
+        self.listener.step_progress(result, rows)
+
+    def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
+        if len(step.inputs) != 1:
+            raise RuntimeProblem("OML503", f"a writer writes one input, but this step has {len(step.inputs)}",
+                                 "join or union the inputs in a duckdb.processor step first")
+        (source,) = step.inputs
+        frame = steps[source].frame
+        if frame is None:
+            raise _no_table(source)
+        rows = steps[source].result.rows_out
+        component, family = step.result.component, jdbc.family_of(step.result.component)
+        if component == "filesystem.csv_writer":
+            target = files.csv_target(step.config, step.result.step_id,
+                                      self.options.work_dir if self.options.sample is not None else None)
+            files.write_csv(frame, step.config, target, self.scratch)
+        elif family is not None:
+            staged = jdbc.stage(frame, family, step.config)
+            try:
+                bridge.write_through_driver(frame, self._context(step, staged), staged=True)
+            finally:
+                jdbc.drop(family, step.config, staged)
+        else:
+            rows = bridge.write_through_driver(frame, self._context(step), staged=False).rows_out
+        self.listener.step_progress(step.result, rows)
+        return rows
+
+    def _context(self, step: _Step, staged: str | None = None) -> StepContext:
+        result = step.result
+        return StepContext(
+            step_id=result.step_id, component=result.component, mode=result.mode, config=step.config,
+            con=self.side, output_table=table_name(result.step_id),
+            input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
+            work_dir=self.options.work_dir or self.scratch,
+            progress=lambda rows: self.listener.step_progress(result, rows), secrets=step.secrets,
+            scratch_dir=self.scratch, staged_table=staged)
+
+    def release(self) -> None:
+        """Free the cached rows and the run's views; the session stays for the next run."""
+        for frame in self.cached:
+            frame.unpersist()
+        if self.spark is not None:
+            for table in self.spark.catalog.listTables():
+                if table.isTemporary:
+                    self.spark.catalog.dropTempView(table.name)
+
+
+def _no_table(source: str) -> RuntimeProblem:
+    return RuntimeProblem(
+        "OML501", f"its input '{source}' leaves no table to read (a writer has no output)",
+        "name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)", value=source)

@@ -1,0 +1,118 @@
+"""Spark's and the JVM's errors as the OML5xx problems the person sees, never raw (docs/spark.md).
+
+A Java error's text can hold Java class names, stack frames, JDBC details and values from rows.
+Only its first line is kept, without class names, redacted with the step's secrets, and cut; what
+it is about (connection, password, table, column, type, key) picks the code, as on DuckDB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from osiris.run.driver import RuntimeProblem
+from osiris.run.problems import (
+    auth_problem,
+    connect_problem,
+    names_hint,
+    permission_problem,
+    redacted,
+    rejected_problem,
+    sql_problem,
+    type_problem,
+)
+
+ENGINE_UNAVAILABLE, JOB_FAILED = "OML527", "OML528"
+_CLASS_NAME = re.compile(r"\b(?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)\b:?\s*")
+_NOISE = re.compile(r"\s*(SQLSTATE: \w+|Error Code: \d+|\(SQLSTATE [^)]*\))\.?")
+_QUOTED_VALUE = re.compile(r"'[^']*'")
+_MESSAGE_LIMIT = 300
+_TYPE_CONDITIONS = ("CAST_INVALID_INPUT", "CAST_OVERFLOW", "ARITHMETIC_OVERFLOW", "DIVIDE_BY_ZERO",
+                    "NUMERIC_VALUE_OUT_OF_RANGE", "DATATYPE_MISMATCH", "INVALID_ARRAY_INDEX")
+
+
+def clean_text(error: BaseException | str, secrets: Iterable[str] = ()) -> str:
+    """The first meaningful line of a Spark or Java error: no class names, no stack, redacted, cut."""
+    raw = str(error) if isinstance(error, str) else _java_text(error)
+    lines = [line.strip() for line in raw.splitlines() if line.strip() and not line.strip().startswith("at ")]
+    causes = [line.removeprefix("Caused by:").strip() for line in lines if line.startswith("Caused by:")]
+    text = causes[-1] if causes else lines[0] if lines else "the Spark job failed"  # the root cause says most
+    text = _NOISE.sub("", _CLASS_NAME.sub("", text)).strip(" :;")
+    text = re.sub(r"^\[[A-Z_.]+\]\s*", "", text)  # Spark's [ERROR_CLASS] prefix
+    return redacted(text, secrets)[:_MESSAGE_LIMIT]
+
+
+def problem_from(error: BaseException, family: str, config: dict[str, object], secrets: Iterable[str]) -> RuntimeProblem:
+    """The OML5xx problem of a Spark job that read or wrote a `family` database (or ran SQL: family "")."""
+    if isinstance(error, RuntimeProblem):
+        return error
+    text = clean_text(error, secrets)
+    lowered = _java_text(error).lower()  # class names included, to classify; never shown
+    condition = _condition(error)
+    if "password authentication failed" in lowered or "access denied for user" in lowered:
+        return auth_problem(family, config.get("user"), "password authentication failed")
+    if "connection refused" in lowered or "could not connect" in lowered or "socket fail to connect" in lowered:
+        return connect_problem(family, config.get("host"), config.get("port"), "connection refused")
+    if "permission denied" in lowered or "command denied" in lowered:
+        return permission_problem(text)
+    if any(word in lowered for word in ("duplicate key", "duplicate entry", "violates", "cannot be null",
+                                        "constraint")):
+        return rejected_problem(_QUOTED_VALUE.sub("'…'", text))
+    if condition.startswith(_TYPE_CONDITIONS) or "numberformat" in lowered:
+        return type_problem(_QUOTED_VALUE.sub("'…'", text))
+    if family and ("syntax" in lowered or "does not exist" in lowered or "doesn't exist" in lowered):
+        return sql_problem(text)
+    return RuntimeProblem(JOB_FAILED, f"the Spark job failed: {text}",
+                          "run again with OSIRIS_DEBUG=1 set to see Spark's own log")
+
+
+def analysis_problem(error: BaseException, views: Iterable[str], columns: Iterable[str]) -> RuntimeProblem:
+    """Spark's analyser refused a transform: an unknown table or column as OML501/502 with the names
+    it could have meant, anything else as OML414 (docs/spark.md)."""
+    condition = _condition(error)
+    parameters = _parameters(error)
+    if condition.startswith("TABLE_OR_VIEW_NOT_FOUND"):
+        wrong = parameters.get("relationName", "").strip("`")
+        return RuntimeProblem("OML501", f'table "{wrong}" does not exist in the engine',
+                              names_hint("table", wrong, views).replace("the database knows", "the engine has"),
+                              value=wrong)
+    if condition.startswith("UNRESOLVED_COLUMN"):
+        wrong = parameters.get("objectName", "").strip("`").split("`.`")[-1]
+        return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, columns),
+                              value=wrong)
+    return RuntimeProblem("OML414", f"Spark's analyser refused the transform: {clean_text(error)}",
+                          "rewrite the query in SQL both engines share (docs/spark.md, what differs), "
+                          "or run this pipeline on the DuckDB engine")
+
+
+def engine_problem(error: BaseException) -> RuntimeProblem:
+    """The Spark engine could not start (no Java, a master it cannot reach)."""
+    return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine did not start: {clean_text(error)}",
+                          "check run.spark.master (osiris config show) and that Java 17 or newer is installed")
+
+
+def _condition(error: BaseException) -> str:
+    getter = getattr(error, "getCondition", None)
+    try:
+        return str(getter() or "") if callable(getter) else ""
+    except Exception:  # a captured error whose JVM side is gone
+        return ""
+
+
+def _parameters(error: BaseException) -> dict[str, str]:
+    getter = getattr(error, "getMessageParameters", None)
+    try:
+        return dict(getter() or {}) if callable(getter) else {}
+    except Exception:  # a captured error whose JVM side is gone
+        return {}
+
+
+def _java_text(error: BaseException) -> str:
+    """A Py4JJavaError's Java exception as text (its str() carries the whole stack)."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        try:
+            return str(java.toString())
+        except Exception:  # the JVM has gone away
+            return "the Spark job failed"
+    return str(error)

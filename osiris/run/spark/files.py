@@ -1,0 +1,113 @@
+"""CSV files on the Spark engine: read with Spark's reader, written as ONE file (docs/spark.md).
+
+The same options as on DuckDB: DuckDB sniffs the file's columns and types with the options the
+DuckDB engine uses, and Spark reads it with that schema (and fails, never guesses, on a value that
+does not fit). A write goes through one task into a folder of the run's scratch directory; its one
+part file becomes the target by an atomic rename, after the same second pass as on DuckDB for
+other encodings (osiris.run.csv_output). Spark's CSV options that have no DuckDB twin are refused
+at validation (osiris.run.spark.transpile).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from osiris.run.csv_output import CsvFormat, literal
+from osiris.run.driver import RuntimeProblem
+from osiris.run.problems import redacted
+from osiris.run.spark.types import duckdb_columns, spark_ddl
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+_TIMESTAMPS = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
+_NULL_MARK = "\u0000osiris-null\u0000"  # never in a file: only the parser's marker for an empty field
+
+
+def project_file(config: Mapping[str, Any], path: str, *, existing: bool) -> Path:
+    """The file a step names, relative to the project or the connection's base_dir: the one place
+    where the Spark engine turns a step's path into a file (the filesystem driver's rules)."""
+    from osiris.run.drivers import filesystem
+
+    resolved = filesystem._resolve(config, path)  # the DuckDB engine's own rule, not a copy of it
+    return filesystem._existing(resolved, path) if existing else resolved
+
+
+def csv_target(config: Mapping[str, Any], step_id: str, sample_dir: Path | None) -> Path:
+    """Where a CSV writer writes: its `path`, or on `--sample` under the session, as on DuckDB."""
+    name = str(config["path"])
+    if sample_dir is not None:
+        return sample_dir / "sample-output" / step_id / Path(name).name
+    return project_file(config, name, existing=False)
+
+
+def read_csv(spark: SparkSession, config: Mapping[str, Any], sample: int | None) -> DataFrame:
+    path = project_file(config, str(config["path"]), existing=True)
+    columns = _sniffed_columns(path, config)
+    reader = (spark.read.schema(spark_ddl(columns)).option("sep", str(config.get("delimiter", ",")))
+              .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")
+              .option("escape", '"').option("multiLine", True).option("timestampFormat", _TIMESTAMPS)
+              .option("timestampNTZFormat", _TIMESTAMPS)
+              .option("encoding", str(config.get("encoding", "utf-8")).replace("latin-1", "iso-8859-1")))
+    if config.get("comment"):
+        reader = reader.option("comment", str(config["comment"]))
+    # An unquoted empty field is NULL and a quoted one ("") an empty text, as DuckDB reads them: Spark
+    # gives the parser's NULL marker to the first, and turns a field equal to `nullValue` into NULL.
+    reader = reader.option("nullValue", str(config["na_values"][0]) if config.get("na_values") else _NULL_MARK)
+    frame = reader.csv(str(path))
+    limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
+    return frame.limit(min(limits)) if limits else frame
+
+
+def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    import duckdb
+
+    from osiris.run.drivers.filesystem import _read_options
+
+    try:
+        with duckdb.connect() as con:
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))}{_read_options(config)})").fetchall()
+    except duckdb.Error as error:
+        raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
+                             "check delimiter, header and encoding for this file") from None
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch: Path) -> None:
+    """Write the rows to `target` as one file; the old file stays until the new one is complete."""
+    form = CsvFormat(config, duckdb_columns(frame.schema))
+    if config.get("create_dirs", True):
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
+                             "create it, or set create_dirs: true")
+    folder = scratch / f"csv-{os.getpid()}-{id(frame)}"
+    partial = target.with_name(f".{target.name}.osiris-partial")
+    try:
+        (frame.coalesce(1).write.mode("overwrite").option("sep", form.delimiter)
+         .option("header", form.header and not form.own_header).option("quote", '"').option("escape", '"')
+         .option("emptyValue", '""').option("nullValue", "")
+         .option("lineSep", "\n").option("timestampFormat", _TIMESTAMPS).option("timestampNTZFormat", _TIMESTAMPS)
+         .csv(str(folder)))
+        parts = sorted(folder.glob("part-*"))
+        written = parts[0] if parts else _header_only(folder, form)
+        if form.second_pass:
+            form.finish(written, partial)
+        else:
+            shutil.move(written, partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _header_only(folder: Path, form: CsvFormat) -> Path:
+    """No rows: Spark may write no part file; the DuckDB engine writes the header alone."""
+    path = folder / "empty.csv"
+    path.write_text(form.delimiter.join(name for name, _ in form.columns) + "\n" if form.header else "",
+                    encoding="utf-8")
+    return path

@@ -1,0 +1,116 @@
+"""One SparkSession per process, built from the `run.spark.*` settings (docs/spark.md).
+
+The driver binds to 127.0.0.1 and the web UI is off, unless `run.spark.conf` says otherwise (a
+cluster's executors must reach the driver: set `spark.driver.host` there). The JVM logs nothing:
+its messages can quote rows, JDBC URLs and Java class names, so errors reach the person only as
+OML lines (osiris.run.spark.errors). The JDBC drivers of Debian's `libpostgresql-jdbc-java` and
+`libmariadb-java` are added when they are installed; `run.spark.jars` adds more.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from osiris.errors import UsageError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from osiris.settings.model import SparkSettings
+
+INSTALL_HINT = "the Spark engine needs pyspark: pip install 'osiris-chat[spark]' (and Java 17 or newer)"
+JAR_FOLDERS = (Path("/usr/share/java"),)
+JDBC_JARS = {"postgres": "postgresql.jar", "mysql": "mariadb-java-client.jar"}  # Debian's names
+_LOG_CONFIG = "rootLogger.level = off\n"
+_DEFAULTS = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "true",
+}
+
+_current: tuple[tuple[Any, ...], SparkSession] | None = None
+_folder: Path | None = None
+
+
+def require_pyspark() -> None:
+    """Exit 2 with one line when pyspark is not installed (it is an optional extra)."""
+    if importlib.util.find_spec("pyspark") is None:
+        raise UsageError(INSTALL_HINT)
+
+
+def spark_session(settings: SparkSettings) -> SparkSession:
+    """The process's SparkSession for these settings; a session with other settings is stopped first."""
+    global _current
+    conf = session_conf(settings)
+    key = (settings.master, tuple(sorted(conf.items())))
+    if _current is not None and _current[0] == key:
+        return _current[1]
+    if _current is not None:
+        _current[1].stop()
+        _current = None
+    session = _start(settings.master, conf)
+    _current = (key, session)
+    return session
+
+
+def _start(master: str, conf: dict[str, str]) -> SparkSession:
+    """Start the JVM with its output sent nowhere (OSIRIS_DEBUG=1: to the terminal), then the session."""
+    import subprocess
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.logger import PySparkLogger
+    from pyspark.sql import SparkSession
+
+    PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True  # it prints Java errors as JSON
+    spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAppName("osiris").setAll(list(conf.items()))
+    quiet = {} if os.environ.get("OSIRIS_DEBUG") else {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    gateway = launch_gateway(spark_conf, popen_kwargs=quiet)  # type: ignore[no-untyped-call]  # pyspark leaves it untyped
+    context = SparkContext(conf=spark_conf, gateway=gateway)
+    return SparkSession(context)
+
+
+def session_conf(settings: SparkSettings) -> dict[str, str]:
+    """Osiris's defaults, the JDBC jars found, then the person's `run.spark.conf` over them."""
+    conf = dict(_DEFAULTS)
+    conf["spark.sql.warehouse.dir"] = str(_private_dir() / "warehouse")  # not spark-warehouse/ in the project
+    java_options = f"-Dlog4j2.configurationFile={_private_dir() / 'log4j2.properties'} -Duser.timezone=UTC"
+    conf["spark.driver.extraJavaOptions"] = java_options
+    conf["spark.executor.extraJavaOptions"] = java_options
+    if settings.master.startswith("local"):
+        conf["spark.sql.shuffle.partitions"] = "4"  # 200 by default: many empty tasks on one machine
+    jars = [str(path) for path in found_jars()] + [str(Path(j).expanduser()) for j in settings.jars]
+    if jars:
+        conf["spark.jars"] = ",".join(jars)
+    conf.update(settings.conf)
+    return conf
+
+
+def found_jars() -> list[Path]:
+    """The JDBC driver jars installed on this machine."""
+    return [folder / name for name in JDBC_JARS.values() for folder in JAR_FOLDERS if (folder / name).is_file()]
+
+
+def jar_for(family: str, settings: SparkSettings) -> bool:
+    """True when a JDBC driver for `family` is on the session's class path."""
+    wanted = JDBC_JARS[family].split(".jar")[0].split("-")[0]
+    return any(wanted in Path(p).name for p in session_conf(settings).get("spark.jars", "").split(",") if p)
+
+
+def _private_dir() -> Path:
+    """This process's folder for Spark's files (the log settings, the warehouse), removed at exit."""
+    global _folder
+    if _folder is None:
+        _folder = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
+        (_folder / "log4j2.properties").write_text(_LOG_CONFIG, encoding="utf-8")
+        atexit.register(shutil.rmtree, _folder, True)
+    return _folder

@@ -1,0 +1,519 @@
+"""`osiris run --engine spark` end to end (issue 28, docs/spark.md): a real local Spark (`local[1]`, UI
+off, bound to 127.0.0.1), the real PostgreSQL and MariaDB session servers, real files.
+
+Every test here runs on one xdist worker (`xdist_group("spark")`, `--dist loadgroup` in the
+Makefile), so CI starts one JVM; the session is shared by the whole file (osiris.run.spark.session).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+import yaml
+
+from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.conftest import osiris_here
+from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+
+pytestmark = pytest.mark.xdist_group("spark")
+
+SPARK = {"engine": "spark", "spark": {"master": "local[1]"}}
+
+
+def on_spark(project: RunProject) -> RunProject:
+    """The project's settings with `run.engine: spark` on one local core."""
+    settings_file = project.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+    settings_file.write_text(yaml.safe_dump({**settings, "run": SPARK}), encoding="utf-8")
+    return project
+
+
+def after(step: dict, *inputs: str) -> dict:
+    return {**step, "needs": list(inputs)}
+
+
+@pytest.fixture
+def pg(postgres_server):
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS spark_orders, spark_totals_duckdb, spark_totals_spark, spark_checked")
+        conn.execute("CREATE TABLE spark_orders (id integer PRIMARY KEY, country text, amount numeric(8,2), "
+                     "placed timestamp)")
+        conn.execute("INSERT INTO spark_orders SELECT i, (ARRAY['CZ', 'US', 'DE'])[i % 3 + 1], i * 1.25, "
+                     "'2024-01-01'::timestamp + i * interval '1 hour' FROM generate_series(1, 300) AS i")
+        yield conn
+
+
+@pytest.fixture
+def maria(mariadb_server):
+    conn = mariadb_server.connect(autocommit=True)
+    with conn.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS spark_people, spark_by_country")
+        cursor.execute("CREATE TABLE spark_people (id INT PRIMARY KEY, country VARCHAR(8), score DOUBLE)")
+        cursor.executemany("INSERT INTO spark_people VALUES (%s, %s, %s)",
+                           [(i, ("CZ", "US", "DE", "FR")[i % 4], i / 4) for i in range(1, 201)])
+        cursor.execute("CREATE TABLE spark_by_country (country VARCHAR(8) PRIMARY KEY, people BIGINT, score DOUBLE)")
+    yield conn
+    conn.close()
+
+
+def maria_rows(conn, query: str) -> list[tuple]:
+    with conn.cursor() as cursor:
+        cursor.execute(query)
+        return list(cursor.fetchall())
+
+
+def stage_tables(pg=None, maria=None) -> list[str]:
+    """Scratch tables the Spark writer left behind (there must be none)."""
+    found = []
+    if pg is not None:
+        found += [r[0] for r in pg.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'osiris_stage_%'")]
+    if maria is not None:
+        found += [r[0] for r in maria_rows(maria, "SHOW TABLES LIKE 'osiris\\_stage\\_%'")]
+    return found
+
+
+# --- CSV -> transform -> CSV --------------------------------------------------------------------
+
+
+def test_csv_pipeline_writes_the_same_bytes_on_both_engines(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "people.csv").write_text(
+        'id,name,country,amount\n1,Ann,CZ,10.5\n2,"Bob, Jr.",US,3\n3,Cy,CZ,\n4,"",US,7.25\n5,"say ""hi""",DE,1\n',
+        encoding="utf-8")
+    steps = [csv_step("read", "read", "people.csv"),
+             sql_step("shape", "SELECT id, name, upper(country) AS country, amount * 2 AS twice FROM input_df"),
+             after(csv_step("write", "write", "out/shaped.csv"), "shape"),
+             sql_step("totals", "SELECT country, count(*) AS n, sum(amount) AS total FROM df_read GROUP BY country",
+                      needs=["read"]),
+             after(csv_step("write-totals", "write", "out/totals.csv", encoding="utf-16"), "totals")]
+    path = project.pipeline(steps)
+    outputs = {}
+    for engine in ("duckdb", "spark"):
+        result = project.run(str(path), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "shape  ok  5 rows" in result.stdout
+        outputs[engine] = {name: (project.root / "out" / name).read_bytes() for name in ("shaped.csv", "totals.csv")}
+    assert outputs["spark"]["shaped.csv"] == outputs["duckdb"]["shaped.csv"]
+    assert outputs["spark"]["shaped.csv"] == (b'id,name,country,twice\n1,Ann,CZ,21.0\n2,"Bob, Jr.",US,6.0\n3,Cy,CZ,\n'
+                                              b'4,"",US,14.5\n5,"say ""hi""",DE,2.0\n')  # NULL empty, '' quoted
+    spark_totals = sorted(outputs["spark"]["totals.csv"].decode("utf-16").splitlines()[1:])
+    assert spark_totals == sorted(outputs["duckdb"]["totals.csv"].decode("utf-16").splitlines()[1:])
+    assert outputs["spark"]["totals.csv"][:2] == b"\xff\xfe"  # the byte-order mark, as on DuckDB
+    assert not list((project.root / "out").glob(".*partial*"))
+    assert sorted(p.name for p in project.root.iterdir()) == [".osiris", ".osiris.yaml", "out", "people.csv",
+                                                             "test-run.yaml"]  # no spark-warehouse/, no derby.log
+
+
+def test_sample_writes_csv_under_the_session_and_keeps_the_target(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n" + "".join(f"{i}\n" for i in range(50)), encoding="utf-8")
+    (project.root / "out.csv").write_text("old\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    result = project.run(str(path), "--sample", "7")
+    assert result.returncode == 0, result.stderr
+    assert "read  ok  7 rows" in result.stdout and "write  ok  7 rows" in result.stdout
+    assert (project.root / "out.csv").read_text() == "old\n"
+    written = project.last_session() / "artifacts" / "sample-output" / "write" / "out.csv"
+    assert written.read_text() == "id\n" + "".join(f"{i}\n" for i in range(7))
+
+
+# --- PostgreSQL and MariaDB, end to end -----------------------------------------------------------
+
+
+def test_postgres_read_transform_write_equals_the_duckdb_engine(tmp_path, postgres_server, pg):
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server))
+    for engine in ("duckdb", "spark"):
+        path = project.pipeline([
+            pg_step("read", "read", table="spark_orders"),
+            sql_step("totals", "SELECT country, count(*) AS orders, sum(amount) AS total, max(placed) AS last "
+                               "FROM input_df GROUP BY country"),
+            pg_step("write", "write", table=f"spark_totals_{engine}", create_if_missing=True, write_mode="upsert",
+                    primary_key=["country"])], name=engine)
+        result = project.run(str(path), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "read  ok  300 rows" in result.stdout and "write  ok  3 rows" in result.stdout
+    duck = pg.execute("SELECT * FROM spark_totals_duckdb ORDER BY country").fetchall()
+    assert pg.execute("SELECT * FROM spark_totals_spark ORDER BY country").fetchall() == duck
+    assert [r[:2] for r in duck] == [("CZ", 100), ("DE", 100), ("US", 100)]
+    assert stage_tables(pg=pg) == []
+
+
+def test_mariadb_groups_by_the_column_not_by_its_name(tmp_path, mariadb_server, maria):
+    """With a jdbc:mariadb: URL Spark quoted names with " and grouped every row under 'country'."""
+    project = on_spark(RunProject(tmp_path / "p", mariadb=mariadb_server))
+    path = project.pipeline([
+        mysql_step("read", "read", query="SELECT country, score FROM spark_people"),
+        sql_step("per-country", "SELECT country, count(*) AS people, sum(score) AS score FROM input_df "
+                                "GROUP BY country"),
+        mysql_step("write", "write", table="spark_by_country", mode="replace")])
+    expected = sorted((country, 50, sum(i / 4 for i in range(1, 201) if ("CZ", "US", "DE", "FR")[i % 4] == country))
+                      for country in ("CZ", "US", "DE", "FR"))
+    for engine in ("duckdb", "spark"):
+        result = project.run(str(path), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "per-country  ok  4 rows" in result.stdout
+        assert maria_rows(maria, "SELECT * FROM spark_by_country ORDER BY country") == expected, engine
+    upsert = project.pipeline([*yaml.safe_load(path.read_text())["steps"][:2],
+                               mysql_step("write", "write", table="spark_by_country", mode="upsert",
+                                          upsert_keys=["country"])], name="upsert")
+    for _round in (1, 2):  # INSERT ... SELECT ... ON DUPLICATE KEY UPDATE from the scratch table
+        assert project.run(str(upsert), "--engine", "spark").returncode == 0
+    assert maria_rows(maria, "SELECT * FROM spark_by_country ORDER BY country") == expected
+    assert stage_tables(maria=maria) == []
+
+
+def test_a_write_that_fails_part_way_leaves_the_target_unchanged(tmp_path, postgres_server, pg):
+    pg.execute("CREATE TABLE spark_checked (id integer PRIMARY KEY, amount numeric(8,2) CHECK (amount < 300))")
+    pg.execute("INSERT INTO spark_checked VALUES (1000, 1)")
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server))
+    path = project.pipeline([pg_step("read", "read", query="SELECT id, amount FROM spark_orders"),
+                             pg_step("write", "write", table="spark_checked")])
+    _, stderr = project.run_failing([*yaml.safe_load(path.read_text())["steps"]])
+    assert "OML514 step 'write': the target rejected the rows" in stderr
+    assert pg.execute("SELECT * FROM spark_checked").fetchall() == [(1000, 1)]
+    assert stage_tables(pg=pg) == []
+
+
+def test_sample_keeps_nothing_in_either_database(tmp_path, postgres_server, mariadb_server, pg, maria):
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server, mariadb=mariadb_server))
+    pg.execute("CREATE TABLE spark_checked (id integer PRIMARY KEY, amount numeric(8,2))")
+    path = project.pipeline([
+        pg_step("read", "read", query="SELECT id, amount FROM spark_orders"),
+        after(pg_step("write-pg", "write", table="spark_checked"), "read"),
+        sql_step("people", "SELECT CAST(id AS VARCHAR) AS country, 1 AS people, 2.0 AS score FROM df_read",
+                 needs=["read"]),
+        after(mysql_step("write-maria", "write", table="spark_by_country"), "people")])
+    result = project.run(str(path), "--sample", "5")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "read  ok  5 rows" in result.stdout and "write-maria  ok  5 rows" in result.stdout
+    assert pg.execute("SELECT count(*) FROM spark_checked").fetchone() == (0,)
+    assert maria_rows(maria, "SELECT count(*) FROM spark_by_country") == [(0,)]
+    assert stage_tables(pg=pg, maria=maria) == []
+
+
+def test_a_wrong_password_is_one_line_without_the_secret(tmp_path, postgres_server, pg):
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server))
+    wrong = "Wr0ng-spark-secret-7781"
+    project.secrets.append(wrong)
+    path = project.pipeline([pg_step("read", "read", table="spark_orders"),
+                             csv_step("write", "write", "out.csv")])
+    result = project.run(str(path), env={"PG_PASSWORD": wrong})
+    assert result.returncode == 6
+    lines = [line for line in result.stderr.splitlines() if "OML" in line]
+    assert lines == [f"{path} OML506 step 'read': postgres rejected the user '{postgres_server.user}': "
+                     "password authentication failed"]
+    assert "Traceback" not in result.stderr and "Exception" not in result.stderr
+    assert "write  skipped" in result.stdout
+
+
+def test_partitioned_read_splits_on_the_primary_key(postgres_server, pg):
+    from osiris.run.spark import jdbc
+    from osiris.run.spark.session import spark_session
+    from osiris.settings.model import SparkSettings
+
+    spark = spark_session(SparkSettings(master="local[1]"))
+    config = {**postgres_server.connection(), "table": "spark_orders"}
+    frame = jdbc.read(spark, "postgres", config, None, partitions=3)
+    assert frame.rdd.getNumPartitions() == 3
+    assert sorted(r["id"] for r in frame.collect()) == list(range(1, 301))
+    assert jdbc.read(spark, "postgres", config, 10, partitions=3).rdd.getNumPartitions() == 1  # a sample: one query
+
+
+# --- validation and the analyser ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("query", "code", "words"), [
+    ("SELECT * FROM input_df QUALIFY row_number() OVER (ORDER BY id) = 1", "OML413", "QUALIFY with SELECT *"),
+    ("SELECT joined + INTERVAL 1 DAY AS next FROM input_df", "OML413", "a date plus or minus an INTERVAL"),
+    ("SELECT dayofweek(joined) AS d FROM input_df", "OML413", "dayofweek"),
+    ("SELECT tags[1] AS first FROM input_df", "OML412", "list indexing"),
+    ("SELECT * REPLACE (id + 1 AS id) FROM input_df", "OML412", "SELECT * REPLACE"),
+    ("SELECT id // 2 AS half FROM input_df", "OML412", "integer division //"),
+    ("SELECT id, upper(name) FROM input_df", "OML413", "would be named differently on Spark"),
+])
+def test_sql_that_differs_on_spark_is_refused_before_anything_runs(tmp_path, query, code, words):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), sql_step("t", query),
+                             csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:") and f" {code} step 't': " in first and words in first
+    assert result.stderr.splitlines()[1].startswith("    hint: ")
+    assert not (project.root / "out.csv").exists() and not (project.root / ".osiris").exists()
+
+
+def test_csv_options_spark_cannot_honour_are_refused(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    path = project.pipeline([csv_step("read", "read", "rows.csv", skip_rows=2),
+                             csv_step("write", "write", "out.csv", newline="crlf", quoting="all")])
+    result = project.run(str(path))
+    assert result.returncode == 1
+    codes = [line.split()[1] for line in result.stderr.splitlines() if line.startswith(f"{path}:") and " OML" in line]
+    assert codes == ["OML414", "OML414", "OML414"]
+    assert project.run(str(path), "--engine", "duckdb").returncode == 6  # valid there (rows.csv is missing)
+
+
+def test_the_analyser_refuses_an_unknown_column_and_no_job_runs(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id,email\n1,a@x\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"),
+                             after(csv_step("copy", "write", "copy.csv"), "read"),
+                             sql_step("t", "SELECT id, emial FROM df_read", needs=["read"]),
+                             after(csv_step("write", "write", "out.csv"), "t")])
+    result = project.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML502 step 't': column \"emial\" does not exist" in result.stderr
+    assert "hint: columns the database knows: email, id (did you mean 'email'?)" in result.stderr
+    assert "copy  skipped" in result.stdout and "write  skipped" in result.stdout
+    assert not (project.root / "copy.csv").exists()
+
+
+# --- settings, the optional extra, the session -----------------------------------------------------
+
+
+def test_engine_setting_cli_over_env_over_file(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    shown = json.loads(osiris_here("config", "show", "--json", cwd=project.root).stdout)
+    assert shown["run.engine"] == {"value": "spark", "source": str(project.root / ".osiris.yaml")}
+    assert shown["run.spark.master"]["value"] == "local[1]"
+    assert shown["run.spark.jars"] == {"value": [], "source": "default"}
+    shown = json.loads(osiris_here("config", "show", "--json", cwd=project.root,
+                                   env={"OSIRIS_RUN__ENGINE": "duckdb"}).stdout)
+    assert shown["run.engine"] == {"value": "duckdb", "source": "env OSIRIS_RUN__ENGINE"}
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), sql_step("t", "SELECT id, 'x' FROM input_df")])
+    assert project.run(str(path), env={"OSIRIS_RUN__ENGINE": "duckdb"}).returncode == 0  # env over file
+    assert project.run(str(path), "--engine", "spark", env={"OSIRIS_RUN__ENGINE": "duckdb"}).returncode == 1
+
+
+def test_without_pyspark_one_line_says_how_to_install_it(tmp_path, monkeypatch):
+    """pyspark is installed here; the test hides it (sys.modules[...] = None) to see the other machine."""
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    project = on_spark(RunProject(tmp_path / "p"))
+    path = project.pipeline([sql_step("t", "SELECT 1 AS one")])
+    result = project.run(str(path))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "osiris: error: the Spark engine needs pyspark: pip install 'osiris-chat[spark]' (and Java 17 or newer)"]
+
+
+def test_the_session_binds_to_loopback_with_its_ui_off():
+    from osiris.run.spark.session import spark_session
+    from osiris.settings.model import SparkSettings
+
+    conf = spark_session(SparkSettings(master="local[1]")).sparkContext.getConf()
+    assert conf.get("spark.driver.bindAddress") == "127.0.0.1" and conf.get("spark.driver.host") == "127.0.0.1"
+    assert conf.get("spark.ui.enabled") == "false"
+    assert any(jar.endswith("postgresql.jar") for jar in conf.get("spark.jars").split(","))
+
+
+# --- parity: every transform query of the project's tests and docs ------------------------------
+
+IDIOMS = [  # DuckDB idioms beyond the project's own queries (issue 28's spike), the failing ones included
+    "SELECT country, count(*) AS n, avg(rating) AS r FROM input_df GROUP BY country",
+    "SELECT id, coalesce(name, 'none') AS name FROM input_df",
+    "SELECT id, CASE WHEN rating > 2 THEN 'high' ELSE 'low' END AS band FROM input_df",
+    "SELECT * FROM input_df WHERE email LIKE '%@x.org' AND active = 1",
+    "SELECT id, row_number() OVER (PARTITION BY country ORDER BY id) AS rn FROM input_df",
+    "WITH c AS (SELECT country, max(rating) AS r FROM input_df GROUP BY country) SELECT * FROM c",
+    "SELECT id, strftime(joined, '%Y-%m') AS month FROM input_df",
+    "SELECT id, date_trunc('month', joined) AS month FROM input_df",
+    "SELECT DISTINCT country FROM input_df",
+    "SELECT id, split_part(email, '@', 2) AS domain FROM input_df",
+    "SELECT id, round(rating, 1) AS r FROM input_df",
+    "SELECT id, CAST(rating AS INTEGER) AS r FROM input_df",
+    "SELECT id, isodow(joined) AS d FROM input_df",
+    "SELECT id, joined + INTERVAL 1 DAY AS next FROM input_df",
+    "SELECT id, dayofweek(joined) AS d FROM input_df",
+    "SELECT * FROM input_df QUALIFY row_number() OVER (PARTITION BY country ORDER BY id) = 1",
+    "SELECT id, tags[1] AS first FROM input_df",
+    "SELECT i FROM generate_series(1, 3) AS s(i)",
+    "SELECT id, len(tags) AS n FROM input_df",
+    "SELECT * REPLACE (upper(name) AS name) FROM input_df",
+    "SELECT id, rating // 2 AS half FROM input_df",
+    "PIVOT input_df ON country USING sum(rating)",
+    "SELECT id, concat(name, '!') AS shout FROM input_df",
+    "SELECT id, length(email) AS n FROM input_df",
+    "SELECT country, string_agg(email, ',' ORDER BY email) AS emails FROM input_df GROUP BY country",
+    "SELECT id, rating / 0 AS x FROM input_df",
+]
+LOUD = {  # data-dependent: DuckDB answers (inf, NULL), Spark's ANSI mode fails the step (OML504); docs/spark.md
+    "SELECT id, rating / 0 AS x FROM input_df",
+}
+_DATA = ("SELECT * FROM (VALUES (1, 'a@x.org', 'Ann', 'CZ', 1, 1.5, 1, 10.0, DATE '2024-01-01', ['a', 'b']), "
+         "(2, 'b@x.org', NULL, 'US', 0, 2.25, 1, 5.5, DATE '2024-02-29', ['c']), "
+         "(3, 'c@y.org', 'Cy', 'CZ', 1, NULL, 2, 7.0, DATE '2024-12-31', []), "
+         "(4, NULL, 'Dee', NULL, 1, 3.75, 3, NULL, NULL, NULL)) "
+         "AS t(id, email, name, country, active, rating, customer_id, totl, joined, tags)")
+_PROCESSOR_QUERY = [
+    re.compile(r'"duckdb\.processor", "transform", \{"query": "((?:[^"\\]|\\.)*)"\}'),
+    re.compile(r'sql_step\(\s*"[^"]*",\s*"((?:[^"\\]|\\.)*)"'),
+]
+
+
+def project_queries() -> list[str]:
+    """Every duckdb.processor query written in the project's tests and docs (and the idioms above)."""
+    root = Path(__file__).resolve().parents[1]
+    found: list[str] = list(IDIOMS)
+    for path in sorted((root / "tests").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += [match.group(1).replace('\\"', '"') for pattern in _PROCESSOR_QUERY for match in pattern.finditer(text)]
+        found += _yaml_queries(text)
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        found += _yaml_queries(path.read_text(encoding="utf-8"))
+    return sorted(set(q for q in found if "{" not in q))
+
+
+def _yaml_queries(text: str) -> list[str]:
+    """`query:` lines of YAML within a few lines after `component: duckdb.processor`."""
+    queries, lines = [], text.splitlines()
+    for index, line in enumerate(lines):
+        if "component: duckdb.processor" in line:
+            for following in lines[index + 1:index + 6]:
+                match = re.match(r"\s*(?:config: \{)?query: (.*?)\}?$", following.strip())
+                if match:
+                    queries.append(match.group(1).strip().strip("\"'"))
+                    break
+    return queries
+
+
+def _normal(rows: list[tuple]) -> list[tuple]:
+    return sorted((tuple(round(v, 9) if isinstance(v, float) else v for v in row) for row in rows), key=repr)
+
+
+def _on_duckdb(query: str, tables: list[str]) -> tuple:
+    import duckdb
+
+    con = duckdb.connect()
+    for table in tables:
+        con.execute(f'CREATE TABLE "{table}" AS {_DATA}')
+    try:
+        cursor = con.execute(query)
+        return "ok", [d[0] for d in cursor.description], _normal(cursor.fetchall())
+    except duckdb.Error:
+        return ("error",)
+
+
+def _on_spark(spark, data, query: str, tables: list[str]) -> tuple:
+    from osiris.run.spark.transpile import NotTranspiled, spark_sql
+
+    for table in tables:
+        data.createOrReplaceTempView(table)
+    from pyspark.errors import AnalysisException
+
+    try:
+        frame = spark.sql(spark_sql(query))
+    except (NotTranspiled, AnalysisException):  # the engine's plan refuses it before any job runs
+        return ("refused",)
+    try:
+        return "ok", frame.columns, _normal([tuple(row) for row in frame.collect()])
+    except Exception:  # any error of a job is an error outcome, compared below
+        return ("error",)
+
+
+def test_every_project_query_gives_the_same_rows_or_is_refused_on_spark():
+    import sqlglot
+    from sqlglot import exp
+
+    from osiris.run.spark.session import spark_session
+    from osiris.run.spark.transpile import spark_issues
+    from osiris.settings.model import SparkSettings
+
+    import duckdb
+
+    spark = spark_session(SparkSettings(master="local[1]"))
+    data = spark.createDataFrame(duckdb.connect().sql(_DATA).to_arrow_table()).cache()
+    queries = project_queries()
+    assert len(queries) >= 40 and "SELECT country, count(*) AS customers FROM input_df GROUP BY country" in queries
+    outcomes: dict[str, list[str]] = {"same": [], "refused": [], "both fail": []}
+    for query in queries:
+        pipeline = {"steps": [{"id": "t", "component": "duckdb.processor", "config": {"query": query}}]}
+        if spark_issues(pipeline):
+            outcomes["refused"].append(query)
+            continue
+        try:
+            tables = sorted({t.name for t in sqlglot.parse_one(query, read="duckdb").find_all(exp.Table)} | {"input_df"})
+        except sqlglot.errors.SqlglotError:
+            tables = ["input_df"]
+        duck, on_spark = _on_duckdb(query, tables), _on_spark(spark, data, query, tables)
+        if on_spark == ("refused",):
+            outcomes["refused"].append(query)
+            continue
+        if query in LOUD:
+            assert on_spark == ("error",), query
+            continue
+        assert on_spark == duck, query
+        outcomes["same" if duck[0] == "ok" else "both fail"].append(query)
+    print({outcome: len(found) for outcome, found in outcomes.items()})  # docs/spark.md quotes these
+    assert len(outcomes["same"]) >= 20, outcomes
+    assert {"SELECT id, tags[1] AS first FROM input_df", "PIVOT input_df ON country USING sum(rating)",
+            "SELECT id, dayofweek(joined) AS d FROM input_df"} <= set(outcomes["refused"])
+
+
+def test_the_duckdb_engine_and_validate_never_import_pyspark(tmp_path):
+    """A real process: a DuckDB run (with the Spark settings present) and a validate load no JVM bridge."""
+    import subprocess
+
+    from tests.support import clean_env
+
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    probe = ("import sys; from osiris.cli import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in ('pyspark', 'py4j', 'pyarrow') if m in sys.modules))")
+    for argv in (["run", str(path), "--engine", "duckdb"], ["validate", str(path)]):
+        done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=project.root, env=clean_env(),
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+# --- API reads through their drivers; errors that must not show raw --------------------------------
+
+
+def test_an_api_read_goes_through_its_driver_and_reaches_spark(tmp_path, api):
+    from tests.servers.http_apis import RECORDS
+
+    project = on_spark(RunProject(tmp_path / "p"))
+    path = project.pipeline([
+        {"id": "get", "component": "rest.extractor", "mode": "read",
+         "config": {"base_url": api.url, "endpoint": "/all", "data_path": "data.items"}},
+        sql_step("pick", "SELECT id, name FROM input_df ORDER BY id"),
+        csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "get  ok  23 rows" in result.stdout
+    assert (project.root / "out.csv").read_text() == "id,name\n" + "".join(f"{r['id']},{r['name']}\n" for r in RECORDS)
+
+
+def test_a_value_spark_cannot_read_fails_the_read_without_showing_it(tmp_path):
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id,email\n1,a@x\nsecret-cell-value-42,b@x\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv", dtype={"id": "BIGINT", "email": "VARCHAR"}),
+                             csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 6, result.stdout + result.stderr
+    [line] = [line for line in result.stderr.splitlines() if " OML" in line]
+    assert line.startswith(f"{path} OML5") and "step 'read'" in line
+    assert "secret-cell-value-42" not in result.stdout + result.stderr
+    assert "Exception" not in result.stderr and "org.apache" not in result.stderr and "Traceback" not in result.stderr
+    assert not (project.root / "out.csv").exists()
+
+
+def test_without_java_the_engine_does_not_start_and_says_so(tmp_path):
+    """A real process with JAVA_HOME pointing nowhere: Spark's launcher cannot start the JVM."""
+    project = on_spark(RunProject(tmp_path / "p"))
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    result = project.run(str(path), env={"JAVA_HOME": str(tmp_path / "no-java")}, process=True)
+    assert result.returncode == 6, result.stdout + result.stderr
+    [line] = [line for line in result.stderr.splitlines() if " OML" in line]
+    assert line.startswith(f"{path} OML527 step 'read': the Spark engine did not start")
+    assert "    hint: check run.spark.master (osiris config show) and that Java 17 or newer is installed" in result.stderr
+    assert "write  skipped" in result.stdout
