@@ -20,15 +20,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
+
+if TYPE_CHECKING:
+    from osiris.oml.config import StepConfig
 
 SAMPLE_PREVIEW_ROWS = 5
 MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
@@ -44,6 +47,7 @@ class RunOptions:
     work_dir: Path | None = None  # sample writes land here (under the session)
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     preview_rows: int = SAMPLE_PREVIEW_ROWS
+    step_configs: Mapping[str, StepConfig] = field(default_factory=dict)  # from validation: spec defaults
 
 
 @dataclass
@@ -150,11 +154,13 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
     try:
         config, secrets = resolve_step_config(step.get("config") or {}, options.connections, options.env,
                                               options.secret_fields(result.component))
+        if result.step_id in options.step_configs:  # the spec's defaults under what the step and connection say
+            config = options.step_configs[result.step_id].merged(config)
         ctx = StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode,
             config={**config, "base_dir": _base_dir(config, options.base_dir)}, con=con,
             output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in inputs}, sample=options.sample,
+            input_tables=input_tables(step, inputs), sample=options.sample,
             work_dir=options.work_dir or scratch,
             progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
             scratch_dir=scratch)

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from osiris.oml.config import StepConfig
     from osiris.registry import Registry
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
@@ -34,9 +37,11 @@ class RecordedRun:
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
-                 listener: RunListener, engine: str = "duckdb") -> RecordedRun:
+                 listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
+                 engine: str = "duckdb") -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
-    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints).
+    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
+    `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     `engine` "spark" runs it on Apache Spark at `run.spark.master` (docs/spark.md)."""
     from osiris.run.display import Listeners
@@ -53,7 +58,8 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=sample, work_dir=session.path / "artifacts" if sample else None,
-        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)})
+        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        step_configs=step_configs or {})
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark

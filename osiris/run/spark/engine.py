@@ -24,7 +24,7 @@ from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _base_dir, _clean, _since
 from osiris.run.spark import bridge, errors, files, jdbc
-from osiris.run.spark.graph import dependencies_of, run_order, table_name
+from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
 
@@ -102,7 +102,7 @@ class _Runner:
     # --- the plan: no Spark job ---------------------------------------------------------------
 
     def plan(self, step: _Step, steps: dict[str, _Step]) -> None:
-        writers = [n for n in step.inputs if steps[n].result.mode == "write"]
+        writers = [n for n in step.inputs if steps[n].result.mode == "write"] if reads_inputs(step.raw) else []
         if writers:
             step.problem = _no_table(writers[0])
         if step.problem or any(steps[n].problem for n in step.inputs):
@@ -111,6 +111,8 @@ class _Runner:
             step.config, step.secrets = resolve_step_config(
                 step.raw.get("config") or {}, self.options.connections, self.options.env,
                 self.options.secret_fields(step.result.component))
+            if step.result.step_id in self.options.step_configs:  # the spec's defaults, as on DuckDB
+                step.config = self.options.step_configs[step.result.step_id].merged(step.config)
             step.config["base_dir"] = _base_dir(step.config, self.options.base_dir)
             if step.result.mode == "read":
                 step.frame = self._read(step)
@@ -228,7 +230,7 @@ class _Runner:
         return StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode, config=step.config,
             con=self.side, output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in step.inputs}, sample=self.options.sample,
+            input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
             work_dir=self.options.work_dir or self.scratch,
             progress=lambda rows: self.listener.step_progress(result, rows), secrets=step.secrets,
             scratch_dir=self.scratch, staged_table=staged)
