@@ -25,7 +25,9 @@ chat: $(VENV)/.installed
 # One worker per core (ADR 0116), each test file on one worker in order (module-scoped servers and
 # tests that scan what the module's earlier tests wrote rely on it); coverage of osiris/ with its floor (ADR 0117). For one file:
 # $(PY) -m pytest -q tests/test_x.py
+# The tests start real PostgreSQL 15 and MariaDB servers: without them, one line says how to install them.
 test: $(VENV)/.installed
+	@$(PY) -m tests.servers.needs
 	$(PY) -m pytest -q -n auto --dist loadfile --cov --cov-report=
 
 # Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).

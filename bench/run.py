@@ -43,7 +43,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step  # noqa: E402
 from tests.servers.mariadb import start_mariadb  # noqa: E402
-from tests.servers.postgres import PG_BIN, start_postgres  # noqa: E402
+from tests.servers.needs import PG_BIN  # noqa: E402
+from tests.servers.postgres import start_postgres  # noqa: E402
 from tests.support import clean_env  # noqa: E402
 
 

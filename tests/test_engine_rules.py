@@ -8,7 +8,7 @@ import json
 import pytest
 
 from osiris.errors import UsageError
-from osiris.prompt.history import EARLIER_HEAD
+from osiris.retry.history import EARLIER_HEAD
 from tests.engine_harness import make_engine
 from tests.engine_samples import BAD_COMPONENT, BAD_MODE, BAD_NEEDS, VALID, fenced
 from tests.fake_anthropic import Reply

@@ -27,6 +27,10 @@ PIPELINE = """\
 oml_version: "0.1.0"
 name: acme
 steps:
+  - id: read
+    component: filesystem.csv_extractor
+    mode: read
+    config: {path: data.csv}
   - id: write
     component: acme.writer
     mode: write

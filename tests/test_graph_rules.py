@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from osiris.validate.graph import dependencies_of, execution_order, input_step
+from osiris.oml.graph import input_step, run_order, step_dependencies
 from tests.validate_helpers import oml, step, validator
 
 VALIDATOR = validator()
@@ -81,11 +81,13 @@ def test_earlier_needs_are_valid():
 
 
 @pytest.mark.parametrize("steps, index, expected", [
-    ([{"id": "a"}, {"id": "b"}], 1, ["a"]),  # no needs and no inputs: the step before
-    ([{"id": "a"}, {"id": "b"}], 0, []),  # the first step depends on nothing
-    ([{"name": "no-id"}, {"id": "b"}], 1, []),  # the step before has no id
-    (["not-a-step", {"id": "b"}], 1, []),
-    ([{"id": "a"}, {"id": "b", "needs": []}], 1, []),  # needs: [] means no dependency at all
+    ([{"id": "a"}, {"id": "b", "mode": "write"}], 1, ["a"]),  # no needs and no inputs: the step before
+    ([{"id": "a"}, {"id": "b", "mode": "transform"}], 1, ["a"]),
+    ([{"id": "a"}, {"id": "b", "mode": "read"}], 1, []),  # a read takes no rows from the step before
+    ([{"id": "a", "mode": "write"}], 0, []),  # the first step depends on nothing
+    ([{"name": "no-id"}, {"id": "b", "mode": "write"}], 1, []),  # the step before has no id
+    (["not-a-step", {"id": "b", "mode": "write"}], 1, []),
+    ([{"id": "a"}, {"id": "b", "mode": "transform", "needs": []}], 1, []),  # needs: [] means no dependency
     ([{"id": "a"}, {"id": "b"}, {"id": "c", "needs": ["b", "a", "b", 7]}], 2, ["b", "a"]),
     ([{"id": "a"}, {"id": "b"}, {"id": "c", "needs": ["a"], "inputs": {"x": "${b.df}", "y": "${a.df}"}}],
      2, ["a", "b"]),  # needs first, then inputs, each id once
@@ -93,11 +95,11 @@ def test_earlier_needs_are_valid():
     ([{"id": "a"}, "not-a-step"], 1, []),
 ])
 def test_dependencies_of(steps, index, expected):
-    assert dependencies_of(index, steps) == expected
+    assert step_dependencies(steps, index) == expected
 
 
-def test_execution_order_is_the_written_order_of_steps_with_ids():
-    assert execution_order([{"id": "b"}, {"id": "a"}, {"name": "x"}, "y", {"id": 3}]) == ["b", "a"]
+def test_the_run_order_of_steps_with_earlier_dependencies_is_the_written_order():
+    assert run_order([{"id": "b"}, {"id": "a"}, {"name": "x"}, "y", {"id": 3}]) == ["b", "a"]
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -90,4 +90,5 @@ def test_the_public_components_are_there():
 
     assert registry.get("posthog.extractor").oml_modes == ("read",)
     assert "ddl_channel" in registry.get("supabase.writer").properties
-    assert graphql.is_secret("/headers/X-Anything") and graphql.is_secret("/auth_username")
+    assert graphql.is_secret("/headers/Authorization") and graphql.is_secret("/auth_username")
+    assert not graphql.is_secret("/headers/X-Anything") and not graphql.is_secret("/headers")  # issue 24

@@ -88,9 +88,10 @@ def test_a_step_may_not_set_pg_dsn_inline() -> None:
     from osiris.registry import load_registry
     from osiris.validate import Validator
 
+    read = {"id": "r", "component": "filesystem.csv_extractor", "mode": "read", "config": {"path": "a.csv"}}
     step = {"id": "w", "component": "supabase.writer", "mode": "write",
             "config": {"connection": "@supabase.sb", "table": "t", "pg_dsn": "postgresql://u:Inline-pw-7@h/db"}}
-    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "x", "steps": [step]})
+    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "x", "steps": [read, step]})
     report = Validator(load_registry(), {"supabase": {"sb": {"url": "https://a.supabase.co"}}}).validate(text)
     assert [(i.code, i.message) for i in report.issues if i.severity == "error"] == [
         ("OML310", "secret field 'pg_dsn' is written inline in the pipeline")]

@@ -118,6 +118,30 @@ def rest_step(api_url: str, data_path: str) -> dict:
             "config": {"base_url": api_url, "endpoint": "/cursor", "data_path": data_path}}
 
 
+def test_a_second_sample_failure_that_says_something_else_is_retried_within_the_default_budget(tmp_path, fake_api,
+                                                                                              api):
+    """Issue 26: the same code at the same path, but another message (the model moved to another
+    endpoint, which has no `data` either) is progress, not `no_progress`; and the default
+    dry_run_attempts (2, docs/dry-run.md) lets the third answer be tested."""
+    proj = SampleProject(tmp_path / "p", fake_api)
+    write = csv_step("write-csv", "write", "output/items.csv")
+
+    def answer(endpoint: str, data_path: str) -> Reply:
+        step = {**rest_step(api.url, data_path), "config": {**rest_step(api.url, data_path)["config"], "endpoint": endpoint}}
+        return Reply(pipeline(step, write))
+    fake_api.add(answer("/cursor", "data"), answer("/page", "data"), answer("/page", "items"))
+
+    done = proj.osiris("generate", "copy the items API into output/items.csv", "--dry-run")
+
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 3
+    second, third = last_user_message(fake_api.requests[1]), last_user_message(fake_api.requests[2])
+    assert f"no records at data_path 'data' in the response of {api.url}/cursor" in second
+    assert f"no records at data_path 'data' in the response of {api.url}/page" in third
+    assert proj.trail()["stop_reason"] == "valid"
+    assert [e["status"] for e in proj.events() if e["event_type"] == "dry_run_complete"] == ["failed", "failed", "passed"]
+
+
 def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_path, fake_api, api):
     proj = SampleProject(tmp_path / "p", fake_api)
     write = csv_step("write-csv", "write", "output/items.csv")
@@ -137,7 +161,8 @@ def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_p
 
 
 def test_dry_run_failures_stop_at_their_own_budget_before_the_total(tmp_path, fake_api, postgres_server, pg_customers):
-    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server)
+    proj = SampleProject(tmp_path / "p", fake_api, postgres=postgres_server,
+                         validation={"retry": {"dry_run_attempts": 1}})  # below the default 2, to reach the cap
     wrong, _ = wrong_then_right("active")
     fake_api.add(Reply(wrong), Reply(wrong.replace("active = 1", "is_active")), Reply(wrong))
 

@@ -74,7 +74,7 @@ def test_dry_run_settings_precedence_cli_over_env_over_file(tmp_path):
     empty.mkdir()
     write_settings(empty, {})
     defaults = load_settings(cwd=empty, env={})
-    assert defaults.settings.validation.dry_run == "ask" and defaults.settings.validation.retry.dry_run_attempts == 1
+    assert defaults.settings.validation.dry_run == "ask" and defaults.settings.validation.retry.dry_run_attempts == 2
 
 
 def test_a_bad_dry_run_value_names_its_source_and_the_choices(tmp_path):
@@ -91,7 +91,7 @@ def test_config_show_prints_the_dry_run_settings_with_their_sources(project):
     done = run_osiris("config", "show", "--json", cwd=project, env=cli_env(OSIRIS_VALIDATION_DRY_RUN="off"))
     shown = json.loads(done.stdout)
     assert shown["validation.dry_run"] == {"value": "off", "source": "env OSIRIS_VALIDATION_DRY_RUN"}
-    assert shown["validation.retry.dry_run_attempts"] == {"value": 1, "source": "default"}
+    assert shown["validation.retry.dry_run_attempts"] == {"value": 2, "source": "default"}
     assert shown["validation.sample_rows"] == {"value": 10, "source": "default"}
 
 
@@ -120,6 +120,7 @@ def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
 def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_untested(tmp_path, monkeypatch):
     """Plants the fault by replacing the runtime entry point (a broken install cannot be made here)."""
     from osiris.retry.result import Attempt
+    from osiris.retry.samples import try_on_samples
     from osiris.sample import tier as tier_module
     from osiris.sample.dry_run import SampleOptions
     from osiris.sample.tier import SampleTier
@@ -137,8 +138,25 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
     seen: list = []
     tier = SampleTier(DryRunPolicy("sample", 10), SampleOptions(10, {}, {}, tmp_path), session, save_samples=False)
 
-    tier.check(1, attempt, 3, None, seen.append)
+    try_on_samples(tier, 1, attempt, 3, None, seen.append)
 
     assert attempt.valid and attempt.dry_run.status == "skipped"
     assert attempt.dry_run.reason == "the sample run stopped: disk full"  # no Python class name (issue 22)
     assert type(seen[-1]).__name__ == "SamplesTested"
+
+
+def test_the_dry_run_budget_default_is_what_the_docs_say(project):
+    """docs/configuration.md's table, docs/dry-run.md's budget section and `config show` agree."""
+    import re
+
+    from tests.support import REPO
+
+    shown = json.loads(run_osiris("config", "show", "--json", cwd=project, env=cli_env()).stdout)
+    default = shown["validation.retry.dry_run_attempts"]
+    table = re.search(r"^\| `validation.retry.dry_run_attempts` \| `(\d+)` \|", (REPO / "docs" / "configuration.md")
+                      .read_text(), re.MULTILINE)
+    budget = re.search(r"`validation.retry.dry_run_attempts`\n\(default \*\*(\d+)\*\*", (REPO / "docs" / "dry-run.md")
+                       .read_text())
+    assert default == {"value": int(table.group(1)), "source": "default"} == {"value": int(budget.group(1)),
+                                                                            "source": "default"}
+    assert default["value"] == 2

@@ -67,10 +67,11 @@ def test_a_backtracking_pattern_property_finishes(project):
 
 
 def test_a_pattern_from_the_pipeline_in_a_rule_finishes(project):
-    rule = {"name": "id-shape", "expr": "matches(step.id, step.description)", "message": "id has the wrong shape"}
+    # The hostile text is the step's name: a step id must be a plain name (OML214), and tier-2 errors stop the rules.
+    rule = {"name": "id-shape", "expr": "matches(step.name, step.description)", "message": "id has the wrong shape"}
     (project / ".osiris.yaml").write_text(yaml.safe_dump({"connections": CONNECTIONS, "validation": {"rules": [rule]}}))
-    (project / "p.yaml").write_text(oml(step(HOSTILE_TEXT, "filesystem.csv_extractor", "read", {"path": "a.csv"},
-                                             description=EVIL)))
+    (project / "p.yaml").write_text(oml(step("read", "filesystem.csv_extractor", "read", {"path": "a.csv"},
+                                             name=HOSTILE_TEXT, description=EVIL)))
     result = run_cli("validate", "p.yaml", cwd=project)
     assert result.returncode == 1, result.stderr
     assert any(line.endswith("OML404 id has the wrong shape (rule 'id-shape')") for line in result.stdout.splitlines())

@@ -182,7 +182,8 @@ def test_unknown_table_and_column_against_the_catalog_with_suggestions(tmp_path)
         ("OML406", "error", 9, 30, "column 'emial' is not a column of customers (the catalog of @mysql.default)",
          "did you mean 'email'? columns: id, email, active"),
         ("OML406", "error", 9, 61, "table 'ordrs' is not in the catalog of @mysql.default",
-         "did you mean 'orders'? tables: customers, orders"),
+         "did you mean 'orders'? tables: customers, orders; if ordrs was created after the last discovery, run "
+         "osiris discover @mysql.default ordrs"),
     ]
 
 
@@ -265,8 +266,7 @@ def test_a_processor_reading_a_table_that_is_not_an_input():
     """)
     assert issues == [("OML407", "error", 15, 36,
                        "step 'shape' reads table 'customers', which is not one of its inputs",
-                       "read df_extract_customers (or input_df); a duckdb.processor reads only the rows "
-                       "of the steps it needs")]
+                       "read df_extract_customers instead of customers (the rows of step 'extract-customers')")]
 
 
 def test_processor_inputs_follow_needs_and_the_previous_step_rule():
@@ -418,7 +418,8 @@ def test_osiris_validate_uses_the_project_catalog(tmp_path):
     assert done.returncode == 1, done.stderr
     [issue] = json.loads(done.stdout)["files"][0]["issues"]
     assert (issue["code"], issue["line"], issue["column"]) == ("OML406", 9, 29)
-    assert issue["hint"] == "did you mean 'customers'? tables: customers, orders"
+    assert issue["hint"] == ("did you mean 'customers'? tables: customers, orders; if custmers was created after the "
+                             "last discovery, run osiris discover @mysql.default custmers")
     os.utime(root / ".osiris" / "catalog" / "mysql.default.json")  # the file is only read, never changed
 
 
@@ -469,5 +470,6 @@ def test_an_extractor_table_and_columns_are_checked_against_the_catalog(tmp_path
         ("OML406", "error", 10, 21, "column 'emial' is not a column of customers (the catalog of @mysql.default)",
          "did you mean 'email'? columns: id, email, active"),
         ("OML406", "error", 14, 44, "table 'ordres' is not in the catalog of @mysql.default",
-         "did you mean 'orders'? tables: customers, orders"),
+         "did you mean 'orders'? tables: customers, orders; if ordres was created after the last discovery, run "
+         "osiris discover @mysql.default ordres"),
     ]

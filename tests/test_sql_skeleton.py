@@ -147,8 +147,14 @@ def test_a_check_violation_suggests_correcting_the_rows_not_an_upsert(both, step
 
 
 @pytest.mark.parametrize("step", [pg_step, mysql_step])
-def test_a_writer_with_two_inputs_is_oml519(both, step):
-    path, stderr = both.run_failing([both.csv_rows("id,n\n1,2\n"), {**both.csv_rows("id,n\n1,2\n"), "id": "again"},
-                                     {**step("write", "write", table="sk_checked"), "needs": ["read", "again"]}])
-    assert (f"{path} OML519 step 'write': a writer writes one input, but this step has 2\n"
-            "    hint: join or union the inputs in a duckdb.processor step first, and write its result\n") in stderr
+def test_a_writer_with_two_inputs_is_refused_before_it_runs(both, step):
+    """Validation knows a writer takes one input (OML409, issue 24): nothing runs, exit 1. The
+    runtime's OML519 stays as the second lock for a pipeline run without validation."""
+    path = both.pipeline([both.csv_rows("id,n\n1,2\n"), {**both.csv_rows("id,n\n1,2\n"), "id": "again"},
+                          {**step("write", "write", table="sk_checked"), "needs": ["read", "again"]}], name="failing")
+    result = both.run(str(path))
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[:2] == [
+        f"{path}:20:3 OML409 step 'write' writes the rows of one step, but it takes 2: read, again",
+        "    hint: add a duckdb.processor step before it with needs: [read, again] that joins or unions df_read, "
+        "df_again into one table, and give 'write' needs: [<that step's id>] instead"]

@@ -45,7 +45,8 @@ def test_a_nested_secret_without_a_connection_says_where_secrets_come_from():
         PATH_ALIAS,
         ("OML310", "/steps/0/config/headers/Authorization",
          "secret field 'headers.Authorization' is written inline in the pipeline",
-         f"remove it from the step; secrets come from a connection: {HOW_TO_CONNECT_REST}"),
+         f"remove it from the step; secrets come from a connection: {HOW_TO_CONNECT_REST}, and remove base_url "
+         "from the step as well: the connection supplies them"),
     ]
 
 
@@ -88,7 +89,8 @@ def test_an_inline_secret_is_not_coerced_or_shown_but_other_fields_are_coerced()
                                                          "password": 12345, "table": "t", "port": "3306"}))
     assert found == [
         ("OML310", "/steps/0/config/password", "secret field 'password' is written inline in the pipeline",
-         f"remove it from the step; secrets come from a connection: {HOW_TO_CONNECT_MYSQL}"),
+         f"remove it from the step; secrets come from a connection: {HOW_TO_CONNECT_MYSQL}, and remove host, "
+         "database, user from the step as well: the connection supplies them"),
         ("OML315", "/steps/0/config/port", "port: '3306' was read as 3306", "write port: 3306 next time"),
     ]
 

@@ -1,4 +1,4 @@
-"""One failing and one passing case for every issue code of SPEC §4."""
+"""One failing and one passing case for every issue code of docs/errors.md."""
 
 from __future__ import annotations
 
@@ -47,6 +47,9 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML212": (oml(step("e", "mysql.extractor", "extract", {"connection": "@mysql.default", "table": "t"})),
                GOOD, {}),
     "OML213": (oml(schedule="every night"), oml(schedule="0 2 * * *"), {}),
+    "OML214": (oml({**extract_step(), "id": "extract customers"}, csv_step()), GOOD, {}),
+    "OML215": (oml(extract_step(), csv_step(), {**csv_step(), "id": "write_csv"}),
+               oml(extract_step(), csv_step(), {**csv_step(), "id": "write_csv-2"}), {}),
     "OML301": (oml(step("e", "mysql.extractr", "read", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
     "OML302": (oml(step("e", "mysql.extractor", "write", {"connection": "@mysql.default", "table": "t"})), GOOD, {}),
     "OML303": (oml(step("e", "mysql.extractor", "read", {"table": "t"})), GOOD, {}),
@@ -56,9 +59,10 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML307": (oml(extract_step(), csv_step(encoding="klingon")), oml(extract_step(), csv_step(encoding="ascii")), {}),
     "OML308": (oml(step("g", "graphql.extractor", "read", {"endpoint": "not a url", "query": "{ a }"})),
                oml(step("g", "graphql.extractor", "read", {"endpoint": "https://x.io/graphql", "query": "{ a }"})), {}),
-    "OML309": (oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert"})),
-               oml(step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t", "mode": "upsert",
-                                                       "upsert_keys": ["id"]})), {}),
+    "OML309": (oml(extract_step(), step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t",
+                                                                       "mode": "upsert"})),
+               oml(extract_step(), step("w", "mysql.writer", "write", {"connection": "@mysql.default", "table": "t",
+                                                                       "mode": "upsert", "upsert_keys": ["id"]})), {}),
     "OML310": (oml(step("e", "mysql.extractor", "read", {"host": "h", "database": "d", "user": "u",
                                                           "password": "hunter2", "table": "t"})), GOOD, {}),
     "OML311": (oml(extract_step(connection="mysql.default"), csv_step()), GOOD, {}),
@@ -94,6 +98,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
                                         needs=["extract-customers"])),
                oml(extract_step(), step("shape", "duckdb.processor", "transform",
                                         {"query": "SELECT i FROM range(3) t(i)"}, needs=["extract-customers"])), {}),
+    "OML409": (oml(extract_step(), csv_step(), {**csv_step(needs=[]), "id": "write-copy"}),
+               oml(extract_step(), csv_step(), {**csv_step(), "id": "write-copy"}), {}),
 }
 # A tuple of two means no extra arguments.
 CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}

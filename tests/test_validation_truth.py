@@ -6,7 +6,7 @@ import pytest
 
 from osiris.prompt.retry import build_retry_prompt
 from osiris.explain import compact
-from osiris.validate.graph import dependencies_of, execution_order
+from osiris.oml.graph import run_order, step_dependencies
 from tests.support import run_osiris
 from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
@@ -123,7 +123,7 @@ def test_inputs_and_extension_keys_are_accepted_and_inputs_is_a_dependency():
     report = validator().validate(oml(extract_step(), writer, **{"x-team": "bi"}))
 
     assert report.valid, codes_at(report)
-    assert dependencies_of(1, report.pipeline["steps"]) == ["extract-customers"]
+    assert step_dependencies(report.pipeline["steps"], 1) == ["extract-customers"]
 
 
 def test_inputs_must_name_an_earlier_step():
@@ -146,8 +146,8 @@ def test_a_step_without_needs_depends_on_the_previous_one_and_steps_run_as_writt
     steps = [extract_step(), step("t", "duckdb.processor", "transform", {"query": "select 1"}),
              step("u", "duckdb.processor", "transform", {"query": "select 1"}, needs=[])]
 
-    assert [dependencies_of(i, steps) for i in range(3)] == [[], ["extract-customers"], []]
-    assert execution_order(steps) == ["extract-customers", "t", "u"]
+    assert [step_dependencies(steps, i) for i in range(3)] == [[], ["extract-customers"], []]
+    assert run_order(steps) == ["extract-customers", "t", "u"]
 
 
 def test_supabase_replace_needs_a_primary_key_as_in_public_osiris():

@@ -10,6 +10,7 @@ from osiris.chat.display import RedactedDisplay, make_display
 from osiris.chat.loop import ChatLoop
 from osiris.chat.progress import ChatProgress
 from osiris.chat.reader import LineReader, PlainReader, TerminalReader
+from osiris.chat.sample import SampleQuestion
 from osiris.chat.terminal import is_interactive
 from osiris.chat.warm_up import warm_up_in_background
 
@@ -36,10 +37,13 @@ def start_chat(
     sessions_root = effective.resolve_path(effective.settings.sessions.dir)
     display = make_display(stdout, effective.env)
     progress = ChatProgress(display)
+    question = SampleQuestion(progress)  # validation.dry_run: ask asks the person once
     # A bad --resume id fails here, before anything is written.
-    engine = open_engine(effective, command="chat", observer=progress, may_ask=True, resume=resume)
+    engine = open_engine(effective, command="chat", observer=progress, may_ask=True, resume=resume,
+                         ask_before_sample=question)
     display = progress.display = RedactedDisplay(display, engine.session.redactor.text)
     reader = make_reader(stdin, stdout, sessions_root.parent / HISTORY_FILE, engine.session.redactor)
+    question.asks_through(reader)
     if isinstance(reader, TerminalReader):  # someone types: import the SDK meanwhile (piped input is there at once)
         warm_up_in_background(engine.provider)
     loop = ChatLoop(

@@ -19,7 +19,7 @@ from osiris.chat.editor import EditorError, edit_text
 from osiris.chat.progress import ChatProgress
 from osiris.chat.questions import OpenQuestion
 from osiris.chat.reader import LineReader
-from osiris.chat.sample import SampleQuestion, show_sample_result
+from osiris.chat.sample import show_sample_result
 from osiris.chat.render import (
     count,
     preamble,
@@ -74,8 +74,6 @@ class ChatLoop:
         self.turn_usage = TokenUsage()
         self.open_question: OpenQuestion | None = None
         self.discovery = DiscoveryOffer(engine, project_root, env, display, reader)  # offers `osiris discover`
-        if engine.sample_tier is not None:  # validation.dry_run: ask asks the person once
-            engine.sample_tier.policy.ask = SampleQuestion(display, reader, progress)
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,
             "show": self._show,

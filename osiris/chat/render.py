@@ -48,7 +48,7 @@ def show_errors(display: Display, issues: Sequence[Any], limit: int | None = Non
     """Each issue's friendly text, indented; at most `limit`, then '… and N more'. A YAML-level
     error also shows the lines of the pipeline `text` around it, with a caret."""
     from osiris.explain import friendly
-    from osiris.validate.excerpt import excerpt
+    from osiris.excerpt import excerpt
 
     shown = list(issues if limit is None else issues[:limit])
     for issue in shown:

@@ -68,20 +68,22 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
         return ExitCode.INVALID
-    return _run_valid(args, effective, validator, report.pipeline, hashlib.sha256(raw).hexdigest())
+    return _run_valid(args, effective, validator, report, hashlib.sha256(raw).hexdigest())
 
 
 def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator: Validator,
-               pipeline: dict[str, Any], sha256: str) -> int:
-    """Run a valid pipeline; `sha256` is that of the file's bytes (what `sha256sum` prints)."""
+               report: ValidationReport, sha256: str) -> int:
+    """Run a valid pipeline, each step with the effective config validation worked out; `sha256`
+    is that of the file's bytes (what `sha256sum` prints)."""
     from osiris.secrets.setup import build_redactor
     from osiris.run.recorded import run_as_json, run_recorded
 
     redactor = build_redactor(effective, None, validator.registry)
     display = _display(sys.stderr if args.json else sys.stdout, sample=args.sample is not None)
     try:
-        recorded = run_recorded(effective, validator.registry, redactor, pipeline, pipeline_path=args.pipeline,
-                                pipeline_sha256=sha256, sample=args.sample, listener=display,
+        recorded = run_recorded(effective, validator.registry, redactor, report.pipeline or {},
+                                pipeline_path=args.pipeline, pipeline_sha256=sha256, sample=args.sample,
+                                listener=display, step_configs=report.step_configs,
                                 engine=effective.settings.run.engine)
     finally:
         display.close()

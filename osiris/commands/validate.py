@@ -1,4 +1,4 @@
-"""`osiris validate FILE... | -`: validate OML files without an LLM (SPEC §7)."""
+"""`osiris validate FILE... | -`: validate OML files without an LLM (docs/validate.md)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def _print_text(results: list[FileResult], redact: Callable[[str], str]) -> None
         for issue in result.report.issues:
             print(redact(located(issue, result.name)))
             if issue.tier == 1 and issue.line and result.report.oml_text:
-                from osiris.validate.excerpt import excerpt
+                from osiris.excerpt import excerpt
 
                 shown = excerpt(redact(result.report.oml_text), issue.line, issue.column)
                 print("\n".join("    " + row for row in shown.splitlines()))

@@ -12,6 +12,7 @@ _YAML_START = re.compile(r"^(---\s*$|\{|(-[ \t]+)?(?P<q>['\"]?)[a-z_][a-z0-9_]*(
 # Lines that YAML can end with; trailing lines that are none of these are prose.
 _YAML_LINE = re.compile(r"^(\s|-(\s|$)|#|---|\.\.\.|(?P<q>['\"]?)[a-z_][a-z0-9_]*(?P=q)[ \t]*:(\s|$)|[\]}])")
 _OML_HINT = re.compile(r"^\s*(oml_version|steps)\s*:", re.MULTILINE)
+_COMPLETE_KEYS = ("oml_version", "name", "steps")  # at the start of a line: a whole pipeline, not a sketch
 _YAML_LANGUAGES = {"", "yaml", "yml", "oml"}
 
 
@@ -52,10 +53,18 @@ def _from_fences(answer: str) -> Cut | None:
     if not wanted:
         return None
     with_oml = [block for block in wanted if _OML_HINT.search(block.text)]
+    complete = [block for block in with_oml if is_complete(block.text)]
+    if len(with_oml) > 1 and len(complete) == 1:
+        return complete[0]  # a sketch or a fragment next to the pipeline: the pipeline is the answer
     if len(with_oml) > 1:
-        first = with_oml[0]
+        first = (complete or with_oml)[0]
         return Cut(first.text, first.first_line, first.unclosed_fence, pipelines=len(with_oml))
     return (with_oml or wanted)[0]
+
+
+def is_complete(text: str) -> bool:
+    """True for YAML that has every top-level key of an OML pipeline (oml_version, name, steps)."""
+    return all(re.search(rf"^{key}[ \t]*:", text, re.MULTILINE) for key in _COMPLETE_KEYS)
 
 
 def _block(answer: str, opening: re.Match[str], end: int, unclosed: bool = False) -> tuple[Cut, str]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from osiris.run.plan import table_name
+from osiris.oml.graph import table_name
+from osiris.oml.ids import RULE
 from osiris.validate.structure import (
     LEGACY_KEYS,
     OML_MODES,
@@ -26,7 +27,7 @@ _TOP_LEVEL: dict[str, dict[str, Any]] = {
     "schedule": {"type": "string", "description": 'a quoted 5-field cron expression, e.g. "0 2 * * *"'},
 }
 _STEP: dict[str, dict[str, Any]] = {
-    "id": {"type": "string", "description": "unique in the pipeline, kebab-case, e.g. extract-orders"},
+    "id": {"type": "string", "description": f"unique in the pipeline; {RULE}; e.g. extract-orders"},
     "component": {"type": "string", "description": "a component name (components_list)"},
     "mode": {"enum": list(OML_MODES)},
     "config": {"type": "object", "description": "the component's fields (components_show)"},
@@ -83,8 +84,10 @@ def rules() -> list[str]:
         "mode is read, write or transform: a component's extract mode is read, write is write, transform is "
         "transform; a component supports only the modes components_list shows for it.",
         f"Never use the legacy keys {', '.join(LEGACY_KEYS)}, nor a step's type key.",
-        "A step without needs takes the rows of the step just before it; needs: [] means none. needs names "
-        "earlier steps only: no unknown ids, no cycles.",
+        "A write or transform step without needs takes the rows of the step just before it; a read takes none; "
+        "needs: [] means none. needs names earlier steps only: no unknown ids, no cycles. A writer leaves no "
+        "table: no step may take its rows, and a writer takes the rows of exactly one step.",
+        f"A step id is {RULE}; two ids may not differ only in - against _ or in letter case.",
         f"In a duckdb.processor query, each step in needs is the table df_<its id with every character other "
         f"than a-z, A-Z, 0-9 replaced by _> (needs: [{example}] -> {table_name(example)}); with exactly one "
         "input, input_df names it too.",

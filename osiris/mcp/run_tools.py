@@ -74,7 +74,7 @@ async def _run(project: Project, ctx: Context, oml: str | None, path: str | None
     recorded = await in_thread(
         lambda: run_recorded(project.effective, project.registry, project.redactor, pipeline,
                              pipeline_path=name, pipeline_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), sample=sample,
-                             listener=listener),
+                             listener=listener, step_configs=report.step_configs),
         ctx, doing=f"running {name}" + (f" on {count_rows(sample)} a source" if sample else ""), heartbeat=False)
     shown = run_as_json(recorded, pipeline=name, sample=sample, redactor=project.redactor)
     if sample is not None and project.effective.settings.sessions.save_samples:

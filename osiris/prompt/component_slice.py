@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from osiris.prompt.catalog import describe_component, short_line
 from osiris.prompt.relevance import ranked
 from osiris.registry import Registry
 from osiris.suggest import listing
-
-if TYPE_CHECKING:
-    from osiris.retry.engine import GenerationEngine
-    from osiris.validate.issue import ValidationReport
 
 CHARS_PER_TOKEN = 4  # the usual estimate for English and YAML; the fake server counts the same way
 TRAILER_RESERVE = 400  # characters kept free for the line that says how many are not listed
@@ -115,13 +111,14 @@ def request_details(components: ComponentSlice | None, request: str, current_oml
     return components.section(components.details(request, first=in_pipeline), REQUEST_HEADING)
 
 
-def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None, report: ValidationReport) -> str:
-    """For a retry prompt: the components its errors name, in full, unless the system prompt or the
-    request message (which the retry repeats) has them already."""
+def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None,
+                  errors: Iterable[Any], pipeline: Any) -> str:
+    """For a retry prompt: the components its `errors` name (in `pipeline`, the attempt's), in full,
+    unless the system prompt or the request message (which the retry repeats) has them already."""
     if components is None:
         return ""
     already = components.details(request, first=_COMPONENT_LINE.findall(current_oml or ""))
-    named = components_named(getattr(report, "errors", []), getattr(report, "pipeline", None))
+    named = components_named(errors, pipeline)
     chosen = [name for name in components.details("", first=named, skip=already)]
     return components.section(chosen, ERRORS_HEADING)
 
@@ -141,15 +138,20 @@ def components_named(issues: Iterable[Any], pipeline: Any) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def attach_component_details(engine: GenerationEngine, schema_for: Callable[[str], str]) -> None:
-    """Give `engine` the full field lists its messages need: with the catalogs' schema slice in the
-    request message, and for the components a retry's errors name."""
-    components = engine.system_prompt.components
+@dataclass(frozen=True)
+class MessageDetails:
+    """What the messages of a cycle carry besides the request: the full field lists of the components
+    they need (those the system prompt leaves short) and the catalogs' schema slice. Given to the
+    generation engine when it is built; without it, messages carry neither."""
 
-    def request_section(request: str) -> str:
-        parts = (request_details(components, request, engine.current_oml), schema_for(request))
+    components: ComponentSlice | None = None
+    schema_for: Callable[[str], str] = field(default=lambda request: "")  # request -> the schema section
+
+    def for_request(self, request: str, current_oml: str | None) -> str:
+        """The request message's extra sections: component field lists, then the schema slice."""
+        parts = (request_details(self.components, request, current_oml), self.schema_for(request))
         return "\n\n".join(part for part in parts if part)
 
-    engine.schema_for = request_section
-    engine.details_for_errors = lambda request, report: retry_details(components, request, engine.current_oml,
-                                                                      report)
+    def for_errors(self, request: str, current_oml: str | None, errors: Sequence[Any], pipeline: Any) -> str:
+        """A retry prompt's extra section: the field lists of the components its errors name."""
+        return retry_details(self.components, request, current_oml, errors, pipeline)

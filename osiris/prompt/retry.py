@@ -1,4 +1,4 @@
-"""The delta retry prompt (SPEC §5): what is wrong, the previous pipeline as data, fix only that.
+"""The delta retry prompt (docs/generate.md, ADR 0022): what is wrong, the previous pipeline as data, fix only that.
 
 The prompt never grows with the number of attempts: earlier attempts are one summary line each,
 up to `history_limit`, and only the latest pipeline is included.
@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from osiris.prompt.fence import fenced_data
-from osiris.validate.excerpt import excerpt
+from osiris.excerpt import excerpt
 
 PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"

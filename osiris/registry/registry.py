@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from osiris.extract import escape
 from osiris.registry.cache import SpecCache
 from osiris.registry.loader import (
     META_SCHEMA_FILE,
@@ -16,6 +17,7 @@ from osiris.registry.loader import (
 )
 from osiris.registry.schemas import compile_schema
 from osiris.registry.spec import ComponentSpec
+from osiris.secrets.names import is_header_map, is_secret_header
 
 # Top-level keywords the validator checks itself, for one issue per field with a fuzzy hint.
 _CHECKED_BY_OSIRIS = ("required", "additionalProperties")
@@ -44,12 +46,15 @@ class Registry:
 
     def secret_paths(self, pipeline: Any) -> set[str]:
         """Absolute JSON pointers of the secret config fields of a parsed pipeline,
-        e.g. {"/steps/0/config/password"}, whether or not they are present."""
+        e.g. {"/steps/0/config/password"}, whether or not they are present; under a header map the
+        spec marks secret, the secret headers the step writes ("/steps/0/config/headers/Authorization")."""
         paths: set[str] = set()
         steps = pipeline.get("steps") if isinstance(pipeline, dict) else None
         for index, step in enumerate(steps if isinstance(steps, list) else []):
             if isinstance(step, dict) and isinstance(step.get("component"), str):
-                paths.update(f"/steps/{index}/config{p}" for p in self.secret_fields(step["component"]))
+                config = step["config"] if isinstance(step.get("config"), dict) else {}
+                for pointer in self.secret_fields(step["component"]):
+                    paths.update(f"/steps/{index}/config{p}" for p in _concrete(pointer, config))
         return paths
 
     def config_validator(self, component: str) -> Any:
@@ -79,3 +84,11 @@ def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = Fal
     cache = SpecCache(cache_dir, (builtin / META_SCHEMA_FILE).read_text(encoding="utf-8")) if cache_dir else None
     specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=trusted, cache=cache)
     return Registry(specs, problems)
+
+
+def _concrete(pointer: str, config: dict[str, Any]) -> list[str]:
+    """A spec's secret pointer as paths in one step's config: a header map becomes its secret headers."""
+    headers = config.get(pointer.strip("/")) if is_header_map(pointer) else None
+    if not isinstance(headers, dict):
+        return [pointer]
+    return [f"{pointer}/{escape(str(name))}" for name in headers if is_secret_header(str(name))]

@@ -1,4 +1,4 @@
-"""One component spec (SPEC §3), read into the fields Osiris uses."""
+"""One component spec (docs/components.md), read into the fields Osiris uses."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from osiris.secrets.names import is_header_map, is_secret_header
 
 OVERRIDE_RULES = ("allowed", "forbidden", "warning")
 # OML step mode -> the component modes that provide it ('load' is the deprecated name of 'write').
@@ -52,9 +54,16 @@ class ComponentSpec:
         return tuple(self.config_schema.get("required", ()))
 
     @cached_property
+    def defaults(self) -> dict[str, Any]:
+        """Each config field's `default` from the configSchema: what it is when a step leaves it out."""
+        return {name: schema["default"] for name, schema in self.properties.items()
+                if isinstance(schema, dict) and "default" in schema}
+
+    @cached_property
     def secret_fields(self) -> frozenset[str]:
-        """Top-level config field names that hold secrets, e.g. {"password"}."""
-        return frozenset(p.split("/")[1] for p in self.secret_pointers if p.count("/") == 1)
+        """Top-level config field names that hold secrets, e.g. {"password"} (a header map is not
+        one: only the secret headers in it are)."""
+        return frozenset(p.split("/")[1] for p in self.secret_pointers if p.count("/") == 1 and not is_header_map(p))
 
     @property
     def oml_modes(self) -> tuple[str, ...]:
@@ -72,8 +81,17 @@ class ComponentSpec:
         return result
 
     def is_secret(self, config_pointer: str) -> bool:
-        """True when `config_pointer` (e.g. "/password", "/headers/Authorization") is a secret."""
-        return any(config_pointer == p or config_pointer.startswith(p + "/") for p in self.secret_pointers)
+        """True when `config_pointer` (e.g. "/password", "/headers/Authorization") is a secret. Under
+        a header map the spec marks secret, only the headers whose names carry secrets are
+        (`osiris.secrets.names.is_secret_header`): `/headers/X-Custom` is not."""
+        for pointer in self.secret_pointers:
+            inside = config_pointer.startswith(pointer + "/")
+            if is_header_map(pointer):
+                if inside and is_secret_header(config_pointer[len(pointer) + 1:].split("/")[0]):
+                    return True
+            elif inside or config_pointer == pointer:
+                return True
+        return False
 
 
 def spec_from_dict(data: dict[str, Any], path: Path | None = None) -> ComponentSpec:

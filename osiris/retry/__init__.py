@@ -1,4 +1,4 @@
-"""The bounded delta-retry engine (SPEC §5). It never prompts anyone; callers decide what to show.
+"""The bounded delta-retry engine (docs/generate.md). It never prompts anyone; callers decide what to show.
 
     from osiris.retry import open_engine
     engine = open_engine(effective, command="chat", observer=on_progress, may_ask=True)
@@ -15,8 +15,9 @@
     engine.session.finish("valid")
 
 Progress events (for the observer) are in `osiris.retry.progress`; results in `osiris.retry.result`.
-With `validation.dry_run` on, `open_engine` sets `engine.sample_tier` (osiris.sample): a valid
+With `validation.dry_run` on, `open_engine` gives the engine a sample tier (osiris.sample): a valid
 attempt is then run on samples, and a failure there is retried like any other (docs/dry-run.md).
+The engine gets every collaborator in its constructor; nothing is set on it afterwards.
 """
 
 from osiris.retry.engine import EngineConfig, GenerationEngine

@@ -10,15 +10,15 @@ at most one answer past its cap. A cap reached before a cycle's first call raise
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.errors import PipelineInvalidError
-from osiris.session import events
+from osiris.session import Session, events
 
 if TYPE_CHECKING:
-    from osiris.retry.engine import GenerationEngine
+    from osiris.retry.result import Attempt
     from osiris.settings.model import Settings
 
 CHARS_PER_TOKEN = 4
@@ -59,23 +59,22 @@ def estimated_input(system: Iterable[str], messages: Iterable[str], prompt: str)
     return sum(len(text) for text in (*system, *messages, prompt)) // CHARS_PER_TOKEN
 
 
-def stop_before_call(engine: GenerationEngine, attempts: list[Any], prompt: str) -> bool:
-    """True when the engine must not make its next call (the reason is in `engine.budget_stop`
-    and a `spending_cap_reached` event); raises SpendingCapReached when no call was made yet."""
-    cap: SpendingCap = engine.spending_cap
+def stop_before_call(cap: SpendingCap, session: Session, sent_along: Iterable[str], attempts: Sequence[Attempt],
+                     prompt: str) -> str | None:
+    """Why the engine must not make its next call, or None when it may. `sent_along`: the system
+    prompt and history texts that go with `prompt`; `attempts`: the cycle's so far. A reason is
+    also a `spending_cap_reached` event; raises SpendingCapReached when no call was made yet."""
     if cap.max_session_tokens is None and cap.max_cycle_tokens is None:
-        return False
-    next_call = estimated_input((engine.system_prompt.stable, engine.system_prompt.dynamic),
-                                (message.content for message in engine.history), prompt)
-    session_spent = spent(engine.session.totals.tokens)
+        return None
+    next_call = estimated_input(sent_along, (), prompt)
+    session_spent = spent(session.totals.tokens)
     cycle_spent = sum(spent(attempt.usage.to_dict()) for attempt in attempts)
     reason = cap.overrun(session_spent, cycle_spent, next_call)
     if reason is None:
-        return False
-    engine.budget_stop = reason
-    engine.session.emit(events.SpendingCapReached(
+        return None
+    session.emit(events.SpendingCapReached(
         reason=reason, session_tokens=session_spent, cycle_tokens=cycle_spent, next_call_tokens=next_call,
         max_session_tokens=cap.max_session_tokens, max_cycle_tokens=cap.max_cycle_tokens))
     if not attempts:
         raise SpendingCapReached(reason)
-    return True
+    return reason

@@ -1,4 +1,4 @@
-"""The generation engine (SPEC §5): generate, validate, and retry with delta prompts, bounded.
+"""The generation engine (docs/generate.md): generate, validate, and retry with delta prompts, bounded.
 
 A cycle is one request taken to a valid pipeline or to a stop: at most `max_attempts + 1`
 generations, stopping early when an attempt repeats the errors of the one before. LLM service
@@ -23,15 +23,15 @@ from osiris.llm.types import LLMReply, LLMRequest, Message, Provider, TokenUsage
 from osiris.prompt import (
     SystemPrompt,
     build_request_prompt,
-    build_retry_prompt,
     retry_kind,
 )
-from osiris.prompt.history import Turn, history_messages
+from osiris.prompt.component_slice import MessageDetails
 from osiris.prompt.request import pipeline_message
-from osiris.prompt.retry import summarise_attempt
 from osiris.request import scrub_request
 from osiris.retry import trail
 from osiris.retry.budget import SpendingCap, stop_before_call
+from osiris.retry.delta import delta_prompt
+from osiris.retry.history import Turn, history_messages
 from osiris.retry.progress import (
     ApiErrorRetrying,
     AttemptFailed,
@@ -44,19 +44,18 @@ from osiris.retry.progress import (
     ignore,
 )
 from osiris.retry.result import Attempt, AttemptKind, CycleResult, StopReason
-from osiris.retry.seams import PipelineValidator
+from osiris.retry.samples import try_on_samples
+from osiris.retry.seams import PipelineValidator, SampleTester
 from osiris.session import Session
 from osiris.session import events as ev
 
 if TYPE_CHECKING:
-    from osiris.sample.tier import SampleTier
     from osiris.settings.model import Settings
-
 
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The knobs of SPEC §5 and §6, usually from `EngineConfig.from_settings(effective.settings)`."""
+    """The retry knobs of docs/configuration.md, usually from `EngineConfig.from_settings(effective.settings)`."""
 
     max_attempts: int = 2
     history_limit: int = 3
@@ -64,7 +63,7 @@ class EngineConfig:
     save_failed_oml: bool = True
     backoff: BackoffPolicy = BackoffPolicy()
     may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
-    dry_run_attempts: int = 1  # how many of the retries sample-run failures may use
+    dry_run_attempts: int = 2  # how many of the retries sample-run failures may use
 
     @classmethod
     def from_settings(cls, settings: Settings, *, may_ask: bool = False) -> EngineConfig:
@@ -79,8 +78,14 @@ class EngineConfig:
         )
 
 
+NO_DETAILS, NO_CAP = MessageDetails(), SpendingCap()  # messages with nothing added; no spending cap
+
+
 class GenerationEngine:
-    """Turns requests into validated OML within a session. One engine per session."""
+    """Turns requests into validated OML within a session. One engine per session, given all its
+    collaborators here (`osiris.retry.setup.open_engine` builds them from the settings):
+    `details` adds component field lists and the schema slice to messages (issues 13, 14),
+    `sample_tier` tests valid attempts on samples (issue 12), `spending_cap` bounds the tokens."""
 
     def __init__(
         self,
@@ -93,6 +98,9 @@ class GenerationEngine:
         render: Callable[[Any], str],
         observer: Observer = ignore,
         sleep: Callable[[float], None] = time.sleep,
+        details: MessageDetails = NO_DETAILS,
+        sample_tier: SampleTester | None = None,
+        spending_cap: SpendingCap = NO_CAP,
     ) -> None:
         self.provider = provider
         self.validator = validator
@@ -102,10 +110,9 @@ class GenerationEngine:
         self.render = render
         self.observer = observer
         self.sleep = sleep
-        self.schema_for: Callable[[str], str] = lambda request: ""  # set by open_engine (issue 13)
-        self.sample_tier: SampleTier | None = None  # tests valid attempts on samples (issue 12)
-        self.details_for_errors: Callable[[str, Any], str] = lambda request, report: ""  # issue 14
-        self.spending_cap = SpendingCap()  # none unless set (open_engine: from llm.max_*_tokens)
+        self.details = details
+        self.sample_tier = sample_tier
+        self.spending_cap = spending_cap
         self.budget_stop: str | None = None  # why the last cycle stopped at a spending cap
         self.turns: list[Turn] = []  # every accepted turn (request, answer); `history` is what is sent
         self.current_oml: str | None = None  # the latest valid pipeline (for follow-ups)
@@ -145,7 +152,7 @@ class GenerationEngine:
         self.observer(Validating(cycle, 1, 1))
         report, validate_ms = self._validate(oml_text, truncated=False)
         attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
-        self._test_on_samples(cycle, attempt, 1, None)
+        try_on_samples(self.sample_tier, cycle, attempt, 1, None, self.observer)  # tier 5
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
         result = CycleResult(
@@ -157,7 +164,7 @@ class GenerationEngine:
         """Change the retry budget for the next cycles (e.g. chat's `/retry-attempts N`)."""
         from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
 
-        lowest, highest = int_bounds(MAX_ATTEMPTS)  # SPEC §5, from the settings model
+        lowest, highest = int_bounds(MAX_ATTEMPTS)  # from the settings model (docs/configuration.md)
         if not lowest <= max_attempts <= highest:
             raise UsageError(
                 f"retry attempts must be a whole number from {lowest} to {highest}, not {max_attempts}"
@@ -204,7 +211,7 @@ class GenerationEngine:
         cycle = self.session.start_cycle()
         total = self.config.max_attempts + 1
         redacted_base = self.session.redactor.text(base_oml) if base_oml else None
-        schema = self.schema_for(request)  # the catalogs' tables this request needs; "" without catalogs
+        schema = self.details.for_request(request, self.current_oml)  # field lists and tables it needs
         in_history = redacted_base is not None and Message("assistant", pipeline_message(redacted_base)) in self.history
         first_prompt = build_request_prompt(request, hint=hint, current_oml=redacted_base, open_errors=open_errors,
                                             schema=schema, current_in_history=in_history)  # each pipeline sent once
@@ -217,12 +224,14 @@ class GenerationEngine:
         self._unrecorded = None
         try:
             for index in range(1, total + 1):
-                if stop_before_call(self, attempts, prompt):  # a spending cap (osiris.retry.budget)
+                self.budget_stop = stop_before_call(self.spending_cap, self.session, self._sent_along(), attempts,
+                                                    prompt)
+                if self.budget_stop is not None:  # a spending cap (osiris.retry.budget)
                     result.stop_reason = "budget"
                     break
                 attempt = self._attempt(cycle, index, total, prompt, kind)
                 previous = attempts[-1] if attempts else None
-                self._test_on_samples(cycle, attempt, total, previous)
+                try_on_samples(self.sample_tier, cycle, attempt, total, previous, self.observer)
                 attempts.append(attempt)
                 self._record_attempt(cycle, attempt, previous)
                 if attempt.valid:
@@ -240,8 +249,10 @@ class GenerationEngine:
                     result.stop_reason = "dry_run_exhausted"
                 else:
                     self._announce_retry(cycle, attempt, total)
-                    prompt = "\n\n".join(part for part in (retry_head, self._delta(attempts),
-                                                             self.details_for_errors(request, attempt.report)) if part)
+                    details = self.details.for_errors(request, self.current_oml, attempt.report.errors,
+                                                      attempt.report.pipeline)
+                    delta = delta_prompt(attempts, self.config.history_limit, self.session.redactor.text, self.render)
+                    prompt = "\n\n".join(part for part in (retry_head, delta, details) if part)
                     kind = retry_kind(attempt.report.error_codes).value
                     continue
                 self.observer(AttemptFailed(cycle, index, total, attempt.report, will_retry=False))
@@ -291,10 +302,9 @@ class GenerationEngine:
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         return attempt
 
-    def _test_on_samples(self, cycle: int, attempt: Attempt, total: int, previous: Attempt | None) -> None:
-        """Tier 5: a valid attempt runs on samples when the policy says so; a failure makes it invalid."""
-        if attempt.valid and self.sample_tier is not None:
-            self.sample_tier.check(cycle, attempt, total, previous, self.observer)
+    def _sent_along(self) -> list[str]:
+        """The texts every call sends besides its prompt: the system prompt and the history."""
+        return [self.system_prompt.stable, self.system_prompt.dynamic, *(m.content for m in self.history)]
 
     def _validate(self, text: str, *, truncated: bool) -> tuple[Any, float]:
         started = time.perf_counter()
@@ -338,21 +348,6 @@ class GenerationEngine:
         ))
         self.observer(AttemptFailed(cycle, attempt.index, total, attempt.report, will_retry=True))
 
-    def _delta(self, attempts: list[Attempt]) -> str:
-        """The retry prompt for the last attempt, with earlier ones summarised (redacted)."""
-        last = attempts[-1]
-        earlier = [
-            summarise_attempt(a.index, a.report.error_codes, len(a.report.errors))
-            for a in attempts[:-1][-self.config.history_limit :]
-        ]
-        redact = self.session.redactor.text
-        previous = redact(last.oml_text) if last.oml_text else None
-        normalised = [redact(self.render(issue)) for issue in getattr(last.report, "coerced", [])]
-        sample = last.dry_run
-        return build_retry_prompt(last.report.errors, previous, earlier, lambda i: redact(self.render(i)), normalised,
-                                  sample_facts=[redact(fact) for fact in sample.facts] if sample else (),
-                                  sample_rows=sample.rows if sample else None)
-
     def _api_error(self, cycle: int, index: int, error: LLMServiceError, delay: float | None, n: int) -> None:
         self.session.emit(ev.ApiError(
             cycle=cycle, attempt_index=index, delay_s=delay, retry_number=n, error_class=error.kind,
@@ -386,7 +381,7 @@ class GenerationEngine:
         return result
 
     def _remember_turn(self, request: str, oml: str) -> None:
-        """Keep an accepted turn for later calls (osiris.prompt.history decides what is sent)."""
+        """Keep an accepted turn for later calls (osiris.retry.history decides what is sent)."""
         self.current_oml = oml
         redacted = self.session.redactor.text(oml)
         self.turns.append((Message("user", f"Request: {request}"), Message("assistant", pipeline_message(redacted))))

@@ -39,7 +39,7 @@ class ProgressPrinter:
 
     def __init__(self, stream: TextIO, redact: Callable[[str], str] = str) -> None:
         self.stream = stream
-        self.redact = redact  # the session's redactor, once there is a session (SPEC §8)
+        self.redact = redact  # the session's redactor, once there is a session (docs/sessions.md)
 
     def __call__(self, event: ProgressEvent) -> None:
         if isinstance(event, RequestScrubbed):
@@ -86,7 +86,7 @@ class ProgressPrinter:
         """The friendly rendering of the first few issues, indented under the status line; a
         YAML-level error (tier 1) with the lines of `text` around it and a caret."""
         from osiris.explain import friendly
-        from osiris.validate.excerpt import excerpt
+        from osiris.excerpt import excerpt
 
         for issue in issues[:MAX_ISSUES_SHOWN]:
             shown = excerpt(self.redact(text), issue.line, issue.column) if text and issue.tier == 1 and issue.line else ""

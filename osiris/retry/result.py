@@ -47,10 +47,11 @@ class Attempt:
 
     @property
     def error_key(self) -> frozenset[tuple[str, str, str]]:
-        """What 'the same errors' means for the early stop: the set of (code, path), and for a
-        sample-run error also what it names (another unknown column in the same step is progress)."""
-        return frozenset((issue.code, issue.path, str(issue.value) if issue.tier == 5 else "")
-                         for issue in self.report.errors)
+        """What 'the same errors' means for the early stop (docs/generate.md): what each error says,
+        its code, path (the step and field) and message. An error that names something else, or
+        says something else about the same thing (a sample run that now reached another endpoint),
+        is progress."""
+        return frozenset((issue.code, issue.path, issue.message) for issue in self.report.errors)
 
 
 @dataclass

@@ -1,12 +1,16 @@
-"""The seams of the retry loop: what the engine needs of a validator, typed as Protocols so that
-tests can pass a stand-in and mypy still checks every real caller (ADR 0115)."""
+"""The seams of the retry loop: what the engine needs of a validator and of the sample tier, typed as
+Protocols so that tests can pass a stand-in and mypy still checks every real caller (ADR 0115), and
+so that the engine depends on nothing that depends on it back (docs/architecture.md, "Layers")."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from osiris.oml.config import StepConfig
     from osiris.registry import Registry
+    from osiris.sample.dry_run import DryRun
     from osiris.validate.connections import Connections
     from osiris.validate.issue import ValidationReport
 
@@ -18,3 +22,17 @@ class PipelineValidator(Protocol):
     connections: Connections
 
     def validate(self, text: str, *, truncated: bool = False) -> ValidationReport: ...
+
+
+class SampleTester(Protocol):
+    """Runs a valid pipeline on sample rows (tier 5); `osiris.sample.tier.SampleTier` is the real one."""
+
+    @property
+    def rows(self) -> int: ...
+
+    def wants(self, pipeline: Mapping[str, Any]) -> bool: ...
+
+    def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
+             attempt: int, where: str, pipeline_sha256: str = "") -> DryRun: ...
+
+    def last_time(self, dry_run: DryRun | None, pipeline: Any) -> str | None: ...

@@ -15,7 +15,7 @@ from osiris.explain import compact
 from osiris.llm import Provider, make_provider
 from osiris.llm.credentials import require_api_key
 from osiris.prompt import build_system_prompt
-from osiris.prompt.component_slice import attach_component_details
+from osiris.prompt.component_slice import MessageDetails
 from osiris.prompt.schema import schema_for_project
 from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
@@ -26,6 +26,7 @@ from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator
 
 if TYPE_CHECKING:
+    from osiris.sample.policy import Ask
     from osiris.settings.loader import EffectiveSettings
 
 
@@ -38,11 +39,14 @@ def open_engine(
     sleep: Callable[[float], None] = time.sleep,
     may_ask: bool = False,
     resume: str | None = None,
+    ask_before_sample: Ask | None = None,
 ) -> GenerationEngine:
     """A ready engine with a new session under `sessions.dir`. Raises LLMAuthError (no key)
     before anything is written. `may_ask=True` (chat) lets the LLM ask a question when the
     request lacks something; `osiris generate` never asks. `resume` (a session id, a unique prefix
-    or `last`) continues that session: same directory, its conversation restored."""
+    or `last`) continues that session: same directory, its conversation restored.
+    `ask_before_sample`: how to ask the person before the first sample run (`validation.dry_run: ask`);
+    without it, `ask` means no sample runs."""
     llm = effective.settings.llm
     api_key = None
     if provider is None and llm.provider == "anthropic":
@@ -59,22 +63,23 @@ def open_engine(
             root, provider=provider.name, model=provider.model, redactor=redactor,
             settings=effective.to_dict(), command=command,
         )
+    from osiris.sample.tier import build_tier  # here: only engines that may run samples pay for the runtime
+
+    system_prompt = build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask,
+                                        budget_tokens=llm.catalog_budget_tokens)
     engine = GenerationEngine(
         provider=provider,
         validator=validator,
         session=session,
-        system_prompt=build_system_prompt(validator.registry, effective.settings.connections, may_ask=may_ask,
-                                          budget_tokens=llm.catalog_budget_tokens),
+        system_prompt=system_prompt,
         config=EngineConfig.from_settings(effective.settings, may_ask=may_ask),
         render=compact,
         observer=observer,
         sleep=sleep,
+        details=MessageDetails(system_prompt.components, schema_for_project(effective)),
+        sample_tier=build_tier(effective, session, validator.registry, ask=ask_before_sample),
+        spending_cap=SpendingCap.from_settings(effective.settings),
     )
-    attach_component_details(engine, schema_for_project(effective))
-    engine.spending_cap = SpendingCap.from_settings(effective.settings)
-    from osiris.sample.tier import build_tier  # here: the sample tier itself imports osiris.retry.progress
-
-    engine.sample_tier = build_tier(effective, session, validator.registry, interactive=may_ask)
     if record is not None:
         engine.restore(read_conversation(record))
     return engine

@@ -22,17 +22,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.plan import dependencies_of, run_order, table_name
 from osiris.run.problems import masked, redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
 from osiris.trust.sandbox import lock_down, scratch_dir
+
+if TYPE_CHECKING:
+    from osiris.oml.config import StepConfig
 
 SAMPLE_PREVIEW_ROWS = 5
 MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
@@ -54,6 +57,7 @@ class RunOptions:
     @property
     def trust(self) -> Boundary:
         return self.boundary or Boundary(self.base_dir)
+    step_configs: Mapping[str, StepConfig] = field(default_factory=dict)  # from validation: spec defaults
 
 
 @dataclass
@@ -162,12 +166,14 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
     try:
         resolved = resolve_step_config(own, options.connections, options.env,
                                        options.secret_fields(result.component))
-        secrets = resolved.secrets
+        config, secrets = resolved.config, resolved.secrets
         options.trust.check_step(result.component, own, resolved.connection)
+        if result.step_id in options.step_configs:  # the spec's defaults under what the step and connection say
+            config = options.step_configs[result.step_id].merged(config)
         ctx = StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode,
-            config=resolved.config, con=con, output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in inputs}, sample=options.sample, work_dir=scratch,
+            config=config, con=con, output_table=table_name(result.step_id),
+            input_tables=input_tables(step, inputs), sample=options.sample, work_dir=scratch,
             progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
             scratch_dir=scratch, sample_dir=options.sample_dir, files=options.trust.step_files(own, resolved.connection))
         _prepare_inputs(con, ctx)

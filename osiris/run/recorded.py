@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from osiris.oml.config import StepConfig
     from osiris.registry import Registry
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
@@ -35,9 +38,11 @@ class RecordedRun:
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
-                 listener: RunListener, engine: str = "duckdb") -> RecordedRun:
+                 listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
+                 engine: str = "duckdb") -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
-    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints).
+    `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
+    `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
     in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
@@ -59,6 +64,7 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=sample, sample_dir=session.path / "artifacts" if keep else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        step_configs=step_configs or {},
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data)
     trail.start(len(pipeline["steps"]))
     if engine == "spark":

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
 from osiris.trust.boundary import Boundary
@@ -67,15 +68,17 @@ class DryRun:
         return [issue for issue in self.issues if issue.is_error]
 
 
-def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: RunListener) -> DryRun:
-    """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first). Ctrl-C is
-    re-raised after the running writer rolled back."""
+def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: RunListener,
+               step_configs: Mapping[str, StepConfig] | None = None) -> DryRun:
+    """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first), each step with its
+    effective config from validation (`step_configs`). Ctrl-C is re-raised after the running writer
+    rolled back."""
     from osiris.run.engine import run_pipeline
 
     started = time.perf_counter()
     run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
                              sample=options.rows, sample_dir=options.keep_dir, secret_fields=options.secret_fields,
-                             boundary=options.boundary, redact=options.redact)
+                             step_configs=step_configs or {}, boundary=options.boundary, redact=options.redact)
     result = run_pipeline(pipeline, run_options, listener)
     if result.interrupted:
         raise KeyboardInterrupt

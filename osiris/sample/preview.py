@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
 
 if TYPE_CHECKING:
-    from osiris.chat.display import Display
     from osiris.sample.dry_run import DryRun
 
 
@@ -50,14 +49,3 @@ def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
         if preview.headers:
             lines += [f"    {line}" for line in format_table(preview.headers, preview.rows)]
     return lines
-
-
-def show_previews(display: Display, dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> None:
-    """The previews on the chat's display: `display.table` is rich on a terminal, plain on a pipe."""
-    display.note(f"Sample run: {dry_run.rows} rows a source, writes {ROLLED_BACK}.")
-    for preview in step_previews(dry_run, redact):
-        if preview.headers and preview.rows:
-            display.table(preview.headers, preview.rows, title=preview.title)
-        else:
-            display.say(preview.title)
-

@@ -1,4 +1,4 @@
-"""Which key names hold secrets (SPEC §8): password, token, api_key, secret, ... but not auth_type.
+"""Which key names hold secrets (docs/sessions.md, "What Osiris masks"): password, token, api_key, secret, ... but not auth_type.
 
 The word `key` alone names a setting, a column or a map entry, not a secret; `api_key`,
 `apiKey`, `private_key` and `signing_key` are secrets, `primary_key` and `sort_key` are not.
@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 
 MASK = "***"
+# Config fields that map HTTP header names to values. A spec that marks one of them secret as a whole
+# (public Osiris's graphql spec marks `/headers`) means the headers in it that carry secrets.
+HEADER_MAPS = frozenset({"headers"})
 
 _SECRET_WORDS = frozenset({
     "password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential", "credentials",
@@ -43,3 +46,16 @@ def is_secret_key(name: str) -> bool:
     if any(phrase in joined for phrase in _SECRET_PHRASES):
         return True
     return len(words) > 1 and words[-1] == "key" and words[-2] not in _PLAIN_KEY_KINDS
+
+
+def is_secret_header(name: str) -> bool:
+    """True for a header that carries a secret: `Authorization`, `Proxy-Authorization`, `Cookie`,
+    `Set-Cookie`, `X-API-Key`, `X-Auth-Token`, `Private-Token`, `X-Client-Secret`; False for
+    `X-Custom`, `Accept`, `X-Request-Id`. It is the key-name rule (`is_secret_key`), so the
+    validator refuses inline (OML310) exactly the headers the redactor masks."""
+    return is_secret_key(name)
+
+
+def is_header_map(pointer: str) -> bool:
+    """True for a spec pointer that names a whole header map, e.g. "/headers"."""
+    return pointer.strip("/") in HEADER_MAPS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from osiris.secrets.names import HEADER_MAPS
 from osiris.secrets.redact import Redactor, connection_secrets
 
 if TYPE_CHECKING:
@@ -24,10 +25,12 @@ def all_secret_fields(registry: Registry) -> set[str]:
     The registry gives JSON pointers ("/password", "/headers/Authorization"); the redactor
     needs key names, so the last segment of each pointer is kept. `key` alone is too common a
     word to mask everywhere: Supabase keys are learnt from the pipeline by path, and have a JWT shape.
+    A header map marked secret as a whole (`/headers`) is not a name to mask: the headers in it are
+    masked by their own names (`osiris.secrets.names.is_secret_header`), as the validator judges them.
     """
     from osiris.validate.pointer import split
 
     fields: set[str] = set()
     for name in getattr(registry, "components", {}) or {}:
         fields |= {split(pointer)[-1] for pointer in registry.secret_fields(name) if pointer}
-    return fields - {"", "key"}
+    return fields - {"", "key"} - HEADER_MAPS

@@ -1,4 +1,4 @@
-"""The settings schema of SPEC §6: names, types, bounds and defaults, as plain frozen dataclasses.
+"""The settings schema of docs/configuration.md: names, types, bounds and defaults, as plain frozen dataclasses.
 
 Plain dataclasses, so that reading valid settings imports nothing heavy (ADR 0126). The bounds
 live in each field's metadata (`ge`, `gt`, `le`, `min_length`, `strict`), which pydantic reads as
@@ -44,12 +44,12 @@ class RetrySettings:
 
     max_attempts: int = _whole(2, ge=0, le=5)
     history_limit: int = _whole(3, ge=1, le=20)
-    dry_run_attempts: int = _whole(1, ge=0, le=5)  # how many of max_attempts sample-run failures may use
+    dry_run_attempts: int = _whole(2, ge=0, le=5)  # how many of max_attempts sample-run failures may use (docs/dry-run.md)
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A user rule checked in tier 4 (SPEC §4, OML404)."""
+    """A user rule checked in tier 4 (docs/validate.md, OML404)."""
 
     __pydantic_config__ = FORBID_UNKNOWN_KEYS
 

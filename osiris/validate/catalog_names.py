@@ -41,9 +41,10 @@ def _check_step(path: str, config: dict[str, Any], catalog: Catalog, catalogs: C
     table = catalog.table(config["table"])
     if table is None:
         names = list(catalog.tables)
+        hint = _hint(config["table"], names, "tables")
         _add(findings, join(path, "table"), config["table"],
              f"table '{config['table']}' is not in the catalog of {catalog.connection}",
-             _hint(config["table"], names, "tables"), catalog, stale)
+             hint if stale else hint + new_table_hint(catalog.connection, config["table"]), catalog, stale)
         return
     known = catalog.columns(table) or []
     lowered = {name.lower() for name in known}
@@ -52,6 +53,11 @@ def _check_step(path: str, config: dict[str, Any], catalog: Catalog, catalogs: C
             _add(findings, join(path, "columns", position), column,
                  f"column '{column}' is not a column of {table} (the catalog of {catalog.connection})",
                  _hint(column, known, "columns"), catalog, stale)
+
+
+def new_table_hint(connection: str, table: str) -> str:
+    """The other reason a table is missing from a fresh catalog (issue 30): it is newer than the catalog."""
+    return f"; if {table} was created after the last discovery, run osiris discover {connection} {table}"
 
 
 def _hint(name: str, known: list[str], kind: str) -> str:

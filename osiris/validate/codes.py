@@ -1,4 +1,4 @@
-"""The public table of issue codes (SPEC §4). Never renumber; add new codes at the end of a block.
+"""The public table of issue codes (docs/errors.md). Never renumber; add new codes at the end of a block.
 
 docs/errors.md documents every code here; a test keeps the two in step.
 """
@@ -34,6 +34,8 @@ CODES: dict[str, Code] = {
     "OML211": Code(2, "warning", "name not kebab-case"),
     "OML212": Code(2, "error", "mode not read, write or transform"),
     "OML213": Code(2, "error", "schedule not a 5-field cron expression"),
+    "OML214": Code(2, "error", "step id not a plain name"),
+    "OML215": Code(2, "error", "two step ids name the same table"),
     "OML301": Code(3, "error", "unknown component"),
     "OML302": Code(3, "error", "mode not supported by component"),
     "OML303": Code(3, "error", "required config field missing"),
@@ -59,6 +61,7 @@ CODES: dict[str, Code] = {
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
     "OML408": Code(4, "error", "transform reads files or the network"),
+    "OML409": Code(4, "error", "a run cannot hand the step its input"),
     "OML412": Code(4, "error", "transform has no Spark form"),  # OML412-414: run.engine spark (docs/spark.md)
     "OML413": Code(4, "error", "transform gives another result on Spark"),
     "OML414": Code(4, "error", "not available on the Spark engine"),

@@ -1,55 +1,18 @@
 """Tier 4, the step graph: unknown or later dependencies (OML401), cycles (OML402), self-dependency
-(OML403); and the one rule of what a step depends on, shared with the runtime (ADR 0051):
-
-- a step depends on the ids in its `needs` and on the steps its `inputs` name (`df: "${id.df}"`);
-- a step with neither `needs` nor `inputs` depends on the step before it (public Osiris's linear
-  chain); `needs: []` means no dependency at all;
-- a step may only depend on earlier steps, so the steps run in the order they are written.
+(OML403). What a step depends on is `osiris.oml.graph`, the one rule the runtime also follows
+(ADR 0051); a step may only depend on earlier steps, so the steps run in the order they are written.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Any
 
+from osiris.oml.graph import named_dependencies
 from osiris.suggest import NameIndex, listing, suggestion
+from osiris.validate.graph_hints import StepGraph, later_need_hint, removal_hint
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
-
-_INPUT_REFERENCE = re.compile(r"^\$\{\s*([^.}\s]+)\.[A-Za-z0-9_]+\s*\}$")
-
-
-def input_step(value: Any) -> str | None:
-    """The step id an `inputs` value names: "${extract-users.df}" -> "extract-users"."""
-    match = _INPUT_REFERENCE.match(value) if isinstance(value, str) else None
-    return match.group(1) if match else None
-
-
-def dependencies_of(index: int, steps: list[Any]) -> list[str]:
-    """The ids step `index` depends on, in the order written (needs first, then inputs)."""
-    step = steps[index]
-    if not isinstance(step, dict):
-        return []
-    if "needs" not in step and "inputs" not in step:
-        previous = steps[index - 1] if index > 0 else None
-        return [previous["id"]] if isinstance(previous, dict) and isinstance(previous.get("id"), str) else []
-    found: list[str] = []
-    needs = step.get("needs")
-    for need in needs if isinstance(needs, list) else []:
-        if isinstance(need, str) and need not in found:
-            found.append(need)
-    inputs = step.get("inputs")
-    for value in (inputs.values() if isinstance(inputs, dict) else []):
-        named = input_step(value)
-        if named and named not in found:
-            found.append(named)
-    return found
-
-
-def execution_order(steps: list[Any]) -> list[str]:
-    """The ids in the order they run: the order written (a valid pipeline only needs earlier steps)."""
-    return [step["id"] for step in steps if isinstance(step, dict) and isinstance(step.get("id"), str)]
 
 
 def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
@@ -84,8 +47,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
         if (steps[index]["id"], need) in in_cycle:
             continue
         findings.add("OML401", need_path, f"step '{steps[index]['id']}' needs '{need}', which comes later in the pipeline",
-                     f"move step '{need}' above step '{steps[index]['id']}': a step may only need earlier steps, "
-                     "because steps run in the order they are written", value=need)
+                     later_need_hint(steps, index, need, _kind(need_path)), value=need)
 
 
 class _Ids:
@@ -112,19 +74,14 @@ class _Ids:
                 + (self.earlier_listing(index) or "; this is the first step: remove needs"))
 
 
+def _kind(pointer: str) -> str:
+    """"needs" or "inputs": where a dependency's pointer says it is written."""
+    return "inputs" if "/inputs/" in pointer else "needs"
+
+
 def _explicit(step: dict[str, Any], path: str) -> list[tuple[str, str]]:
     """(id, pointer) of each dependency written in `needs` and `inputs`."""
-    found: list[tuple[str, str]] = []
-    needs = step.get("needs")
-    for position, need in enumerate(needs if isinstance(needs, list) else []):
-        if isinstance(need, str):
-            found.append((need, join(path, "needs", position)))
-    inputs = step.get("inputs")
-    for name, value in (inputs.items() if isinstance(inputs, dict) else []):
-        named = input_step(value)
-        if named:
-            found.append((named, join(path, "inputs", name)))
-    return found
+    return [(name, join(path, *where)) for name, where in named_dependencies(step)]
 
 
 def _report_cycles(steps: list[Any], edges: dict[str, list[str]], base: str, findings: Findings) -> set[tuple[str, str]]:
@@ -141,8 +98,7 @@ def _report_cycles(steps: list[Any], edges: dict[str, list[str]], base: str, fin
         pointer = next(p for need, p in _explicit(steps[index], join(base, index)) if need == cycle[1])
         findings.add("OML402", pointer,
                      f"steps depend on each other in a cycle: {' -> '.join(cycle)}",
-                     "remove one of these needs so that data flows one way; a step needs only earlier steps",
-                     value=cycle[1])
+                     removal_hint(StepGraph(steps), index, cycle[1], _kind(pointer)), value=cycle[1])
     return members
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from osiris.oml.config import StepConfig
 
 Severity = Literal["error", "warning"]
 
 
 @dataclass(frozen=True)
 class Issue:
-    """A finding with a stable code (SPEC §4). `value` is already redacted where it is secret."""
+    """A finding with a stable code (docs/errors.md). `value` is already redacted where it is secret."""
 
     code: str
     tier: int
@@ -39,6 +42,7 @@ class ValidationReport:
     pipeline: dict[str, Any] | None = None  # the parsed pipeline after safe coercions
     source_text: str | None = None  # the YAML exactly as cut from the input
     coerced: list[Issue] = field(default_factory=list)  # the OML315 coercions written into oml_text
+    step_configs: dict[str, StepConfig] = field(default_factory=dict)  # step id -> its effective config
 
     @property
     def normalised(self) -> bool:

@@ -1,4 +1,4 @@
-"""Secrets written into a pipeline (SPEC §2: secrets never appear inline; OML310).
+"""Secrets written into a pipeline (docs/oml.md: secrets never appear inline; OML310).
 
 One scan serves every place a secret can hide: a step's config (fields its spec marks secret, and
 free-form maps such as `params`), the top-level `metadata`, and `x-*` extensions at the top level or
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from osiris.registry import ComponentSpec
-from osiris.secrets.names import is_secret_key
+from osiris.secrets.names import is_header_map, is_secret_header, is_secret_key
 from osiris.secrets.patterns import DSN_PASSWORD, QUERY_PARAMETER, is_reference
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -47,8 +47,16 @@ def inline_secrets(config: Mapping[str, Any], spec: ComponentSpec) -> list[Inlin
     found: dict[str, InlineSecret] = {}
     for pointer in sorted(spec.secret_pointers):
         located = _locate(config, pointer.strip("/").split("/"))
-        if located is not None and located[1] is not None:
-            found[located[0]] = InlineSecret(located[0], _dotted(located[0]), located[1], True)
+        if located is None or located[1] is None:
+            continue
+        where, value = located
+        if is_header_map(pointer) and isinstance(value, Mapping):  # only the headers that carry secrets
+            for name, header in value.items():
+                if is_secret_header(str(name)) and _is_literal_secret(str(name), header):
+                    inner = join(where, str(name))
+                    found[inner] = InlineSecret(inner, _dotted(inner), header, True)
+        else:
+            found[where] = InlineSecret(where, _dotted(where), value, True)
     # The spec says which of the config's own fields are secret; below them, and in extensions, names do.
     fields = {k: v for k, v in config.items() if not is_extension(k)}
     extensions = {k: v for k, v in config.items() if is_extension(k)}

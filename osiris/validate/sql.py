@@ -15,21 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from osiris.oml.graph import step_dependencies, step_id_of, table_name
 from osiris.suggest import closest, listing
 from osiris.trust.sql import outside_reach
-from osiris.validate.catalog_names import check_table_fields
+from osiris.validate.catalog_names import check_table_fields, new_table_hint
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
+from osiris.validate.graph_hints import not_an_input_hint, reads_a_dependency
 from osiris.validate.pointer import join
-from osiris.validate.sql_names import (
-    Columns,
-    UnknownName,
-    offset_of,
-    output_names,
-    read_tables,
-    single_source,
-    unknown_names,
-)
+from osiris.validate.sql_names import Columns, UnknownName, offset_of, output_names, read_tables, single_source
+from osiris.validate.sql_scopes import unknown_names
 from osiris.validate.sql_position import ValueLocator, sql_offset
 from osiris.validate.step_config import component_name
 
@@ -37,7 +32,6 @@ if TYPE_CHECKING:
     from osiris.catalog import Catalog, Catalogs
     from osiris.registry import ComponentSpec, Registry
 
-_INPUT_REFERENCE = re.compile(r"^\$\{([^}.]+)\.")
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
@@ -51,11 +45,6 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
                 if isinstance(prop, dict) and isinstance(prop.get("x-sql"), str)}
     facts = family(spec.family) if "query" in spec.properties else None
     return {"query": facts.dialect} if facts is not None and facts.dialect else {}
-
-
-def table_name(step_id: str) -> str:
-    """The DuckDB table holding a step's rows: `df_<id>`, non-alphanumerics as `_` (SPEC §2)."""
-    return "df_" + re.sub(r"[^0-9A-Za-z]", "_", step_id)
 
 
 @dataclass
@@ -91,6 +80,7 @@ class Known:
     stale: str = ""  # e.g. "the catalog of @mysql.default is 12 days old"
     refresh: str = ""  # the command that renews it
     origin: str = ""  # e.g. "the catalog of @mysql.default", "step 'extract'"
+    connection: str = ""  # the catalog's connection, e.g. "@mysql.default"
 
 
 def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
@@ -169,7 +159,8 @@ class _SqlChecks:
         if self.catalogs is not None and self.catalogs.is_stale(catalog):
             stale = f"the catalog of {catalog.connection} is {catalog.age_text()} old"
         return Known(table, catalog.columns(table) if table else None, stale,
-                     f"osiris discover {catalog.connection} --refresh", f"the catalog of {catalog.connection}")
+                     f"osiris discover {catalog.connection} --refresh", f"the catalog of {catalog.connection}",
+                     catalog.connection)
 
     def _catalog_lookup(self, catalog: Catalog) -> Callable[[str], tuple[str, Columns] | None]:
         def lookup(name: str) -> tuple[str, Columns] | None:
@@ -217,7 +208,12 @@ class _SqlChecks:
 
     def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
         step_id = item.step_id
-        if names:
+        if reads_a_dependency(self.steps, item.index, table.name):
+            return  # a later or unknown dependency: its OML401-OML403 says what to change
+        meant = not_an_input_hint(self.steps, item.index, table.name)
+        if meant is not None:
+            hint = meant
+        elif names:
             match = closest(table.name, names)
             shown = f"{names[0]} (or input_df)" if "input_df" in names else listing(names)
             hint = (f"read {'one of ' if len(names) > 1 and 'input_df' not in names else ''}{shown}"
@@ -229,18 +225,13 @@ class _SqlChecks:
                      f"step '{step_id}' reads table '{table.name}', which is not one of its inputs", hint)
 
     def _inputs(self, index: int) -> list[int]:
-        """The steps whose rows a step receives: its needs and inputs; a write or transform without
-        either takes the previous step's rows (the runtime's rule)."""
-        step = self.steps[index]
-        earlier = {s["id"]: i for i, s in enumerate(self.steps[:index]) if isinstance(s, dict) and isinstance(s.get("id"), str)}
-        needs = step.get("needs")
-        wanted = [n for n in needs if isinstance(n, str)] if isinstance(needs, list) else []
-        if isinstance(step.get("inputs"), dict):
-            wanted += [m.group(1) for v in step["inputs"].values() if (m := _INPUT_REFERENCE.match(str(v)))]
-        if not wanted and step.get("mode") in ("write", "transform") and index > 0:
-            previous = self.steps[index - 1]
-            wanted = [previous["id"]] if isinstance(previous, dict) and isinstance(previous.get("id"), str) else []
-        return list(dict.fromkeys(earlier[w] for w in wanted if w in earlier))
+        """The earlier steps whose rows a step receives (osiris.oml.graph, the runtime's rule)."""
+        earlier: dict[str, int] = {}
+        for position, step in enumerate(self.steps[:index]):
+            step_id = step_id_of(step)
+            if step_id is not None:
+                earlier.setdefault(step_id, position)
+        return [earlier[name] for name in step_dependencies(self.steps, index) if name in earlier]
 
     def _columns_of(self, index: int) -> Known | None:
         """The columns a step's rows have, where the pipeline or a catalog tells."""
@@ -303,6 +294,8 @@ class _SqlChecks:
         if problem.kind == "table":
             message = f"table '{problem.name}' is not in {source.origin or 'the catalog'}"
             hint = f"{suggestion}tables: {listing(known)}"
+            if source.connection and not source.stale:
+                hint += new_table_hint(source.connection, problem.name)
         else:
             owner = f"of {problem.table}" if problem.table else "of the query's tables"
             message = f"column '{problem.name}' is not a column {owner}{where}"
@@ -337,4 +330,4 @@ def _short(sql: str) -> str:
     return flat if len(flat) <= 120 else flat[:117] + "..."
 
 
-__all__ = ["SqlField", "check_sql", "sql_fields", "sql_offset", "table_name"]
+__all__ = ["SqlField", "check_sql", "sql_fields", "sql_offset"]

@@ -1,9 +1,9 @@
-"""Names in parsed SQL (sqlglot trees): which tables a query reads, which columns it names that its
-sources do not have, and which columns it returns. Callers import sqlglot; this module receives trees."""
+"""Names in parsed SQL (sqlglot trees): which tables a query reads and which columns it returns;
+which names are unknown is `osiris.validate.sql_scopes`. Callers import sqlglot; this module receives trees."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,69 +32,13 @@ def offset_of(node: Any) -> int | None:
 def read_tables(tree: Any) -> list[Any]:
     """The real tables a query reads (exp.Table nodes), leaving out CTEs and table functions."""
     from sqlglot import exp
-    from sqlglot.optimizer.scope import traverse_scope
 
     found: list[Any] = []
-    for scope in _scopes(tree, traverse_scope):
+    for scope in scopes(tree):
         for source in scope.sources.values():
             if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
                 found.append(source)
     return found
-
-
-def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None],
-                  all_tables: list[str]) -> list[UnknownName]:
-    """Tables that `tables(name)` does not know, and columns that the known tables lack.
-
-    `tables(name)` -> (the table's spelling, its columns or None) or None when unknown.
-    """
-    from sqlglot import exp
-    from sqlglot.optimizer.scope import traverse_scope
-
-    problems: list[UnknownName] = []
-    scope_sources: dict[int, dict[str, Source]] = {}
-    for scope in _scopes(tree, traverse_scope):
-        sources: dict[str, Source] = {}
-        for alias, source in scope.sources.items():
-            if isinstance(source, exp.Table):
-                if not isinstance(source.this, exp.Identifier):
-                    sources[alias] = (alias, None)
-                    continue
-                known = tables(source.name)
-                if known is None:
-                    problems.append(UnknownName("table", source.name, offset_of(source), known=tuple(all_tables)))
-                sources[alias] = known or (source.name, None)
-            else:
-                sources[alias] = (alias, output_names(source.expression))
-        outer = scope_sources.get(id(scope.parent), {}) if scope.parent else {}
-        scope_sources[id(scope)] = {**outer, **sources}
-        aliases = {e.alias.lower() for e in getattr(scope.expression, "expressions", []) if isinstance(e, exp.Alias)}
-        problems += _unknown_columns(scope.columns, sources, outer, aliases)
-    return problems
-
-
-def _unknown_columns(columns: list[Any], sources: Mapping[str, Source], outer: Mapping[str, Source],
-                     aliases: set[str]) -> list[UnknownName]:
-    problems: list[UnknownName] = []
-    for column in columns:
-        name = column.name
-        if not name or column.is_star:
-            continue
-        if column.table:
-            spelling, known = sources.get(column.table) or outer.get(column.table) or ("", None)
-            if known is not None and name.lower() not in {c.lower() for c in known}:
-                problems.append(UnknownName("column", name, offset_of(column), spelling, tuple(known)))
-            continue
-        if name.lower() in aliases:
-            continue
-        every = [*sources.values(), *outer.values()]
-        if not every or any(known is None for _, known in every):
-            continue
-        union = [c for _, known in every for c in known or []]
-        if name.lower() not in {c.lower() for c in union}:
-            owner = every[0][0] if len(every) == 1 else None
-            problems.append(UnknownName("column", name, offset_of(column), owner, tuple(dict.fromkeys(union))))
-    return problems
 
 
 def output_names(query: Any, star: Callable[[Any], Columns] | None = None) -> Columns:
@@ -109,9 +53,12 @@ def output_names(query: Any, star: Callable[[Any], Columns] | None = None) -> Co
     return list(dict.fromkeys([*expanded, *plain]))
 
 
-def _scopes(tree: Any, traverse: Callable[[Any], list[Any]]) -> list[Any]:
+def scopes(tree: Any) -> list[Any]:
+    """sqlglot's scopes of a query, innermost first; none when sqlglot cannot scope the statement."""
+    from sqlglot.optimizer.scope import traverse_scope
+
     try:
-        return list(traverse(tree))
+        return list(traverse_scope(tree))
     except Exception:  # sqlglot cannot scope some valid statements (DDL, odd dialect forms): no check
         return []
 

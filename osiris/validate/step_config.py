@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -107,7 +108,7 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     _check_unknown_fields(path, config, spec, findings)
     inline_secrets = _check_inline_secrets(path, config, spec, findings,
                                            "the connection supplies it" if has_reference
-                                           else f"secrets come from a connection: {how_to_connect}")
+                                           else _connect_instead(config, spec, connections, how_to_connect))
     if reference is not None:
         check_overrides(path, config, spec, findings, skip=inline_secrets, reference=reference)
     check_boundary(path, config, spec, findings)  # OML316 references, OML317 paths (osiris.trust)
@@ -126,10 +127,9 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
         report_schema_error(error, path, spec, findings)
 
     # What the component will run with: schema defaults < connection fields < the step's config.
-    defaults = {f: s["default"] for f, s in spec.properties.items() if isinstance(s, dict) and "default" in s}
     fields = reference.fields if reference else {}
     supplied = {f: fields.get(f, UNKNOWN) for f in spec.connection_fields} if has_reference else {}
-    effective = {**defaults, **supplied, **config}
+    effective = {**spec.defaults, **supplied, **config}
     check_constraints(path, effective, spec, findings, how_to_connect)
     if has_reference:
         config = {CONNECTION_KEY: connection_value, **config}
@@ -173,6 +173,20 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
             found.add(secret.pointer.split("/")[1])
         report_inline_secret(findings, path, secret, f"remove it from the step; {fix}")
     return found
+
+
+def _connect_instead(config: dict[str, Any], spec: ComponentSpec, connections: Connections, how_to_connect: str) -> str:
+    """What replacing inline credentials takes, all of it: the reference, and the connection fields
+    written in the step removed too, since the connection supplies them (and may forbid them, OML314):
+    those the suggested alias defines, or every one when no alias is configured yet."""
+    aliases = connections.get(spec.family) or {}
+    supplied = aliases[sorted(aliases)[0]] if aliases else None  # the alias the hint suggests
+    written = [field for field in spec.connection_fields if field in config and not spec.is_secret("/" + field)
+               and (not isinstance(supplied, Mapping) or field in supplied)]
+    if not written:
+        return f"secrets come from a connection: {how_to_connect}"
+    return (f"secrets come from a connection: {how_to_connect}, and remove {listing(written)} from the step "
+            "as well: the connection supplies them")
 
 
 def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, connected: bool,

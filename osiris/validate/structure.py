@@ -1,14 +1,15 @@
-"""Tier 2: the OML shape of SPEC §2 — required and legacy keys, types, unique ids, known modes."""
+"""Tier 2: the OML shape of docs/oml.md — required and legacy keys, types, unique ids, known modes."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from osiris.oml.graph import input_step, table_name
+from osiris.oml.ids import RULE, is_step_id, safe_step_id, table_key
 from osiris.suggest import did_you_mean
 from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
-from osiris.validate.graph import input_step
 from osiris.validate.pointer import join
 from osiris.validate.schedule import check_schedule
 
@@ -187,6 +188,7 @@ def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen
                          f"give this step another id, e.g. {step_id}-2, and update any needs that mean it",
                          value=step_id)
         else:
+            _check_id_form(path, step_id, findings, seen_ids)
             seen_ids[step_id] = int(path.rsplit("/", 1)[1])
     component = step.get("component")
     if "component" in step and (not isinstance(component, str) or not component.strip()):
@@ -218,6 +220,23 @@ def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen
         what = _kind(inputs) if not isinstance(inputs, dict) else "a mapping with a value that is not ${<step id>.df}"
         findings.add("OML205", join(path, "inputs"), f"inputs must map names to step outputs, not {what}",
                      'write inputs: {df: "${<id of an earlier step>.df}"}, or use needs: [<id>]', value=_short(inputs))
+
+
+def _check_id_form(path: str, step_id: str, findings: Findings, seen_ids: dict[str, int]) -> None:
+    """OML214 for an id outside the safe form; OML215 for one whose df_ table an earlier id already has."""
+    if not is_step_id(step_id):
+        findings.add("OML214", join(path, "id"), f"step id '{_short(step_id)}' is not a plain name ({RULE})",
+                     f"use id: {safe_step_id(step_id, seen_ids)}, and the same id in every needs and inputs "
+                     "that name this step", value=_short(step_id))
+        return
+    key = table_key(step_id)
+    twin = next((other for other in seen_ids if is_step_id(other) and table_key(other) == key), None)
+    if twin is not None:
+        findings.add("OML215", join(path, "id"),
+                     f"step ids '{twin}' and '{step_id}' both name the table {table_name(twin)} "
+                     "(- and _ are the same there, and case does not count)",
+                     f"use id: {safe_step_id(step_id + '-2', seen_ids)}, and the same id in every needs and "
+                     "inputs that name this step", value=step_id)
 
 
 def to_kebab(name: str) -> str:

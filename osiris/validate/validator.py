@@ -1,10 +1,11 @@
-"""The Validator: raw text in, a ValidationReport out, tiers 1-4 in order (SPEC §4)."""
+"""The Validator: raw text in, a ValidationReport out, tiers 1-4 in order (docs/validate.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from osiris.oml.config import StepConfig
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
@@ -15,6 +16,7 @@ from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.runnable import check_runnable
 from osiris.validate.secrets_inline import check_free_form_secrets
 from osiris.validate.sql import check_sql
 from osiris.validate.step_config import check_step_config, component_name
@@ -78,8 +80,11 @@ class Validator:
                 config = check_step_config(index, step, self.registry, self.connections, findings, edits, base)
                 if config is not None and isinstance(step.get("config"), dict):
                     step["config"] = config
+                if config is not None and isinstance(step.get("id"), str):
+                    report.step_configs.setdefault(step["id"], self._effective(step, config))
             check_graph(steps, findings, base)
             if key == "steps":  # SQL paths and inputs follow OML; a legacy `tasks:` list is OML203 first
+                check_runnable(steps, findings, base)
                 named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
                 check_sql(steps, named, self.registry, self.catalogs, findings, text)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
@@ -89,6 +94,13 @@ class Validator:
         report.issues = _ordered(findings.issues)
         report.oml_text = canonical_text(text, edits)
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
+
+
+    def _effective(self, step: dict[str, Any], config: dict[str, Any]) -> StepConfig:
+        """The step's config as a run will use it: the spec's defaults for what it leaves out."""
+        spec = self.registry.get(component_name(step))
+        defaults = {k: v for k, v in spec.defaults.items() if k not in config} if spec else {}
+        return StepConfig(config, defaults)
 
 
 def _ordered(issues: list[Issue]) -> list[Issue]:
@@ -104,6 +116,7 @@ def _stopped(report: ValidationReport, findings: Findings, code: str, message: s
     report.issues = _ordered([*findings.issues, stop])
     report.pipeline = None
     report.coerced = []
+    report.step_configs = {}
 
 
 def load_validator(effective: EffectiveSettings) -> Validator:

@@ -8,6 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.servers.needs import candidates
 from tests.servers.process import (DatabaseServer, ServerStartError, find_binary, free_port,
                                    hand_over, run_as, wait_until)
 
@@ -30,8 +31,8 @@ class MariaDBServer(DatabaseServer):
 
 
 def start_mariadb() -> MariaDBServer:
-    install = find_binary("mariadb-install-db", "/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db")
-    server_bin = find_binary("mariadbd", "/usr/sbin/mariadbd", "/usr/sbin/mysqld")
+    install = find_binary("mariadb-install-db", *candidates("mariadb-install-db"))
+    server_bin = find_binary("mariadbd", *candidates("mariadbd"))
     root = Path(tempfile.mkdtemp(prefix="osiris-maria-"))
     data, log, sock = root / "data", root / "server.log", root / "mysqld.sock"
     hand_over(root)

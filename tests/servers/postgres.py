@@ -7,10 +7,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.servers.needs import candidates
 from tests.servers.process import (DatabaseServer, ServerStartError, find_binary, free_port,
                                    hand_over, run_as, wait_until)
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
 PASSWORD = "pg-test-Secret-41"  # planted: tests scan output for it
 
 
@@ -33,8 +33,8 @@ class PostgresServer(DatabaseServer):
 
 
 def start_postgres() -> PostgresServer:
-    initdb = find_binary("initdb", str(PG_BIN / "initdb"))
-    postgres = find_binary("postgres", str(PG_BIN / "postgres"))
+    initdb = find_binary("initdb", *candidates("initdb"))
+    postgres = find_binary("postgres", *candidates("postgres"))
     root = Path(tempfile.mkdtemp(prefix="osiris-pg-"))
     hand_over(root)
     data, log = root / "data", root / "server.log"

@@ -24,7 +24,7 @@ from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
 from osiris.run.spark import bridge, errors, files, jdbc
-from osiris.run.spark.graph import dependencies_of, run_order, table_name
+from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
 
@@ -104,7 +104,7 @@ class _Runner:
     # --- the plan: no Spark job ---------------------------------------------------------------
 
     def plan(self, step: _Step, steps: dict[str, _Step]) -> None:
-        writers = [n for n in step.inputs if steps[n].result.mode == "write"]
+        writers = [n for n in step.inputs if steps[n].result.mode == "write"] if reads_inputs(step.raw) else []
         if writers:
             step.problem = _no_table(writers[0])
         if step.problem or any(steps[n].problem for n in step.inputs):
@@ -116,6 +116,8 @@ class _Runner:
             step.config, step.secrets = resolved.config, resolved.secrets
             self.options.trust.check_step(step.result.component, own, resolved.connection)  # OML518
             step.files = self.options.trust.step_files(own, resolved.connection)
+            if step.result.step_id in self.options.step_configs:  # the spec's defaults, as on DuckDB
+                step.config = self.options.step_configs[step.result.step_id].merged(step.config)
             if step.result.mode == "read":
                 step.frame = self._read(step)
             elif step.result.mode == "transform":
@@ -234,7 +236,7 @@ class _Runner:
         return StepContext(
             step_id=result.step_id, component=result.component, mode=result.mode, config=step.config,
             con=self.side, output_table=table_name(result.step_id),
-            input_tables={n: table_name(n) for n in step.inputs}, sample=self.options.sample,
+            input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
             work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
             secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
             staged_table=staged)

@@ -1,0 +1,7 @@
+"""The pipeline format's shared rules: what the validator checks and the runtime obeys, written once.
+
+- `osiris.oml.graph`: what a step depends on, the order steps run in, and the `df_<id>` tables.
+- `osiris.oml.ids`: what a step id may be.
+"""
+
+__all__: list[str] = []  # import the rules from their modules: `from osiris.oml.graph import run_order`

@@ -1,0 +1,24 @@
+"""The retry prompt of a cycle's last attempt (docs/generate.md, ADR 0022): its errors, its pipeline
+as data and what its sample run showed, with earlier attempts summarised; everything redacted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from osiris.prompt.retry import build_retry_prompt, summarise_attempt
+from osiris.retry.result import Attempt
+
+
+def delta_prompt(attempts: Sequence[Attempt], history_limit: int, redact: Callable[[str], str],
+                 render: Callable[[Any], str]) -> str:
+    """The retry prompt for `attempts[-1]`; up to `history_limit` earlier ones are one line each."""
+    last = attempts[-1]
+    earlier = [summarise_attempt(a.index, a.report.error_codes, len(a.report.errors))
+               for a in attempts[:-1][-history_limit:]]
+    previous = redact(last.oml_text) if last.oml_text else None
+    normalised = [redact(render(issue)) for issue in last.report.coerced]
+    sample = last.dry_run
+    return build_retry_prompt(last.report.errors, previous, earlier, lambda issue: redact(render(issue)), normalised,
+                              sample_facts=[redact(fact) for fact in sample.facts] if sample else (),
+                              sample_rows=sample.rows if sample else None)
