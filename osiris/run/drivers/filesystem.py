@@ -8,7 +8,8 @@ target as it was; on `--sample` it writes under the session directory instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,31 +60,57 @@ class FilesystemDriver:
     def _write(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
         (source,) = ctx.input_tables.values() if len(ctx.input_tables) == 1 else (_one_input(ctx),)
-        if ctx.sample is not None and ctx.work_dir is not None:
-            target = ctx.work_dir / "sample-output" / ctx.step_id / Path(str(config["path"])).name
-        else:
-            target = _resolve(config, str(config["path"]))
-        if config.get("create_dirs", True):
-            target.parent.mkdir(parents=True, exist_ok=True)
-        elif not target.parent.is_dir():
-            raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
-                                 "create it, or set create_dirs: true")
         columns = [(str(r[0]), str(r[1])) for r in ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()]
         form = CsvFormat(config, columns)
-        partial = target.with_name(f".{target.name}.osiris-partial")
-        copied = partial.with_name(partial.name + "-utf8") if form.second_pass else partial
-        try:
-            ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) TO {literal(str(copied))} "
-                            f"({form.copy_options()})")
-            if form.second_pass:
-                form.finish(copied, partial)
-            os.replace(partial, target)
-        finally:
-            partial.unlink(missing_ok=True)
-            copied.unlink(missing_ok=True)
+        with csv_output(ctx) as partial:
+            copied = partial.with_name(partial.name + "-utf8") if form.second_pass else partial
+            try:
+                ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) "
+                                f"TO {literal(str(copied))} ({form.copy_options()})")
+                if form.second_pass:
+                    form.finish(copied, partial)
+            finally:
+                if copied != partial:
+                    copied.unlink(missing_ok=True)
         rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
+
+
+@contextmanager
+def csv_output(ctx: StepContext) -> Iterator[Path]:
+    """The file a csv_writer step fills, beside its target (under the session on `--sample`): the
+    target gets it whole, in one rename, only when the block ends without an error, so a failure or
+    Ctrl-C leaves the target as it was."""
+    target = csv_target(ctx)
+    partial = target.with_name(f".{target.name}.osiris-partial")
+    try:
+        yield partial
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def csv_target(ctx: StepContext) -> Path:
+    """A csv_writer step's target file, its folder made (`create_dirs`, the default) or found."""
+    config = ctx.config
+    if ctx.sample is not None and ctx.work_dir is not None:
+        target = ctx.work_dir / "sample-output" / ctx.step_id / Path(str(config["path"])).name
+    else:
+        target = _resolve(config, str(config["path"]))
+    if config.get("create_dirs", True):
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
+                             "create it, or set create_dirs: true")
+    return target
+
+
+def plain_csv(config: Mapping[str, Any]) -> bool:
+    """A writer whose file is comma-separated UTF-8 with LF line ends and minimal quoting: the bytes
+    PostgreSQL's COPY (FORMAT CSV) writes too (osiris.run.direct)."""
+    form = CsvFormat(config, [])
+    return (form.delimiter, form.quoting, form.encoding, form.newline) == (",", "minimal", "utf-8", "\n")
 
 
 def _one_input(ctx: StepContext) -> str:
