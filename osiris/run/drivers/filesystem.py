@@ -15,7 +15,7 @@ from typing import Any
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_input import exact_number_types
+from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import redacted
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -45,11 +45,10 @@ class FilesystemDriver:
         path = _existing(_resolve(config, str(config["path"])), str(config["path"]))
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
-        options = _read_options(config)
+        typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
         try:
-            options = _read_options(config, exact_number_types(ctx.con, literal(str(path)), options))
-            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
-                            f"SELECT * FROM read_csv({literal(str(path))}{options}){limit}")
+            read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(path)),
+                         lambda types: _read_options(config, types), limit, typed)
         except Exception as error:
             raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
                                  "check delimiter, header and encoding for this file") from None
