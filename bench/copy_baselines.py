@@ -72,13 +72,15 @@ class Baseline:
         return isinstance(self.command, str)
 
 
-def baselines(copy: str, pg, maria, root: Path) -> list[Baseline]:  # type: ignore[no-untyped-def]
-    """The baselines of one copy (its name as bench/run.py prints it), fastest kind first."""
-    csv_path, out = root / "src.csv", root / "baseline-out.csv"
+def baselines(copy: str, pg, maria, root: Path, table: str = "src",  # type: ignore[no-untyped-def]
+              csv_name: str = "src.csv") -> list[Baseline]:
+    """The baselines of one copy (its name as bench/run.py prints it), fastest kind first; PostgreSQL
+    -> CSV reads `table`, CSV -> SQL -> CSV reads `csv_name` under `root`."""
+    csv_path, out = root / csv_name, root / "baseline-out.csv"
     pg_env = {**clean_env(), "PGPASSWORD": pg.password, "BENCH_DSN": pg.dsn()}
     psql = [str(PG_BIN / "psql"), "-X", "-q", "-h", pg.host, "-p", str(pg.port), "-U", pg.user, "-d", pg.database]
     if copy == "PostgreSQL -> CSV":
-        return [Baseline("psql \\copy", [*psql, "-c", f"\\copy src TO '{out}' (FORMAT CSV, HEADER)"], pg_env),
+        return [Baseline("psql \\copy", [*psql, "-c", f"\\copy {table} TO '{out}' (FORMAT CSV, HEADER)"], pg_env),
                 Baseline("psycopg script", [sys.executable, "-c", _PSYCOPG_OUT], {**pg_env, "BENCH_FILE": str(out)})]
     if copy == "CSV -> PostgreSQL":
         return [Baseline("psql \\copy", [*psql, "-c", f"\\copy dst FROM '{csv_path}' (FORMAT CSV, HEADER)"], pg_env),

@@ -180,8 +180,9 @@ def uptime() -> str:
 
 
 def memory_series(pg, maria, counts: list[int]) -> None:
-    """Peak RSS of one PostgreSQL -> CSV run and one CSV -> SQL -> CSV run per row count: flat once
-    DuckDB's buffer pool is full, whatever the rows."""
+    """Peak RSS of one PostgreSQL -> CSV run and one CSV -> SQL -> CSV run per row count (flat once
+    DuckDB's buffer pool is full, whatever the rows), each beside one run of its fastest baseline: the
+    ratio as the fixed start of a run weighs less."""
     import psycopg
 
     proj = RunProject(Path(tempfile.mkdtemp(prefix="osiris-bench-mem-")) / "project", postgres=pg, mariadb=maria)
@@ -203,7 +204,10 @@ def memory_series(pg, maria, counts: list[int]) -> None:
                                       csv_step("write", "write", "mem-aggregate.csv")]}
         for name, steps in runs.items():
             seconds, peak = run_osiris(proj, proj.pipeline(steps, name=f"mem-{count}"))
-            print(f"  {name:24} {count:>11,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s)")
+            baseline = baselines(name, pg, maria, proj.root, table="mem_src", csv_name="mem.csv")[0]
+            theirs = run_baseline(baseline)
+            print(f"  {name:24} {count:>11,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s; "
+                  f"{baseline.name} {count / theirs:,.0f} rows/s, osiris / it {theirs / seconds:.2f})")
         (proj.root / "mem.csv").unlink()
 
 

@@ -33,7 +33,7 @@ INSERT INTO dr_src VALUES
   '12345678901234567890.123456789', '0001-01-01', '0001-01-01 00:00:00', '0001-01-01 00:00:00+00', '00:00:00',
   '00:00:00+00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"a": 1,  "b":[1,2]}', '{"a": 1,  "b":[1,2]}',
   '\x00ff10', E'emoji 😀 CJK 漢字 CR\r\nLF\n, "q" ;|\t \\N', 'ab', '{"a,b",c,NULL}', 12.5),
- (2, false, 32767, 2147483647, 9223372036854775807, 0, 0, 0, 'NaN', '9999-12-31', '9999-12-31 23:59:59.999999',
+ (2, false, 32767, 2147483647, 9223372036854775807, 0, 0, 0, '99999999999999999999999999999999999999999.5', '9999-12-31', '9999-12-31 23:59:59.999999',
   '9999-12-31 23:59:59.999999+00', '24:00:00', '12:34:56.789+05:30', NULL, '"s"', '"s"', '\x', '', 'a    ', '{}', 0),
  (3, NULL, 0, 0, 0, 1.5, 1.5, 5, '-Infinity', 'infinity', 'infinity', 'infinity', '12:34:56.5', NULL, NULL, '[]',
   '{"k": "v\"q"}', NULL, ' lead and trail ', NULL, NULL, NULL),
@@ -130,6 +130,8 @@ def test_a_plain_copy_records_its_steps_as_the_engines_route_does(proj, routes):
     ("names", 'SELECT 1 AS "a#b", 2 AS "c d"', {}),
     ("same-names", 'SELECT 1 AS a, 2 AS "A"', {}),  # the engine refuses them: both runs must say the same
     ("nan", "SELECT 'NaN'::numeric(10,2) AS n", {}),
+    ("nan-elsewhere", "SELECT 1.5::numeric(10,2) AS n, 'NaN'::numeric AS wide, 'BC' AS t", {}),  # looked like one
+    ("bc-in-text", "SELECT date '2024-01-01' AS d, 'an AD BC era' AS t", {}),
     ("bc", "SELECT '0044-03-15 BC'::date AS d", {}),
     ("semicolon", "SELECT * FROM dr_src ORDER BY id", {"delimiter": ";"}),
     ("quote-all", "SELECT * FROM dr_src ORDER BY id", {"quoting": "all"}),

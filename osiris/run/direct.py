@@ -80,8 +80,7 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
             try:
                 cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
                 description = list(cursor.description or [])
-                select = direct_select(description)
-                if select is None or conn.info.encoding != "utf-8":
+                if direct_select(description) is None or conn.info.encoding != "utf-8":
                     return None
                 csv_target(writer)
             except RuntimeProblem:  # the target's folder is missing: the engine's route says so, after the read
@@ -90,8 +89,8 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
                 raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
             try:
                 with csv_output(writer) as partial, open(partial, "wb") as out:
-                    rows = copy_csv(cursor, conn, query, select, bool(writer.config.get("header", True)), out.write,
-                                    reader.progress, int(reader.config.get("batch_size", 10_000)))
+                    rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
+                                    out.write, reader.progress)
             except Fallback:
                 return None
             except OSError as error:
