@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_input import exact_number_types
+from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import masked
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -67,10 +68,10 @@ class FilesystemDriver:
         source = stage(path, ctx.scratch_dir) if ctx.scratch_dir is not None else path
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
+        typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
         try:
-            options = _read_options(config, exact_number_types(ctx.con, literal(str(source)), _read_options(config)))
-            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
-                            f"SELECT * FROM read_csv({literal(str(source))}{options}){limit}")
+            read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                         lambda types: _read_options(config, types), limit, typed)
         except duckdb.Error as error:
             raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         finally:
@@ -81,31 +82,58 @@ class FilesystemDriver:
         return StepOutcome(rows_in=rows, rows_out=rows)
 
     def _write(self, ctx: StepContext, files: Files) -> StepOutcome:
-        config, shown = ctx.config, str(ctx.config["path"])
+        config = ctx.config
         (source,) = ctx.input_tables.values() if len(ctx.input_tables) == 1 else (_one_input(ctx),)
-        target = files.resolve(shown, write=True)  # checked on a sample run too: consent never widens it
-        if config.get("create_dirs", True):
-            if ctx.sample is None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-        elif not target.parent.is_dir():
-            raise RuntimeProblem("OML510", f"the directory of {shown} does not exist",
-                                 "create it, or set create_dirs: true")
         columns = [(str(r[0]), str(r[1])) for r in ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()]
         form = CsvFormat(config, columns)
-        finished = output_file(ctx.scratch_dir or target.parent, target)
-        copied = finished.with_name(finished.name + "-utf8") if form.second_pass else finished
-        try:
-            ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) TO {literal(str(copied))} "
-                            f"({form.copy_options()})")
-            if form.second_pass:
-                form.finish(copied, finished)
-            _keep(finished, target, ctx)
-        finally:
-            finished.unlink(missing_ok=True)
-            copied.unlink(missing_ok=True)
+        with csv_output(ctx, files) as finished:
+            copied = finished.with_name(finished.name + "-utf8") if form.second_pass else finished
+            try:
+                ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) "
+                                f"TO {literal(str(copied))} ({form.copy_options()})")
+                if form.second_pass:
+                    form.finish(copied, finished)
+            finally:
+                if copied != finished:
+                    copied.unlink(missing_ok=True)
         rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
+
+
+@contextmanager
+def csv_output(ctx: StepContext, files: Files | None = None) -> Iterator[Path]:
+    """The file a csv_writer step fills, in the run's scratch directory: when the block ends without
+    an error it is kept whole, in one rename (`_keep`), so a failure or Ctrl-C leaves the target as
+    it was."""
+    target = csv_target(ctx, files)
+    finished = output_file(ctx.scratch_dir or target.parent, target)
+    try:
+        yield finished
+        _keep(finished, target, ctx)
+    finally:
+        finished.unlink(missing_ok=True)
+
+
+def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
+    """A csv_writer step's target file, checked against the trust boundary (on a sample run too:
+    consent never widens it), its folder made (`create_dirs`, the default; not on a sample) or found."""
+    config, shown = ctx.config, str(ctx.config["path"])
+    target = (files or ctx.files or _files_of(config)).resolve(shown, write=True)
+    if config.get("create_dirs", True):
+        if ctx.sample is None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise RuntimeProblem("OML510", f"the directory of {shown} does not exist",
+                             "create it, or set create_dirs: true")
+    return target
+
+
+def plain_csv(config: Mapping[str, Any]) -> bool:
+    """A writer whose file is comma-separated UTF-8 with LF line ends and minimal quoting: the bytes
+    PostgreSQL's COPY (FORMAT CSV) writes too (osiris.run.direct)."""
+    form = CsvFormat(config, [])
+    return (form.delimiter, form.quoting, form.encoding, form.newline) == (",", "minimal", "utf-8", "\n")
 
 
 def _keep(finished: Path, target: Path, ctx: StepContext) -> None:
