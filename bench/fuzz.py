@@ -1,6 +1,7 @@
 """Fuzz campaign: a large seeded stream of hostile answers through validation, redaction and the session.
 
     .venv/bin/python bench/fuzz.py [--n 100000] [--seed 9] [--hang 2] [--stop 60]
+    .venv/bin/python bench/fuzz.py --hostile 2000 [--seed 9]     # hostile pipelines through run --sample
 
 Feeds the inputs of tests/fuzz_inputs.py (the stream test_fuzz.py and test_session_fuzz.py sample)
 to three targets, each checked as the tests do:
@@ -11,6 +12,11 @@ to three targets, each checked as the tests do:
 - session writers: answer.txt, errors.json, a `validation_retry` event and a conversation turn
   written as generate writes an attempt: valid UTF-8, strict JSON, no planted secret in any file.
   A fresh session every 1,000 inputs keeps the files small; each is deleted once checked.
+
+With `--hostile N`, it runs N hostile pipelines of tests/fuzz_hostile.py instead (issue 22): each
+through `osiris run --sample 3` (the real CLI, in process) and on the engine with validation skipped,
+counting escapes (a file written outside the session, a planted file changed, a server reached),
+leaks (a planted secret or file content in the output, a problem or a session file) and crashes.
 
 Prints, per target: inputs tried, crashes (with the first few, reproducible by seed and number),
 inputs slower than `--hang` seconds, and the slowest input with its time. An input still running
@@ -110,7 +116,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--hang", type=float, default=2.0, help="an input slower than this (seconds) is a hang")
     parser.add_argument("--stop", type=int, default=60, help="interrupt an input after this many seconds")
+    parser.add_argument("--hostile", type=int, default=0, metavar="N",
+                        help="run N hostile pipelines through run --sample instead (issue 22)")
     args = parser.parse_args()
+    if args.hostile:
+        return hostile(args.hostile, args.seed)
 
     validator, redactor = fuzz_validator(), fuzz_redactor()
     validator.validate(next(answers(args.seed))[0])  # warm up: imports and compiled schemas are not the input's cost
@@ -145,6 +155,41 @@ def main() -> int:
     for target in targets:
         target.report(args.hang)
     return 1 if any(target.crashes or target.hangs for target in targets) else 0
+
+
+def hostile(count: int, seed: int) -> int:
+    """Hostile pipelines through `run --sample` and the engine: escapes, leaks and crashes."""
+    from tests.fuzz_hostile import campaign
+
+    found: dict[str, list[str]] = {"escapes": [], "leaks": [], "crashes": []}
+    times: list[float] = []
+    root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-hostile-"))
+    started = last = time.perf_counter()
+
+    def report(number: int, escapes: list[str], leaks: list[str], crashes: list[str]) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        times.append(now - last)
+        last = now
+        for kind, items in (("escapes", escapes), ("leaks", leaks), ("crashes", crashes)):
+            found[kind] += [f"input {number}: {item}" for item in items]
+        if number and number % 500 == 0:
+            print(f"  ... {number:,} pipelines, {time.perf_counter() - started:.0f} s", flush=True)
+
+    try:
+        arena = campaign(seed, count, root, report)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    total = time.perf_counter() - started
+    print(f"hostile pipelines: {count:,} (seed {seed}) in {total:.1f} s, {total / max(count, 1) * 1000:.0f} ms a pipeline")
+    print(f"  run --sample exit codes: {dict(sorted(arena.exits.items()))} (1: refused by validation; 6: at run time)")
+    print(f"  the engine, validation skipped: {dict(arena.codes.most_common())}")
+    for kind, items in found.items():
+        print(f"  {kind}: {len(items)}")
+        for item in items[:SHOWN]:
+            print(f"    {item[:300]}")
+    print(f"  slowest pipeline: {max(times, default=0) * 1000:.0f} ms")
+    return 1 if any(found.values()) else 0
 
 
 def _validate(validator: Validator, answer: str, truncated: bool, reports: list[ValidationReport]) -> None:

@@ -1,19 +1,18 @@
 """Throughput, memory and import time of `osiris run` against real PostgreSQL and MariaDB.
 
-    .venv/bin/python bench/run.py --rows 1000000
+    .venv/bin/python bench/run.py --rows 1000000 --repeat 3 [--copies pg-csv,csv-pg,pg-maria,csv-sql-csv]
 
-Starts the test servers (tests/servers), loads ROWS rows into PostgreSQL, then times, interleaved
-and repeated, each copy done by `osiris run` and by a baseline doing the same copy without Osiris:
-  PostgreSQL -> CSV        vs  psycopg `COPY ... TO STDOUT` into a file
-  CSV -> PostgreSQL        vs  psycopg `COPY ... FROM STDIN` from the file
-  PostgreSQL -> MariaDB    vs  DuckDB-free PyMySQL executemany of the rows (batches of 1000)
-and, for the two copies psql can do, also against `psql -c "\\copy ..."` (a C client, in its own
-process, as `osiris run` is), which the issue names.
-Prints rows/s and the ratio osiris/baseline, the peak RSS of each `osiris run` child, the peak
-RSS of PostgreSQL -> CSV at each of --memory-rows (to show that memory does not grow with rows),
-and the import time of real runs (below).
-
-    .venv/bin/python bench/run.py --imports-only
+Starts the test servers (tests/servers), loads ROWS rows into PostgreSQL (`id bigint, name text,
+amount numeric(10,2), at timestamp`) and a CSV file of them, then times each copy done by `osiris run`
+and by its baselines (bench/copy_baselines.py: `psql \\copy`, a psycopg script, the C clients piped
+into MariaDB's LOAD DATA, PyMySQL executemany, DuckDB alone), every one a process of its own,
+interleaved round by round:
+  pg-csv       PostgreSQL -> CSV          csv-pg       CSV -> PostgreSQL
+  pg-maria     PostgreSQL -> MariaDB      csv-sql-csv  CSV -> filter + aggregate -> CSV
+Prints each median with rows/s, each baseline's time over Osiris's (the share of its speed Osiris
+reaches), the peak RSS of each `osiris run` child, then the peak RSS of PostgreSQL -> CSV and of
+CSV -> SQL -> CSV at each of --memory-rows (to show that memory does not grow with rows), and the
+import time of real runs (below). Prints `uptime` with the figures: the machine is shared.
 
 `--source DIR` (repeatable) times `osiris run` from the tree in DIR instead (it must hold `osiris/`,
 e.g. `git archive REV osiris | tar -x -C DIR`), the trees interleaved run by run: a before/after
@@ -41,19 +40,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step  # noqa: E402
+from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step  # noqa: E402
 from tests.servers.mariadb import start_mariadb  # noqa: E402
-from tests.servers.needs import PG_BIN  # noqa: E402
 from tests.servers.postgres import start_postgres  # noqa: E402
+from bench.copy_baselines import AGGREGATE, Baseline, baselines  # noqa: E402
 from tests.support import clean_env  # noqa: E402
+
+
+COPIES = {"pg-csv": "PostgreSQL -> CSV", "csv-pg": "CSV -> PostgreSQL", "pg-maria": "PostgreSQL -> MariaDB",
+          "csv-sql-csv": "CSV -> SQL -> CSV"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--copies", default=",".join(COPIES), help="which copies to time: " + ", ".join(COPIES))
     parser.add_argument("--memory-rows", default="100000,1000000,3000000",
-                        help="row counts at which to measure the peak RSS of PostgreSQL -> CSV")
+                        help="row counts at which to measure the peak RSS of PostgreSQL -> CSV and CSV -> SQL -> CSV "
+                             "(empty: none)")
     parser.add_argument("--imports-only", action="store_true", help="measure only the import time of real runs")
     parser.add_argument("--source", action="append", default=[], help="a tree holding osiris/ to time instead")
     args = parser.parse_args()
@@ -63,7 +68,7 @@ def main() -> None:
             compare_sources(pg, maria, args.rows, args.repeat, [str(Path(s).resolve()) for s in args.source])
             return
         if not args.imports_only:
-            bench(pg, maria, args.rows, args.repeat)
+            bench(pg, maria, args.rows, args.repeat, [COPIES[key] for key in args.copies.split(",") if key])
             memory_series(pg, maria, [int(n) for n in args.memory_rows.split(",") if n])
         import_times(pg, maria)
     finally:
@@ -117,59 +122,71 @@ def prepare(pg, maria, rows: int) -> tuple[RunProject, dict[str, Path]]:
         "PostgreSQL -> MariaDB": proj.pipeline([pg_step("read", "read", table="src"),
                                                 mysql_step("write", "write", table="dst", mode="replace",
                                                            batch_size=5000)], name="pg-to-maria"),
+        "CSV -> SQL -> CSV": proj.pipeline([csv_step("read", "read", "src.csv"),
+                                            sql_step("aggregate", AGGREGATE.format(source="input_df")),
+                                            csv_step("write", "write", "aggregate.csv")], name="csv-sql-csv"),
     }
     copy_out(pg, csv_path)
     return proj, pipelines
 
 
-def bench(pg, maria, rows: int, repeat: int) -> None:
+def bench(pg, maria, rows: int, repeat: int, copies: list[str]) -> None:
+    """Each copy by `osiris run` and by its baselines (bench/copy_baselines.py), every one a process of
+    its own, interleaved round by round; medians, rows/s, and each baseline's time over Osiris's (the
+    share of the baseline's speed Osiris reaches: 1.0 is as fast)."""
     proj, pipelines = prepare(pg, maria, rows)
-    csv_path = proj.root / "src.csv"
-    baselines = {
-        "PostgreSQL -> CSV": lambda: copy_out(pg, csv_path),
-        "CSV -> PostgreSQL": lambda: copy_in(pg, csv_path),
-        "PostgreSQL -> MariaDB": lambda: pymysql_copy(pg, maria),
-    }
-    psql_out = proj.root / "psql-out.csv"
-    psql_baselines = {
-        "PostgreSQL -> CSV": lambda: psql(pg, f"\\copy src TO '{psql_out}' (FORMAT CSV, HEADER)"),
-        "CSV -> PostgreSQL": lambda: psql(pg, f"\\copy dst FROM '{csv_path}' (FORMAT CSV, HEADER)"),
-    }
+    pipelines = {name: path for name, path in pipelines.items() if name in copies}
+    plans = {name: baselines(name, pg, maria, proj.root) for name in pipelines}
     for path in pipelines.values():  # untimed: fills the bytecode caches, as an install has them
         reset_targets(pg, maria)
         run_osiris(proj, path)
-    times: dict[str, dict[str, list[float]]] = {name: {"osiris": [], "baseline": [], "psql": []}
-                                                for name in pipelines}
+    times: dict[tuple[str, str], list[float]] = {}
     peaks: dict[str, int] = {}
     for _ in range(repeat):
         for name, path in pipelines.items():
-            reset_targets(pg, maria)
-            times[name]["baseline"].append(timed(baselines[name]))
-            if name in psql_baselines:
+            for baseline in plans[name]:
                 reset_targets(pg, maria)
-                times[name]["psql"].append(timed(psql_baselines[name]))
+                times.setdefault((name, baseline.name), []).append(run_baseline(baseline))
             reset_targets(pg, maria)
             seconds, peak = run_osiris(proj, path)
-            times[name]["osiris"].append(seconds)
+            times.setdefault((name, "osiris"), []).append(seconds)
             peaks[name] = max(peaks.get(name, 0), peak)
-    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians")
-    print(f"{'copy':24} {'osiris rows/s':>14} {'baseline rows/s':>16} {'ratio':>6} {'peak RSS':>9}"
-          f" {'psql rows/s':>12} {'ratio':>6}")
+    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians; load average {os.getloadavg()[0]:.2f} "
+          f"(uptime: {uptime()})")
+    print(f"{'copy':24} {'by':18} {'seconds':>8} {'rows/s':>12} {'osiris / it':>11}")
     for name in pipelines:
-        ours, base = statistics.median(times[name]["osiris"]), statistics.median(times[name]["baseline"])
-        line = f"{name:24} {rows / ours:14,.0f} {rows / base:16,.0f} {base / ours:6.2f} {peaks[name] / 1024:7.0f} MB"
-        if times[name]["psql"]:
-            client = statistics.median(times[name]["psql"])
-            line += f" {rows / client:12,.0f} {client / ours:6.2f}"
-        print(line)
+        ours = statistics.median(times[(name, "osiris")])
+        print(f"{name:24} {'osiris run':18} {ours:8.2f} {rows / ours:12,.0f} {'':>11}   peak RSS {peaks[name] / 1024:.0f} MB")
+        fastest = min(statistics.median(times[(name, b.name)]) for b in plans[name])
+        for baseline in plans[name]:
+            theirs = statistics.median(times[(name, baseline.name)])
+            mark = "  (fastest)" if theirs == fastest and len(plans[name]) > 1 else ""
+            print(f"{'':24} {baseline.name:18} {theirs:8.2f} {rows / theirs:12,.0f} {theirs / ours:11.2f}{mark}")
+
+
+def run_baseline(baseline: Baseline) -> float:
+    """Wall time of one baseline process."""
+    started = time.perf_counter()
+    done = subprocess.run(baseline.command, shell=baseline.shell, env=baseline.env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"baseline {baseline.name} failed: {done.stderr.decode()[-2000:]}")
+    return seconds
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 def memory_series(pg, maria, counts: list[int]) -> None:
-    """Peak RSS of one PostgreSQL -> CSV run per row count: flat once DuckDB's buffer pool is full."""
+    """Peak RSS of one PostgreSQL -> CSV run and one CSV -> SQL -> CSV run per row count (flat once
+    DuckDB's buffer pool is full, whatever the rows), each beside one run of its fastest baseline: the
+    ratio as the fixed start of a run weighs less."""
     import psycopg
 
     proj = RunProject(Path(tempfile.mkdtemp(prefix="osiris-bench-mem-")) / "project", postgres=pg, mariadb=maria)
-    print("peak RSS of PostgreSQL -> CSV by rows:")
+    print(f"peak RSS by rows (uptime: {uptime()}):")
     for count in counts:
         with psycopg.connect(pg.dsn(), autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS mem_src")
@@ -177,10 +194,21 @@ def memory_series(pg, maria, counts: list[int]) -> None:
                          "(g %% 1000 + 0.25)::numeric(10,2) AS amount, "
                          "timestamp '2024-01-01' + g * interval '1 second' AS at FROM generate_series(1, %s) g",
                          (count,))
-        path = proj.pipeline([pg_step("read", "read", table="mem_src"), csv_step("write", "write", "mem.csv")],
-                             name=f"mem-{count}")
-        seconds, peak = run_osiris(proj, path)
-        print(f"  {count:>10,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s)")
+            with conn.cursor() as cursor, open(proj.root / "mem.csv", "wb") as out, \
+                    cursor.copy("COPY mem_src TO STDOUT (FORMAT CSV, HEADER)") as copy:
+                for chunk in copy:
+                    out.write(chunk)
+        runs = {"PostgreSQL -> CSV": [pg_step("read", "read", table="mem_src"), csv_step("write", "write", "mem-out.csv")],
+                "CSV -> SQL -> CSV": [csv_step("read", "read", "mem.csv"),
+                                      sql_step("aggregate", AGGREGATE.format(source="input_df")),
+                                      csv_step("write", "write", "mem-aggregate.csv")]}
+        for name, steps in runs.items():
+            seconds, peak = run_osiris(proj, proj.pipeline(steps, name=f"mem-{count}"))
+            baseline = baselines(name, pg, maria, proj.root, table="mem_src", csv_name="mem.csv")[0]
+            theirs = run_baseline(baseline)
+            print(f"  {name:24} {count:>11,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s; "
+                  f"{baseline.name} {count / theirs:,.0f} rows/s, osiris / it {theirs / seconds:.2f})")
+        (proj.root / "mem.csv").unlink()
 
 
 def reset_targets(pg, maria) -> None:
@@ -223,13 +251,6 @@ def run_osiris(proj: RunProject, path: Path, source: str | None = None) -> tuple
     return seconds, usage.ru_maxrss
 
 
-def psql(pg, command: str) -> None:
-    """One `psql -c` call, the client the issue names as the baseline (a process of its own)."""
-    env = {**clean_env(), "PGPASSWORD": pg.password}
-    subprocess.run([str(PG_BIN / "psql"), "-X", "-q", "-h", pg.host, "-p", str(pg.port), "-U", pg.user,
-                    "-d", pg.database, "-c", command], env=env, check=True)
-
-
 def copy_out(pg, path: Path) -> None:
     import psycopg
 
@@ -238,29 +259,6 @@ def copy_out(pg, path: Path) -> None:
         with cursor.copy("COPY src TO STDOUT (FORMAT CSV)") as copy:
             for chunk in copy:
                 out.write(chunk)
-
-
-def copy_in(pg, path: Path) -> None:
-    import psycopg
-
-    with psycopg.connect(pg.dsn()) as conn, conn.cursor() as cursor:
-        cursor.execute("DELETE FROM dst")
-        with open(path, "rb") as source, cursor.copy("COPY dst FROM STDIN (FORMAT CSV, HEADER)") as copy:
-            while chunk := source.read(1 << 20):
-                copy.write(chunk)
-
-
-def pymysql_copy(pg, maria) -> None:
-    import psycopg
-
-    conn = maria.connect()
-    with psycopg.connect(pg.dsn()) as source, source.cursor(name="bench") as read, conn.cursor() as write:
-        write.execute("DELETE FROM dst")
-        read.execute("SELECT * FROM src")
-        while batch := read.fetchmany(5000):
-            write.executemany("INSERT INTO dst (id, name, amount, at) VALUES (%s, %s, %s, %s)", batch)
-    conn.commit()
-    conn.close()
 
 
 def import_times(pg, maria, rounds: int = 9) -> None:

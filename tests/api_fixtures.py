@@ -10,11 +10,16 @@ import pytest
 from tests.servers.http_apis import ApiServer, start_api
 
 
-@pytest.fixture(scope="module")
-def api_server() -> Iterator[ApiServer]:
+def serving() -> Iterator[ApiServer]:
+    """A fresh API server for as long as the fixture that yields from this lives."""
     server = start_api()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def api_server() -> Iterator[ApiServer]:
+    yield from serving()
 
 
 @pytest.fixture

@@ -83,3 +83,12 @@ def test_an_internal_error_says_where_in_one_line_and_never_its_text(tmp_path: P
     assert re.fullmatch(r"osiris: internal error: KeyError in osiris/commands/config\.py:\d+ "
                         r"\(a bug in Osiris; set OSIRIS_DEBUG=1 to see the traceback\)\n", done.stderr), done.stderr
     assert "planted" not in done.stderr
+
+
+def test_a_process_ends_without_walking_its_objects_again():
+    """At exit the objects still alive are frozen, so Python's last collections skip them (after
+    `generate`, the anthropic SDK's models made that 0.3-0.7 s; bench/generate_start.py)."""
+    probe = ("import atexit, gc, osiris.cli; before = gc.get_freeze_count(); atexit._run_exitfuncs(); "
+             "print(before, gc.get_freeze_count() > 1000)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert done.stdout.split() == ["0", "True"], done.stderr

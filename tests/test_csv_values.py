@@ -67,3 +67,28 @@ def test_a_number_too_wide_for_a_decimal_stays_its_exact_text(proj: RunProject) 
     assert result.returncode == 0, result.stderr
     assert proj.step_columns("read") == [("id", "BIGINT"), ("amount", "VARCHAR")]
     assert (proj.root / "out.csv").read_text() == "id,amount\n1,99999999999999999999999999999999999999999.5\n2,1.25\n"
+
+
+def test_numbers_a_double_holds_are_read_in_one_pass_as_doubles(proj: RunProject) -> None:
+    """ADR 0166: the common file is checked as it is read; each spelling reads as read_csv reads it."""
+    (proj.root / "in.csv").write_text("id,x\n1,1.5\n2,-1e3\n3,1e3\n4,.5\n5,5.\n6,-0\n7,inf\n8,NaN\n9,4.9e-324\n10,\n")
+    result = proj.run(str(proj.pipeline([csv_step("read", "read", "in.csv"), csv_step("write", "write", "out.csv")])))
+    assert result.returncode == 0, result.stderr
+    assert proj.step_columns("read") == [("id", "BIGINT"), ("x", "DOUBLE")]
+    assert (proj.root / "out.csv").read_text() == (
+        "id,x\n1,1.5\n2,-1000.0\n3,1000.0\n4,0.5\n5,5.0\n6,-0.0\n7,inf\n8,nan\n9,5e-324\n10,\n")
+
+
+@pytest.mark.parametrize("limit", [None, 10])
+def test_one_number_a_double_does_not_hold_makes_the_column_exact_wherever_it_is(proj: RunProject, limit) -> None:
+    """Row 5,000 of 6,000 holds the only wide number: with or without a row limit that stops
+    before it, the column's type is decided by every value in the file, as it always was."""
+    rows = "".join(f"{n},{n}.25\n" for n in range(1, 6001)).replace("\n5000,5000.25\n", "\n5000,0.12345678901234567\n")
+    (proj.root / "in.csv").write_text("id,x\n" + rows)
+    read = csv_step("read", "read", "in.csv", **({"limit": limit} if limit else {}))
+    result = proj.run(str(proj.pipeline([read, csv_step("write", "write", "out.csv")])))
+    assert result.returncode == 0, result.stderr
+    assert proj.step_columns("read") == [("id", "BIGINT"), ("x", "DECIMAL(21,17)")]
+    written = (proj.root / "out.csv").read_text()
+    assert written.startswith("id,x\n1,1.25000000000000000\n2,2.25000000000000000\n")
+    assert written.count("\n") == 1 + (limit or 6000)

@@ -45,6 +45,7 @@ class Recording:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.configs: dict[str, Mapping[str, Any]] = {}
+        self.roots: dict[str, Any] = {}  # where each step's files may be (ctx.files, docs/security.md)
         real = drivers.driver_for
 
         def driver_for(component: str) -> Any:
@@ -54,6 +55,7 @@ class Recording:
             class Recorded:
                 def run(self, ctx: StepContext) -> StepOutcome:
                     recording.configs[ctx.step_id] = dict(ctx.config)
+                    recording.roots[ctx.step_id] = ctx.files.root if ctx.files else None
                     return driver.run(ctx)
             return Recorded()
         monkeypatch.setattr(drivers, "driver_for", driver_for)
@@ -77,7 +79,8 @@ def test_osiris_run_hands_each_driver_its_effective_config(project, monkeypatch)
         "compression": "infer"}
     assert {k: write[k] for k in ("delimiter", "quoting", "newline", "create_dirs")} == {
         "delimiter": ",", "quoting": "minimal", "newline": "lf", "create_dirs": True}
-    assert read["base_dir"] == str(project.root)
+    # since issue 22 the engine hands a driver where its files may be (ctx.files), not a base_dir in its config
+    assert "base_dir" not in read and recorded.roots["read"] == project.root.resolve()
     assert (project.root / "out" / "people.csv").read_bytes() == b"id,city\n1,Oslo\n2,Rome\n"
 
 

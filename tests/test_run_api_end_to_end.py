@@ -72,7 +72,8 @@ def test_rest_sample_of_each_style_stops_paging_and_writes_under_the_session(pro
 
 
 def test_rest_bearer_token_comes_from_the_environment(proj: RunProject, api: ApiServer) -> None:
-    use_connections(proj, {"rest": {"api": {"auth_token": "${API_TOKEN}"}}})
+    # the connection says where its token goes (issue 22); the step may repeat base_url, not change it
+    use_connections(proj, {"rest": {"api": {"base_url": api.url, "auth_token": "${API_TOKEN}"}}})
     step = rest_step(api, "/bearer", data_path="items", auth_type="bearer", connection="@rest.api")
     result = proj.run(str(proj.pipeline(to_csv(step))))
     assert result.returncode == 0, result.stderr
@@ -86,8 +87,9 @@ GRAPHQL = {"query": "query Items($first: Int, $after: String) { items { nodes pa
 
 
 @pytest.fixture
-def gql(proj: RunProject) -> RunProject:
-    use_connections(proj, {"graphql": {"api": {"auth_token": "${API_TOKEN}"}}})
+def gql(proj: RunProject, api: ApiServer) -> RunProject:
+    # the connection says where its token goes (issue 22); the steps may repeat endpoint, not change it
+    use_connections(proj, {"graphql": {"api": {"endpoint": f"{api.url}/graphql", "auth_token": "${API_TOKEN}"}}})
     return proj
 
 

@@ -49,3 +49,65 @@ def test_plain_rows_are_cut_the_same_way() -> None:
 
 def test_no_input_gives_no_batch() -> None:
     assert list(cut_records([], 10)) == []
+
+
+# --- csv_batches: DuckDB exports through a named pipe while the batches go out (ADR 0168) -----------
+
+def exporting(tmp_path, rows: int = 100_000):
+    import duckdb
+
+    from osiris.run.driver import StepContext
+
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE df_src AS SELECT range AS id, 'row ' || range AS name FROM range({rows})")
+    return StepContext("write", "postgres.writer", "write", {}, con, "df_write", {"src": "df_src"}, scratch_dir=tmp_path)
+
+
+def exports_left() -> list[str]:
+    import threading
+
+    return [thread.name for thread in threading.enumerate() if thread.name == "osiris-export"]
+
+
+def test_the_batches_are_the_bytes_duckdb_copies(tmp_path) -> None:
+    from osiris.run.drivers.sql_common import csv_batches
+
+    ctx = exporting(tmp_path)
+    pieces = list(csv_batches(ctx, "df_src", '"id", "name"', 30_000))
+    ctx.con.execute(f"COPY df_src TO '{tmp_path / 'whole.csv'}' (FORMAT csv, HEADER false)")
+    assert b"".join(piece for piece, _ in pieces) == (tmp_path / "whole.csv").read_bytes()
+    assert [count for _, count in pieces] == [30_000, 30_000, 30_000, 10_000]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["whole.csv"] and not exports_left()
+
+
+def test_an_export_that_fails_half_way_raises_its_error_after_the_rows_it_gave(tmp_path) -> None:
+    import duckdb
+
+    from osiris.run.drivers.sql_common import csv_batches
+
+    ctx = exporting(tmp_path)
+    given = []
+    with pytest.raises(duckdb.InvalidInputException, match="boom"):
+        for _, count in csv_batches(ctx, "df_src", "CASE WHEN id = 90000 THEN error('boom') ELSE id END", 10_000):
+            given.append(count)
+    assert sum(given) < 100_000
+    assert list(tmp_path.iterdir()) == [] and not exports_left()
+
+
+def test_an_export_that_cannot_start_raises_at_once(tmp_path) -> None:
+    import duckdb
+
+    from osiris.run.drivers.sql_common import csv_batches
+
+    with pytest.raises(duckdb.BinderException):
+        list(csv_batches(exporting(tmp_path), "df_src", "no_such_column", 1000))
+    assert list(tmp_path.iterdir()) == [] and not exports_left()
+
+
+def test_a_writer_that_stops_early_stops_the_export(tmp_path) -> None:
+    from osiris.run.drivers.sql_common import csv_batches
+
+    batches = csv_batches(exporting(tmp_path, 2_000_000), "df_src", '"id", "name"', 1000)
+    assert next(batches)[1] == 1000
+    batches.close()  # what a failed COPY FROM STDIN or Ctrl-C does to the generator
+    assert list(tmp_path.iterdir()) == [] and not exports_left()

@@ -49,13 +49,19 @@ def test_sample_writes_csv_under_the_session_only_and_keeps_rows_only_when_asked
     assert result.returncode == 0, result.stderr
     assert not (files.root / "out").exists()
     session = files.last_session()
-    assert (session / "artifacts" / "sample-output" / "write-people" / "people.csv").read_text() == \
-        "id,name,city\n1,Ann,Oslo\n2,Bob,Rome\n"
-    assert "Ann" not in (session / "artifacts" / "dry_run.json").read_text()
+    # sessions.save_samples is false: the sample's file is not kept either, and the run says so (issue 22)
+    assert not (session / "artifacts" / "sample-output").exists()
+    assert "Ann" not in "".join(p.read_text() for p in session.rglob("*") if p.is_file())
+    assert "sample output: the files written were not kept (sessions.save_samples: false)\n" in result.stderr
     settings = (files.root / ".osiris.yaml").read_text() + "sessions: {save_samples: true}\n"
     (files.root / ".osiris.yaml").write_text(settings)
-    assert files.run(str(path), "--sample", "2").returncode == 0
-    saved = json.loads((files.last_session() / "artifacts" / "dry_run.json").read_text())
+    result = files.run(str(path), "--sample", "2")
+    assert result.returncode == 0
+    session = files.last_session()
+    kept = session / "artifacts" / "sample-output"
+    assert (kept / "write-people" / "people.csv").read_text() == "id,name,city\n1,Ann,Oslo\n2,Bob,Rome\n"
+    assert f"sample output: the files written are kept in {kept} (sessions.save_samples: true)\n" in result.stderr
+    saved = json.loads((session / "artifacts" / "dry_run.json").read_text())
     assert saved["steps"][0]["sample_rows"] == [{"id": 1, "name": "Ann", "city": "Oslo"},
                                                 {"id": 2, "name": "Bob", "city": "Rome"}]
 
@@ -139,8 +145,8 @@ def test_unset_password_variable_is_oml511(tmp_path, postgres_server):
     assert result.returncode == 6
     assert result.stderr.splitlines()[:2] == [
         f"{path} OML511 step 'read': connections.postgres.default.password refers to ${{{PG_ENV}}}, which is not set",
-        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris, or store it in the "
-        f"system keyring: keyring set osiris {PG_ENV} (its value is never written anywhere)"]
+        f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris (its value is never "
+        "written anywhere); this machine has no usable system keyring to store it in"]  # none here (issue 30)
 
 
 def test_wrong_password_refused_port_and_constraint_violation(tmp_path, postgres_server):

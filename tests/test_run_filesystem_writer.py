@@ -103,6 +103,7 @@ def test_a_character_the_encoding_lacks_is_one_line_and_the_old_file_stays(proj:
 
 
 def test_sample_output_has_the_same_format(proj: RunProject) -> None:
+    (proj.root / ".osiris.yaml").write_text("sessions: {save_samples: true}\n")  # else nothing is kept
     path = proj.pipeline([csv_step("read", "read", "people.csv"), sql_step("shape", SHAPE),
                           csv_step("write", "write", "out/people.csv", quoting="nonnumeric", encoding="latin-1")])
     result = proj.run(str(path), "--sample", "1")

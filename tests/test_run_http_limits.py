@@ -31,12 +31,13 @@ MARGIN_S = 10.0  # far above what a cut at the deadline takes, far below the ser
 
 
 @pytest.fixture
-def proj(tmp_path: Path) -> RunProject:
+def proj(tmp_path: Path, api: ApiServer) -> RunProject:  # noqa: F811
     project = RunProject(tmp_path / "project")
     project.env["API_TOKEN"] = TOKEN
     project.secrets.append(TOKEN)
+    # the connection says where its token goes (issue 22): steps may repeat base_url, not change it
     (project.root / ".osiris.yaml").write_text(yaml.safe_dump(
-        {"connections": {"rest": {"api": {"auth_token": "${API_TOKEN}"}}}}), encoding="utf-8")
+        {"connections": {"rest": {"api": {"base_url": api.url, "auth_token": "${API_TOKEN}"}}}}), encoding="utf-8")
     return project
 
 
@@ -272,7 +273,7 @@ def test_a_token_across_the_snippet_cut_is_masked_whole_in_every_trail(proj: Run
 def test_the_retry_prompt_never_carries_part_of_the_token(tmp_path: Path, fake_api: Any, api: ApiServer) -> None:  # noqa: F811
     proj = SampleProject(tmp_path / "p", fake_api)
     config = yaml.safe_load((proj.root / ".osiris.yaml").read_text(encoding="utf-8"))
-    config["connections"] = {"rest": {"api": {"auth_token": "${API_TOKEN}"}}}
+    config["connections"] = {"rest": {"api": {"base_url": api.url, "auth_token": "${API_TOKEN}"}}}  # issue 22
     (proj.root / ".osiris.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     proj.env["API_TOKEN"] = TOKEN
     proj.secrets.append(TOKEN)

@@ -68,8 +68,12 @@ def test_without_a_usable_keyring_the_variable_is_simply_unset(proj, capsys):
     """conftest selects keyring's fail backend, as on a headless machine: no crash, OML511."""
     path = proj.pipeline([pg_step("read", "read", table="keyring_people"), csv_step("write", "write", "out.csv")])
     assert main(["run", str(path)]) == 6
-    assert f"OML511 step 'read': connections.postgres.default.password refers to ${{{PG_ENV}}}" \
-        in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"OML511 step 'read': connections.postgres.default.password refers to ${{{PG_ENV}}}" in err
+    # the hint says what works here, as `osiris auth status` would: no `keyring set` (issue 30, item 7)
+    assert (f"    hint: set the environment variable {PG_ENV} in the shell that runs osiris (its value is never "
+            "written anywhere); this machine has no usable system keyring to store it in\n") in err
+    assert "keyring set" not in err
 
 
 def test_discover_reads_the_password_from_the_keyring_too(proj, memory_keyring, capsys):
@@ -78,3 +82,17 @@ def test_discover_reads_the_password_from_the_keyring_too(proj, memory_keyring, 
     out = capsys.readouterr()
     proj.assert_no_secrets(out.out + out.err)
     assert "keyring_people" in out.out
+
+
+def test_a_keyring_password_is_known_to_the_session_redactor(proj, memory_keyring, capsys):
+    """Issue 24: one resolver for run and the redactor. The password is only in the keyring; a cell
+    holding it is masked in the sample preview and in every session file (save_samples keeps rows)."""
+    password = proj.env[PG_ENV]
+    memory_keyring.set_password("osiris", PG_ENV, password)
+    (proj.root / "echo.csv").write_text(f"id,note\n1,{password}\n")
+    (proj.root / ".osiris.yaml").write_text((proj.root / ".osiris.yaml").read_text() + "sessions: {save_samples: true}\n")
+    path = proj.pipeline([csv_step("read", "read", "echo.csv")])
+    assert main(["run", str(path), "--sample", "2"]) == 0
+    out = capsys.readouterr()
+    assert "  1   ***" in out.out
+    proj.assert_no_secrets(out.out + out.err)

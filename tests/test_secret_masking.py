@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from osiris.secrets.redact import Redactor, connection_secrets, is_reference, resolve_env_reference
+from osiris.secrets.redact import Redactor, connection_secrets, is_reference
+from osiris.trust.references import resolve_connection
 
 CLASSIC_OPENAI_KEY = "sk-" + "A1b2C3d4E5" * 4 + "12345678"  # sk- and 48 characters, no proj- part
 
@@ -94,10 +95,13 @@ def test_connection_secrets_use_spec_marked_fields_and_skip_empty_and_unset_valu
 
 
 @pytest.mark.parametrize("value, expected", [
-    (" ${NAME} ", "v"), ("${UNSET}", None), (5, 5), ("x${NAME}", "x${NAME}"),
+    (" ${NAME} ", "v"), ("${UNSET}", "${UNSET}"), (5, 5), ("x${NAME}", "xv"), ({"h": ["${NAME}"]}, {"h": ["v"]}),
 ])
-def test_resolve_env_reference(value, expected):
-    assert resolve_env_reference(value, {"NAME": "v"}) == expected
+def test_the_one_resolver_resolves_references_anywhere_in_a_connection(value, expected):
+    """Since issue 22 a reference inside a text or a nested value is resolved too (it was sent as
+    written); an unset one stays as written for the redactor, which resolves what it can."""
+    resolved = resolve_connection({"f": value}, {"NAME": "v"}, where="connections.x.y", strict=False)
+    assert resolved.fields == {"f": expected}
 
 
 @pytest.mark.parametrize("value, expected", [

@@ -118,6 +118,13 @@ def test_sample_writes_csv_under_the_session_and_keeps_the_target(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "read  ok  7 rows" in result.stdout and "write  ok  7 rows" in result.stdout
     assert (project.root / "out.csv").read_text() == "old\n"
+    # as on DuckDB (issue 22): the sample's file is kept only with sessions.save_samples, and said
+    assert not (project.last_session() / "artifacts" / "sample-output").exists()
+    assert "sample output: the files written were not kept (sessions.save_samples: false)" in result.stderr
+    settings_file = project.root / ".osiris.yaml"
+    settings_file.write_text(settings_file.read_text(encoding="utf-8") + "sessions: {save_samples: true}\n")
+    assert project.run(str(path), "--sample", "7").returncode == 0
+    assert (project.root / "out.csv").read_text() == "old\n"
     written = project.last_session() / "artifacts" / "sample-output" / "write" / "out.csv"
     assert written.read_text() == "id\n" + "".join(f"{i}\n" for i in range(7))
 
@@ -371,6 +378,18 @@ def project_queries() -> list[str]:
     return sorted(set(q for q in found if "{" not in q))
 
 
+def _reads_outside(query: str) -> bool:
+    """The attack queries of the trust tests and docs (read_text, glob, a file as a table): OML408."""
+    import sqlglot
+
+    from osiris.trust.sql import outside_reach
+
+    try:
+        return bool(outside_reach(sqlglot.parse_one(query, read="duckdb")))
+    except sqlglot.errors.SqlglotError:
+        return False
+
+
 def _yaml_queries(text: str) -> list[str]:
     """`query:` lines of YAML within a few lines after `component: duckdb.processor`."""
     queries, lines = [], text.splitlines()
@@ -435,7 +454,7 @@ def test_every_project_query_gives_the_same_rows_or_is_refused_on_spark():
     outcomes: dict[str, list[str]] = {"same": [], "refused": [], "both fail": []}
     for query in queries:
         pipeline = {"steps": [{"id": "t", "component": "duckdb.processor", "config": {"query": query}}]}
-        if spark_issues(pipeline):
+        if spark_issues(pipeline) or _reads_outside(query):  # OML408: validation refuses it for both engines
             outcomes["refused"].append(query)
             continue
         try:
@@ -517,3 +536,37 @@ def test_without_java_the_engine_does_not_start_and_says_so(tmp_path):
     assert line.startswith(f"{path} OML527 step 'read': the Spark engine did not start")
     assert "    hint: check run.spark.master (osiris config show) and that Java 17 or newer is installed" in result.stderr
     assert "write  skipped" in result.stdout
+
+
+def test_the_trust_boundary_holds_on_spark_when_validation_was_skipped(tmp_path, api):
+    """Issue 22 on the Spark engine (docs/security.md): Spark has no DuckDB sandbox, so each step is
+    checked before Spark sees it. The pipelines go straight to the engine, as an unvalidated one would."""
+    from osiris.run.display import Listeners
+    from osiris.run.engine import RunOptions
+    from osiris.run.spark.engine import run_on_spark
+    from osiris.settings.model import SparkSettings
+    from tests.servers.http_apis import TOKEN
+
+    project, outside = tmp_path / "p", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "secret.csv").write_text("id\n42\n")
+    (project / "rows.csv").write_text("id\n1\n2\n")
+    (project / "out").symlink_to(outside)
+    options = RunOptions(connections={"rest": {"api": {"base_url": api.url, "auth_type": "bearer",
+                                                       "auth_token": "${API_TOKEN}"}}},
+                         env={"API_TOKEN": TOKEN}, base_dir=project, sample=2)
+    read = csv_step("read", "read", "rows.csv")
+    hostile = {
+        "move": [{"id": "get", "component": "rest.extractor", "mode": "read",
+                  "config": {"connection": "@rest.api", "base_url": "http://127.0.0.1:9", "endpoint": "/bearer"}}],
+        "sql": [read, after(sql_step("shape", f"SELECT * FROM read_csv('{outside}/secret.csv')"), "read")],
+        "read": [csv_step("read", "read", "../outside/secret.csv")],
+        "write": [read, after(csv_step("write", "write", "out/x.csv"), "read")],
+    }
+    codes = {}
+    for name, steps in hostile.items():
+        result = run_on_spark({"steps": steps}, options, SparkSettings(master="local[1]"), Listeners())
+        codes[name] = [s.problem.code for s in result.steps if s.problem]
+    assert codes == {"move": ["OML518"], "sql": ["OML518"], "read": ["OML517"], "write": ["OML517"]}
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.csv"] and api.hits("/bearer") == []

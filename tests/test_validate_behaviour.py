@@ -11,7 +11,7 @@ from osiris.errors import SettingsError
 from osiris.explain import compact, friendly
 from osiris.registry import Registry, load_registry
 from osiris.validate import Validator
-from tests.validate_helpers import csv_step, extract_step, oml, step, validator
+from tests.validate_helpers import CONNECTIONS, csv_step, extract_step, oml, registry, step, validator
 
 
 def issues(text, **kwargs):
@@ -129,10 +129,25 @@ def test_connection_supplies_required_fields():
 
 def test_forbidden_override_is_error_and_warning_override_is_warning():
     assert only(oml(extract_step(user="admin"), csv_step()), "OML314").severity == "error"
-    text = oml(step("p", "postgres.extractor", "read", {"connection": "@postgres.default", "table": "t",
-                                                        "sslmode": "require"}))
+    text = oml(step("r", "rest.extractor", "read", {"connection": "@rest.crm", "endpoint": "/x",
+                                                    "headers": {"X-Custom": "v"}}))
     warning = only(text, "OML314")
     assert warning.severity == "warning" and validator().validate(text).valid
+
+
+def test_how_safely_a_connection_connects_is_its_own_to_set():
+    """sslmode was a warning override; since issue 22 it is an endpoint field: a step may not lower it
+    unless the connection allows it."""
+    text = oml(step("p", "postgres.extractor", "read", {"connection": "@postgres.default", "table": "t",
+                                                        "sslmode": "disable"}))
+    error = only(text, "OML314")
+    assert (error.severity, error.path) == ("error", "/steps/0/config/sslmode")
+    assert error.hint == ("remove 'sslmode' from the step (the connection supplies it); to let steps choose it, "
+                          "add allow_override: [sslmode] to connections.postgres.default in .osiris.yaml")
+    allowing = {**CONNECTIONS, "postgres": {"default": {**CONNECTIONS["postgres"]["default"],
+                                                        "allow_override": ["sslmode"]}}}
+    report = Validator(registry(), allowing).validate(text)
+    assert report.valid and [i.code for i in report.issues] == []
 
 
 def test_unconfigured_alias_lists_configured_ones():

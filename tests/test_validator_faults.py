@@ -68,23 +68,25 @@ def test_numbers_beyond_64_bits_are_oml105():
     assert codes == ["OML105"]
 
 
+# These used `port`, which since issue 22 is also OML314 in a step with a connection (it says where
+# the connection goes); `offset` is a plain whole-number field, so the type error stands alone.
 def test_a_5000_digit_string_is_not_coerced_but_a_type_error(project):
-    result = validate_file(project, HEAD + STEP + "      port: \"" + "9" * 5000 + "\"\n", "--json")
+    result = validate_file(project, HEAD + STEP + "      offset: \"" + "9" * 5000 + "\"\n", "--json")
     assert result.returncode == 1, result.stderr
     issues = json.loads(result.stdout)["files"][0]["issues"]
-    assert [(i["code"], i["path"]) for i in issues] == [("OML305", "/steps/0/config/port")]
-    assert issues[0]["message"] == "port must be a whole number, not '" + "9" * 57 + "...'"
+    assert [(i["code"], i["path"]) for i in issues] == [("OML305", "/steps/0/config/offset")]
+    assert issues[0]["message"] == "offset must be a whole number, not '" + "9" * 57 + "...'"
 
 
 @pytest.mark.parametrize("written", [".nan", ".inf", "-.Inf", "1e999"])
 def test_nan_and_infinity_are_type_errors_and_never_reach_json(project, written):
-    result = validate_file(project, HEAD + STEP + f"      port: {written}\n      batch_size: {written}\n", "--json")
+    result = validate_file(project, HEAD + STEP + f"      offset: {written}\n      batch_size: {written}\n", "--json")
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(f"{name} in --json output"))
     issues = data["files"][0]["issues"]
     assert [(i["code"], i["path"], i["value"]) for i in issues] == [
-        ("OML305", "/steps/0/config/port", written), ("OML305", "/steps/0/config/batch_size", written)]
-    assert issues[0]["message"] == f"port must be a whole number, not '{written}'"
+        ("OML305", "/steps/0/config/offset", written), ("OML305", "/steps/0/config/batch_size", written)]
+    assert issues[0]["message"] == f"offset must be a whole number, not '{written}'"
 
 
 def test_nan_in_free_text_keeps_the_report_strict_json():

@@ -1,5 +1,5 @@
-"""`@family.alias` -> the connection's fields from settings, `${NAME}` references resolved now
-(from the environment or the keyring, as `osiris run` does: osiris.run.connections).
+"""`@family.alias` -> the connection's fields from settings, `${NAME}` references resolved now by
+the one resolver `osiris run` uses too (osiris.trust.references: the environment, then the keyring).
 
 The resolved fields hold secrets: they go to a driver and nowhere else.
 """
@@ -26,7 +26,7 @@ def parse_connection(reference: str) -> tuple[str, str]:
 def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], family: str,
                        alias: str) -> dict[str, Any]:
     """The fields of `connections.<family>.<alias>` with `${NAME}` taken from `env` or the keyring."""
-    from osiris.run.connections import KEYRING_SERVICE, lookup, reference_name
+    from osiris.trust.references import UnsetReference, resolve_connection, unset_hint
 
     aliases = connections.get(family) or {}
     if alias not in aliases:
@@ -34,14 +34,10 @@ def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], f
         where = (f"configured: {listing(known)}{did_you_mean(f'@{family}.{alias}', known)}" if known
                  else f"add connections.{family}.{alias} to .osiris.yaml")
         raise UsageError(f"connection '@{family}.{alias}' is not configured ({where})")
-    resolved: dict[str, Any] = {}
-    for name, value in (aliases[alias] or {}).items():
-        variable = reference_name(value)
-        if variable is not None:
-            value = lookup(variable, env)
-            if value is None:
-                raise UsageError(f"connection '@{family}.{alias}' field '{name}' refers to ${{{variable}}}, "
-                                 "which is not set in the environment or the keyring "
-                                 f"(keyring set {KEYRING_SERVICE} {variable})")
-        resolved[name] = value
-    return resolved
+    prefix = f"connections.{family}.{alias}"
+    try:
+        return resolve_connection(aliases[alias] or {}, env, where=prefix).fields
+    except UnsetReference as unset:
+        field = unset.where.removeprefix(prefix + ".")
+        raise UsageError(f"connection '@{family}.{alias}' field '{field}' refers to ${{{unset.name}}}, "
+                         f"which is not set; {unset_hint(unset.name)}") from None

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.errors import ExitCode, RunFailedError
@@ -91,6 +92,9 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         shown = run_as_json(recorded, pipeline=args.pipeline, sample=args.sample, redactor=redactor)
         print(json.dumps(shown, indent=2, default=str))
     _report_problems(args.pipeline, result, redactor)
+    if args.sample is not None:
+        keep = effective.settings.sessions.save_samples
+        _say_what_was_kept(result, recorded.session.path / "artifacts" / "sample-output" if keep else None)
     print(f"session: {recorded.session.path}", file=sys.stderr)
     if result.interrupted:
         raise KeyboardInterrupt
@@ -98,6 +102,16 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         failed = [s.step_id for s in result.steps if s.status == "failed"]
         raise RunFailedError(f"the run failed at step {', '.join(repr(s) for s in failed)}")
     return ExitCode.OK
+
+
+def _say_what_was_kept(result: RunResult, kept: Path | None) -> None:
+    """After `run --sample`: where the CSV writers' sample files are, or that none was kept."""
+    if not any(s.status == "ok" and s.mode == "write" and s.component.startswith("filesystem.") for s in result.steps):
+        return
+    if kept is not None and kept.is_dir():
+        print(f"sample output: the files written are kept in {kept} (sessions.save_samples: true)", file=sys.stderr)
+    else:
+        print("sample output: the files written were not kept (sessions.save_samples: false)", file=sys.stderr)
 
 
 def _display(out: Any, sample: bool) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 from osiris.llm.anthropic_request import message_params, system_blocks
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
+from osiris.trust.disclosure import shorten
 
 # An `error` event inside a stream: its type -> our kind. These are transient; other types are fatal.
 _STREAM_ERROR_KINDS = {
@@ -184,4 +185,6 @@ def retry_after(headers: Any) -> float | None:
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0][:300] if text.strip() else "no details"
+    """The first line, at most 300 characters; a cut ends in an ellipsis, so that the session's
+    redactor still masks the head of a key cut there (osiris.secrets.redact)."""
+    return shorten(text.strip().splitlines()[0], 300) if text.strip() else "no details"

@@ -62,11 +62,11 @@ def component_detail(spec: ComponentSpec) -> dict[str, Any]:
 
 def connection_json(family: str, alias: str, fields: dict[str, Any], secret_names: set[str]) -> dict[str, Any]:
     """A configured connection: `${VAR}` references as written, a secret written inline as ***."""
-    from osiris.run.connections import reference_name
     from osiris.secrets.names import is_secret_key
+    from osiris.trust.references import REFERENCE
 
     def shown(name: str, value: Any) -> Any:
-        if reference_name(value) is not None:
+        if isinstance(value, str) and REFERENCE.fullmatch(value.strip()):
             return value
         return SECRET_SHOWN if name.lower() in secret_names or is_secret_key(name) else value
 

@@ -57,17 +57,17 @@ class Registry:
                     paths.update(f"/steps/{index}/config{p}" for p in _concrete(pointer, config))
         return paths
 
-    def config_validator(self, component: str) -> Any:
-        """The compiled jsonschema validator of a component's config, built once on first use.
+    def config_schema(self, component: str) -> dict[str, Any]:
+        """A component's config schema as the validator checks it: the top-level `required` and
+        `additionalProperties` left out, because Osiris checks those itself (connection references
+        supply fields, and unknown keys get a fuzzy hint)."""
+        return {k: v for k, v in self.components[component].config_schema.items() if k not in _CHECKED_BY_OSIRIS}
 
-        Top-level `required` and `additionalProperties` are left out: Osiris checks those itself,
-        because connection references supply fields and unknown keys get a fuzzy hint.
-        """
+    def config_validator(self, component: str) -> Any:
+        """The compiled jsonschema validator of `config_schema`, built once on first use."""
         validator = self._validators.get(component)
         if validator is None:
-            validator = self._validators[component] = compile_schema(
-                {k: v for k, v in self.components[component].config_schema.items() if k not in _CHECKED_BY_OSIRIS}
-            )
+            validator = self._validators[component] = compile_schema(self.config_schema(component))
         return validator
 
 

@@ -2,27 +2,56 @@
 
 DuckDB's sniffer reads a column of numbers with a fraction or an exponent as DOUBLE, which holds
 15 to 17 significant digits: `12345678901234567890.123456789` would arrive as 1.2345678901234567e+19.
-So before the read, each column the sniffer makes DOUBLE is checked in one pass over its text: it
-stays DOUBLE when every value is one a double holds exactly (at most 15 significant digits, or the
-very text DuckDB writes for that double, as Osiris's own CSV files hold it, or NaN or infinity);
-otherwise it becomes the DECIMAL(p,s) that holds every value, or, wider than 38 digits, the exact
-text (VARCHAR), which a numeric column of a database takes exactly. docs/types.md.
+So each column the sniffer makes DOUBLE stays DOUBLE only when every value is one a double holds
+exactly (at most 15 significant digits, or the very text DuckDB writes for that double, as Osiris's
+own CSV files hold it, or NaN or infinity); otherwise it becomes the DECIMAL(p,s) that holds every
+value, or, wider than 38 digits, the exact text (VARCHAR), which a numeric column of a database
+takes exactly. docs/types.md.
+
+`read_exactly` does it in one pass where it can (ADR 0166): the file is read with those columns as
+text, each value checked and cast to DOUBLE as the table is made. Only when a value fails the check
+(or the read fails at all, or a row limit means the table would not see every value) does it take
+the two passes: the checks over the whole file first (`exact_number_types`), then the read with the
+types they found, which also reports a bad value the way it always has.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from osiris.run.spool import quote_ident
 
+INEXACT = "osiris-inexact"  # the error of a value the one-pass read finds a double does not hold
+_DOUBLES = ("DOUBLE", "FLOAT")
 _SPECIAL = "('nan', '-nan', '+nan', 'inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity')"
 
 
-def exact_number_types(con: Any, path_literal: str, options: str) -> dict[str, str]:
-    """{column: DuckDB type} for the sniffed DOUBLE columns of `read_csv(path{options})` that a
-    double would not carry exactly; empty when every number fits."""
-    described = con.execute(f"DESCRIBE SELECT * FROM read_csv({path_literal}{options})").fetchall()
-    doubles = [str(row[0]) for row in described if str(row[1]) in ("DOUBLE", "FLOAT")]
+def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
+                 typed: Collection[str]) -> None:
+    """CREATE TABLE `table` (quoted) from `read_csv(source{options(types)})`, every number exact
+    (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
+    import duckdb
+
+    described = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()
+    doubles = {str(name): str(kind) for name, kind, *_ in described if str(kind) in _DOUBLES and name not in typed}
+    if doubles and not limit:
+        columns = ", ".join(f"CAST(CASE WHEN {_exact(quote_ident(n))} THEN {quote_ident(n)} ELSE error('{INEXACT}') "
+                            f"END AS {doubles[n]}) AS {quote_ident(n)}" if n in doubles else quote_ident(n)
+                            for n in (str(row[0]) for row in described))
+        try:
+            con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT {columns} FROM "
+                        f"read_csv({source}{options(dict.fromkeys(doubles, 'VARCHAR'))})")
+            return
+        except duckdb.Error:
+            pass  # a number a double does not hold, or a value that is no number: the two passes say which
+    found = exact_number_types(con, source, options({}), list(doubles))
+    con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM read_csv({source}{options(found)}){limit}")
+
+
+def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:
+    """{column: DuckDB type} for those of the sniffed DOUBLE columns `doubles` of
+    `read_csv(path{options})` that a double would not carry exactly; empty when every number fits."""
     if not doubles:
         return {}
     text = f"read_csv({path_literal}{options}, all_varchar = true)"

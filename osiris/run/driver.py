@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import duckdb
 
+    from osiris.trust.paths import Files
+
 
 class RuntimeProblem(Exception):
     """An expected runtime failure of one step, reported as an OML5xx issue (never a traceback).
@@ -63,10 +65,12 @@ class StepContext:
     output_table: str  # `df_<id>`: where a reader or transform leaves its rows
     input_tables: Mapping[str, str]  # upstream step id -> its table name (`df_<id>`)
     sample: int | None = None  # row limit per source; None for a full run
-    work_dir: Path | None = None  # where a sample write may put files (under the session)
+    work_dir: Path | None = None  # where a driver keeps its working files: the run's scratch directory
     progress: Callable[[int], None] = lambda rows: None  # rows so far, for the live display
     secrets: tuple[str, ...] = ()  # this step's secret values, for redacting driver errors
-    scratch_dir: Path | None = None  # the engine's private temporary directory (spool files); deleted after the run
+    scratch_dir: Path | None = None  # the run's scratch directory, the only one DuckDB may reach; deleted after the run
+    sample_dir: Path | None = None  # a sample write's output is kept here (sessions.save_samples); None: not kept
+    files: Files | None = None  # where the step may read and write files (docs/security.md)
     # A writer's rows already in a table of the target database (the Spark engine stages them there,
     # docs/spark.md): the writer moves them from it; `con`'s input table then only gives the columns.
     staged_table: str | None = None

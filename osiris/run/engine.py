@@ -5,8 +5,13 @@
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
 view `input_df`. The DuckDB database lives in memory, capped by `memory_limit_mb`: beyond it,
-DuckDB spills table blocks to a private temporary directory, so memory stays flat however many rows
-a run moves (ADR 0095). The directory is deleted when the run ends.
+DuckDB spills table blocks to the run's scratch directory, so memory stays flat however many rows
+a run moves (ADR 0095). The scratch directory (`.osiris/tmp/run-<id>/`) is the only place DuckDB
+may read or write: the engine locks it in before any step runs, and each step is checked against
+the project's trust boundary before its driver is called (docs/security.md). The directory is
+deleted when the run ends. DuckDB starts when a step first uses it: a plain copy (a read
+straight into a writer) may take a direct route past it, with the same bytes written
+(osiris.run.direct, ADR 0165).
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ from __future__ import annotations
 import re
 import shutil
 import signal
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -26,9 +30,11 @@ from osiris.oml.graph import dependencies_of, input_tables, run_order, table_nam
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import first_value, row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.problems import redacted
+from osiris.run.problems import masked, redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
+from osiris.trust.boundary import Boundary
+from osiris.trust.sandbox import lock_down, scratch_dir
 
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
@@ -42,11 +48,17 @@ _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 class RunOptions:
     connections: Connections
     env: Mapping[str, str]
-    base_dir: Path  # relative file paths start here (the project directory)
+    base_dir: Path  # the project directory: relative file paths start here, and files stay inside it
     sample: int | None = None
-    work_dir: Path | None = None  # sample writes land here (under the session)
+    sample_dir: Path | None = None  # sample CSV output is kept here (sessions.save_samples); None: not kept
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     preview_rows: int = SAMPLE_PREVIEW_ROWS
+    boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
+    redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
+
+    @property
+    def trust(self) -> Boundary:
+        return self.boundary or Boundary(self.base_dir)
     step_configs: Mapping[str, StepConfig] = field(default_factory=dict)  # from validation: spec defaults
 
 
@@ -86,26 +98,31 @@ class RunListener(Protocol):
 def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: RunListener) -> RunResult:
     """Run every step whose inputs succeeded. Ctrl-C stops at once and is re-raised after the
     current step's driver has rolled back; the result then marks the run interrupted."""
-    import duckdb
+    from osiris.run.direct import plain_copies
 
     steps = {str(step["id"]): step for step in pipeline["steps"]}
     dependencies = dependencies_of(pipeline["steps"])
     results = {step_id: _pending(step) for step_id, step in steps.items()}
+    copies = plain_copies(pipeline["steps"], dependencies, options.sample)
     stop = _CtrlC()
-    scratch = Path(tempfile.mkdtemp(prefix="osiris-run-"))
-    con = duckdb.connect(":memory:")  # no WAL to write; tables beyond memory_limit spill to disk
-    con.execute(f"SET temp_directory = '{scratch / 'spill'}'")
-    threads = int(first_value(con, "SELECT current_setting('threads')"))
-    con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
+    scratch = scratch_dir(options.trust.project)
+    con: Any = _Engine(scratch)  # DuckDB starts when a step first uses it
     try:
         for step_id in run_order(pipeline["steps"]):
             result = results[step_id]
+            if result.status != "pending":
+                continue  # its reader already did it, on a direct route
             blocked = [n for n in dependencies[step_id] if results[n].status != "ok"]
             if blocked:
                 result.status, result.skipped_because = "skipped", blocked[0]
                 listener.step_finished(result)
                 continue
-            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop)
+            writer = copies.get(step_id)
+            if writer and _run_copy(steps[step_id], steps[writer], result, results[writer], options, listener,
+                                    scratch):
+                continue
+            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop,
+                      announce=not writer)
     except KeyboardInterrupt:
         return RunResult(list(results.values()), interrupted=True)
     finally:
@@ -113,6 +130,32 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
+
+
+class _Engine:
+    """The run's DuckDB, started on first use: in memory (no WAL to write), capped at
+    `memory_limit_mb`, spilling beyond it to the scratch directory, and locked into that directory
+    before any step may use it. A run whose every step is a plain copy on a direct route
+    (osiris.run.direct) never imports it."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self.con: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.con is None:
+            import duckdb
+
+            self.con = duckdb.connect(":memory:")
+            self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
+            threads = int(first_value(self.con, "SELECT current_setting('threads')"))
+            self.con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
+            lock_down(self.con, self.scratch)
+        return getattr(self.con, name)
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
 
 
 def memory_limit_mb(threads: int) -> int:
@@ -145,25 +188,15 @@ def _pending(step: Mapping[str, Any]) -> StepResult:
 
 
 def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
-              options: RunOptions, listener: RunListener, scratch: Path, stop: _CtrlC) -> None:
+              options: RunOptions, listener: RunListener, scratch: Path, stop: _CtrlC, announce: bool = True) -> None:
     from osiris.run.drivers import driver_for
 
-    listener.step_started(result)
+    if announce:
+        listener.step_started(result)
     started = time.perf_counter()
     secrets: tuple[str, ...] = ()
     try:
-        config, secrets = resolve_step_config(step.get("config") or {}, options.connections, options.env,
-                                              options.secret_fields(result.component))
-        if result.step_id in options.step_configs:  # the spec's defaults under what the step and connection say
-            config = options.step_configs[result.step_id].merged(config)
-        ctx = StepContext(
-            step_id=result.step_id, component=result.component, mode=result.mode,
-            config={**config, "base_dir": _base_dir(config, options.base_dir)}, con=con,
-            output_table=table_name(result.step_id),
-            input_tables=input_tables(step, inputs), sample=options.sample,
-            work_dir=options.work_dir or scratch,
-            progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
-            scratch_dir=scratch)
+        ctx, secrets = _context(step, inputs, result, con, options, listener, scratch)
         _prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
@@ -179,11 +212,74 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
         if stop.pressed:
             _interrupted(result, started, listener)
             raise KeyboardInterrupt from None
-        result.status = "failed"
-        result.problem = RuntimeProblem("OML503", f"{type(error).__name__}: {redacted(error, secrets)}",
-                                        "run again with OSIRIS_DEBUG=1 set to see where it failed")
+        result.status, result.problem = "failed", _unmapped(error, result.component, secrets)
     result.duration_ms = _since(started)
     listener.step_finished(result)
+
+
+def _context(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any, options: RunOptions,
+             listener: RunListener, scratch: Path) -> tuple[StepContext, tuple[str, ...]]:
+    """A step's context, with its connection's secrets resolved and the step checked against the
+    trust boundary (a RuntimeProblem when it breaches it); the secrets, for redaction."""
+    own = step.get("config") or {}
+    resolved = resolve_step_config(own, options.connections, options.env, options.secret_fields(result.component))
+    config, secrets = resolved.config, resolved.secrets
+    try:
+        options.trust.check_step(result.component, own, resolved.connection)
+    except RuntimeProblem as problem:
+        raise _clean(problem, secrets) from None
+    if result.step_id in options.step_configs:  # the spec's defaults under what the step and connection say
+        config = options.step_configs[result.step_id].merged(config)
+    return StepContext(
+        step_id=result.step_id, component=result.component, mode=result.mode,
+        config=config, con=con, output_table=table_name(result.step_id),
+        input_tables=input_tables(step, inputs), sample=options.sample, work_dir=scratch,
+        progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
+        scratch_dir=scratch, sample_dir=options.sample_dir,
+        files=options.trust.step_files(own, resolved.connection)), secrets
+
+
+def _run_copy(reader_step: Mapping[str, Any], writer_step: Mapping[str, Any], reader: StepResult,
+              writer: StepResult, options: RunOptions, listener: RunListener, scratch: Path) -> bool:
+    """A plain copy on its direct route (osiris.run.direct), reported as its two steps; False when the
+    route declined before anything was kept: the steps then run through the engine."""
+    from osiris.run import direct
+
+    try:
+        reader_ctx, reader_secrets = _context(reader_step, [], reader, None, options, listener, scratch)
+        writer_ctx, writer_secrets = _context(writer_step, [reader.step_id], writer, None, options, listener, scratch)
+    except RuntimeProblem:
+        return False  # the engine's route reports it
+    listener.step_started(reader)
+    started = time.perf_counter()
+    failure: direct.Failed | None = None
+    try:
+        copied = direct.copy(reader_ctx, writer_ctx)
+    except KeyboardInterrupt:
+        _interrupted(reader, started, listener)
+        raise
+    except direct.Failed as failed:
+        copied, failure = None, failed
+    except Exception as error:  # a library error the route did not map: the reader's
+        copied, failure = None, direct.Failed(reader.step_id, _unmapped(error, reader.component, reader_secrets))
+    if copied is None and failure is None:
+        return False
+    reader.duration_ms = _since(started)
+    if failure is not None and failure.step == reader.step_id:
+        reader.status, reader.problem = "failed", _clean(failure.problem, reader_secrets)
+        listener.step_finished(reader)
+        return True  # the writer is skipped: its input failed
+    rows = copied.rows if copied else 0
+    reader.status, reader.rows_in, reader.rows_out = "ok", rows, rows
+    reader.columns = copied.columns if copied else []
+    listener.step_finished(reader)
+    listener.step_started(writer)
+    if failure is not None:
+        writer.status, writer.problem = "failed", _clean(failure.problem, writer_secrets)
+    else:
+        writer.status, writer.rows_in, writer.rows_out = "ok", rows, rows
+    listener.step_finished(writer)
+    return True
 
 
 def _interrupted(result: StepResult, started: float, listener: RunListener) -> None:
@@ -215,7 +311,8 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
             (str(row[0]), str(row[1])) for row in con.execute(f'DESCRIBE "{ctx.output_table}"').fetchall()]
     if options.sample is not None and produced:
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
-        result.preview = ([d[0] for d in cursor.description], cursor.fetchall())
+        rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
+        result.preview = ([d[0] for d in cursor.description], rows)
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
 
@@ -241,14 +338,14 @@ def _has_table(con: Any, name: str) -> bool:
     return bool(found and found[0])
 
 
-def _base_dir(config: Mapping[str, Any], project: Path) -> str:
-    given = config.get("base_dir")
-    return str(project / given) if isinstance(given, str) and given else str(project)
+def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> RuntimeProblem:
+    return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error, secrets)}",
+                          "run again with OSIRIS_DEBUG=1 set to see where it failed")
 
 
 def _clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:
-    """Drivers redact; this is the second lock on the door."""
-    return RuntimeProblem(problem.code, redacted(problem.message, secrets), redacted(problem.hint, secrets),
+    """Drivers redact and withhold values; this is the second lock on the door."""
+    return RuntimeProblem(problem.code, masked(problem.message, secrets), masked(problem.hint, secrets),
                           value=problem.value)
 
 

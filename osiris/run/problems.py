@@ -14,14 +14,21 @@ from collections.abc import Iterable
 from osiris.run.driver import RuntimeProblem
 from osiris.secrets.redact import Redactor
 from osiris.suggest import did_you_mean, listing
+from osiris.trust.disclosure import withhold_values
 
 _QUOTED = re.compile(r"""["'`]([^"'`]+)["'`]""")
 
 
 def redacted(error: BaseException | str, secrets: Iterable[str] = ()) -> str:
-    """The first line of a library's error text, with the step's secrets and any DSN or key masked."""
+    """The first line of a library's error text, with the step's secrets and any DSN or key masked,
+    and the values it quotes withheld (docs/security.md, "What a run tells")."""
     raw = str(error).strip()
-    text = raw.splitlines()[0] if raw else ("" if isinstance(error, str) else type(error).__name__)
+    text = raw.splitlines()[0] if raw else ""
+    return withhold_values(masked(text, secrets)) if text else "no details"
+
+
+def masked(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with the step's secrets and any DSN or key masked."""
     return Redactor(known_values=secrets).text(text)
 
 

@@ -10,6 +10,7 @@ run options from the settings, then the engine. `osiris run` and the MCP server'
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -43,11 +44,14 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
     `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
-    `engine` "spark" runs it on Apache Spark at `run.spark.master` (docs/spark.md)."""
+    The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
+    in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
+    at `run.spark.master` (docs/spark.md)."""
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
     from osiris.session import Session
+    from osiris.trust.boundary import Boundary
 
     root = effective.resolve_path(effective.settings.sessions.dir)
     session = Session.create(root, provider="none", model="none", redactor=redactor,
@@ -55,11 +59,13 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     trail = RunTrail(session, pipeline_path=pipeline_path, sample=sample,
                      save_samples=effective.settings.sessions.save_samples,
                      pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
+    keep = sample is not None and effective.settings.sessions.save_samples  # sample CSV output, in the session
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
-        sample=sample, work_dir=session.path / "artifacts" if sample else None,
+        sample=sample, sample_dir=session.path / "artifacts" if keep else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
-        step_configs=step_configs or {})
+        step_configs=step_configs or {},
+        boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data)
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark

@@ -16,12 +16,14 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.run.driver import RuntimeProblem
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 SPOOL_BYTES = 32 << 20  # load into DuckDB when a spool file holds this much
 CSV_BUFFER_BYTES = 8 << 20  # read_csv's buffer per thread (default 32 MiB): fits the engine's memory_limit
@@ -70,6 +72,8 @@ class CsvSpool:
         self.batch_size, self.progress = max(1, batch_size), progress
         self.rows = 0
         self._paths = [path.with_suffix(".0.csv"), path.with_suffix(".1.csv")]
+        from concurrent.futures import ThreadPoolExecutor  # only a database read needs it
+
         self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="osiris-spool")
         self._loading: Future[None] | None = None
         self._open(0)

@@ -1,7 +1,9 @@
 """Run a validated pipeline on samples (`osiris run --sample N` semantics) and judge the result.
 
 Extractors read at most N rows, writers prove their writes and roll them back, CSV writers write
-into a private folder: nothing is kept in any target. The verdict is one of:
+into the run's scratch directory: nothing is kept in any target. The run stays inside the same
+trust boundary as a real run (docs/security.md): consent to a sample run is consent to run on
+sample rows, never to widen it. The verdict is one of:
 
 - `passed`: every step ran;
 - `failed`: a step failed in a way the pipeline can fix (an unknown column, a wrong data_path, ...):
@@ -12,7 +14,6 @@ into a private folder: nothing is kept in any target. The verdict is one of:
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
+from osiris.trust.boundary import Boundary
 from osiris.validate.issue import Issue
 
 DryRunStatus = Literal["passed", "failed", "skipped"]
@@ -40,7 +42,9 @@ class SampleOptions:
     env: Mapping[str, str]
     base_dir: Path
     secret_fields: Callable[[str], set[str]] = lambda component: set()
-    keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else a temp dir
+    keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else nowhere
+    boundary: Boundary | None = None  # None: the project's own (base_dir, the built-in specs)
+    redact: Callable[[Any], Any] = lambda value: value  # preview rows pass through it (the session's redactor)
 
 
 @dataclass
@@ -72,12 +76,10 @@ def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: Ru
     from osiris.run.engine import run_pipeline
 
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="osiris-sample-") as scratch:
-        work_dir = options.keep_dir or Path(scratch)
-        run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
-                                 sample=options.rows, work_dir=work_dir, secret_fields=options.secret_fields,
-                                 step_configs=step_configs or {})
-        result = run_pipeline(pipeline, run_options, listener)
+    run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
+                             sample=options.rows, sample_dir=options.keep_dir, secret_fields=options.secret_fields,
+                             step_configs=step_configs or {}, boundary=options.boundary, redact=options.redact)
+    result = run_pipeline(pipeline, run_options, listener)
     if result.interrupted:
         raise KeyboardInterrupt
     verdict = judge(pipeline, result, options.rows)
@@ -88,7 +90,8 @@ def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: Ru
 def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | None:
     """Why the sample cannot start (a connection secret not set, no runtime for a component), or None.
 
-    Checked before any step runs, so that nothing is touched when the run could not finish anyway."""
+    Checked before any step runs, so that nothing is touched when the run could not finish anyway.
+    What the pipeline itself may not do is no reason to skip: the run refuses it as a problem."""
     from osiris.run.connections import resolve_step_config
     from osiris.run.drivers import has_driver
 
@@ -100,7 +103,8 @@ def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | N
             resolve_step_config(step.get("config") or {}, options.connections, options.env,
                                 options.secret_fields(component))
         except RuntimeProblem as problem:
-            return f"step '{step.get('id')}': {problem.message}"
+            if is_environment(problem):
+                return f"step '{step.get('id')}': {problem.message}"
     return None
 
 

@@ -12,6 +12,7 @@ from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import StepResult
 from osiris.sample.dry_run import SampleOptions
 from osiris.text_table import count_rows
+from osiris.trust.boundary import Boundary
 
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
@@ -61,8 +62,10 @@ def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str
     from osiris.run.connections import resolve_step_config
 
     component = str(step.get("component", ""))
-    return resolve_step_config(step.get("config") or {}, options.connections, options.env,
-                               options.secret_fields(component))
+    config = step.get("config") or {}
+    resolved = resolve_step_config(config, options.connections, options.env, options.secret_fields(component))
+    (options.boundary or Boundary(options.base_dir)).check_step(component, config, resolved.connection)
+    return resolved.config, resolved.secrets
 
 
 def _database_dialect(component: str) -> str | None:

@@ -21,6 +21,8 @@ from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import Ask, DryRunPolicy, sources
 from osiris.sample.trail import SampleTrail
 from osiris.session import Session, events
+from osiris.trust.boundary import Boundary
+from osiris.trust.disclosure import shorten, withhold_values
 
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
@@ -79,8 +81,9 @@ class SampleTier:
         try:
             return sample_run(pipeline, options, trail, step_configs)
         except Exception as error:
-            reason = self.session.redactor.text(f"the sample run stopped: {type(error).__name__}: {error}")
-            return DryRun("skipped", options.rows, reason=reason)
+            detail = shorten(withhold_values(str(error).strip().splitlines()[0] if str(error).strip() else "no details"),
+                             200, self.session.redactor.text)
+            return DryRun("skipped", options.rows, reason=f"the sample run stopped: {detail}")
 
     @staticmethod
     def last_time(dry_run: DryRun | None, pipeline: Any) -> str | None:
@@ -100,6 +103,7 @@ def build_tier(effective: EffectiveSettings, session: Session, registry: Registr
     options = SampleOptions(
         rows=validation.sample_rows, connections=effective.settings.connections, env=effective.env,
         base_dir=effective.project_root,
-        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)})
+        secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
+        boundary=Boundary.of(effective, registry), redact=session.redactor.data)
     return SampleTier(DryRunPolicy(validation.dry_run, validation.sample_rows, ask), options, session,
                       save_samples=effective.settings.sessions.save_samples)

@@ -28,7 +28,6 @@ from osiris.secrets.patterns import (
     BLOCK_SCALAR_KEY,
     COLON_ASSIGNMENT,
     DSN_PASSWORD,
-    ENV_REFERENCE,
     EQUALS_ASSIGNMENT,
     FLOW_ASSIGNMENT,
     FLOW_ITEM,
@@ -45,13 +44,14 @@ from osiris.secrets.patterns import (
 )
 from osiris.secrets.yaml_text import redact_yaml
 
-__all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_secrets", "is_reference",
-           "resolve_env_reference"]
+__all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_secrets", "is_reference"]
 
 # Shorter known values would mask ordinary words; such "secrets" are not worth hiding anyway.
 MIN_KNOWN_SECRET_LENGTH = 4
 MIN_ENCODED_LENGTH = 8  # an encoded fragment shorter than this would match ordinary text
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,})")
+MIN_CUT_HEAD = 8  # a shorter head is often a key's public prefix (`phx_...` in a hint), and tells nothing
+_CUT_HEAD = re.compile(rf"\S{{{MIN_CUT_HEAD},}}(?=…|\.\.\.)")  # the last word before an ellipsis
 _FLOW_BRACKETS = re.compile(r"[\[\]{}\n]")
 
 
@@ -128,8 +128,7 @@ class Redactor:
         """Mask secrets in prose, logs, headers and single lines, by their shapes."""
         if not text:
             return text
-        if self._known_pattern is not None:
-            text = self._known_pattern.sub(MASK, text)
+        text = self._mask_known(text)
         # Each shape runs only where its words are: on a megabyte of YAML that halves the time.
         lowered = text.lower()
         if "://" in text:
@@ -150,6 +149,24 @@ class Redactor:
         if "=" in text:
             text = EQUALS_ASSIGNMENT.sub(self._mask_assignment, text)
         return PROSE_SECRET.sub(_mask_prose, text) if _any_in(lowered, PROSE_SECRET_CLUES) else text
+
+    def _mask_known(self, text: str) -> str:
+        """Every known secret value (and its encodings), and the head of one at a cut."""
+        if self._known_pattern is None:
+            return text
+        text = self._known_pattern.sub(MASK, text)
+        return _CUT_HEAD.sub(self._mask_cut_head, text) if "…" in text or "..." in text else text
+
+    def _mask_cut_head(self, match: re.Match[str]) -> str:
+        """A text cut before it was redacted ends in the head of a secret, then an ellipsis: that head
+        is masked too. Cut after redacting wherever you can (osiris.trust.disclosure.shorten); this
+        is the net for a cut made where no redactor was at hand."""
+        head = match.group(0)
+        for size in range(len(head), MIN_CUT_HEAD - 1, -1):
+            tail = head[-size:]
+            if any(form.startswith(tail) for form in self._forms):
+                return head[:-size] + MASK
+        return head
 
     def _mask_secret_blocks(self, text: str) -> str:
         """`password: |` in text that is not a whole YAML document (an answer that does not parse):
@@ -360,28 +377,16 @@ def _mask_prose(match: re.Match[str]) -> str:
     return f"{match['head']}{quote_char}{MASK}{quote_char}"
 
 
-def resolve_env_reference(value: Any, env: Mapping[str, str]) -> Any:
-    """`${NAME}` -> env[NAME] (or None when unset); any other value unchanged."""
-    if isinstance(value, str):
-        found = ENV_REFERENCE.fullmatch(value.strip())
-        if found:
-            return env.get(found.group(1))
-    return value
-
-
 def connection_secrets(
     connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
     env: Mapping[str, str],
     secret_fields: Iterable[str] = (),
 ) -> list[str]:
-    """The resolved values of secret fields in `connections` settings (a MySQL password, a numeric PIN)."""
-    marked = {name.lower() for name in secret_fields}
-    found: list[str] = []
-    for aliases in connections.values():
-        for fields in aliases.values():
-            for name, raw in fields.items():
-                if name.lower() in marked or is_secret_key(name):
-                    value = secret_text(resolve_env_reference(raw, env))
-                    if value:
-                        found.append(value)
-    return found
+    """The resolved secret values of `connections` settings (a MySQL password, a numeric PIN, a
+    header's token), as `osiris run` resolves them: environment, then keyring (osiris.trust.references)."""
+    from osiris.trust.references import resolve_connection
+
+    fields = list(secret_fields)
+    return [secret for family, aliases in connections.items() for alias, values in aliases.items()
+            for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
+                                             secret_fields=fields, strict=False).secrets]

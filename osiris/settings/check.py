@@ -17,8 +17,10 @@ if TYPE_CHECKING:
 
 
 def check_settings(effective: EffectiveSettings) -> None:
-    """Raise SettingsError for a bad llm.base_url or rule; warn (stderr) about missing component folders."""
+    """Raise SettingsError for a bad llm.base_url, rule or allow_override; warn (stderr) about missing
+    component folders."""
     settings = effective.settings
+    _check_allow_override(effective)
     base_url = settings.llm.base_url
     if base_url is not None and not _is_http_url(base_url):
         raise SettingsError(
@@ -40,6 +42,21 @@ def check_settings(effective: EffectiveSettings) -> None:
                     f"(from {effective.source('components.paths')}) is not a directory; it is skipped",
                     file=sys.stderr,
                 )
+
+
+def _check_allow_override(effective: EffectiveSettings) -> None:
+    """`connections.<family>.<alias>.allow_override` lists the fields steps may set (docs/security.md)."""
+    for family, aliases in effective.settings.connections.items():
+        for alias, fields in (aliases or {}).items():
+            given = fields.get("allow_override") if isinstance(fields, dict) else None
+            names = [given] if isinstance(given, str) else given
+            if given is None or (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
+                continue
+            key = f"connections.{family}.{alias}.allow_override"
+            source = next((where for name, where in effective.sources.items()
+                           if name == key or name.startswith(key + ".")), effective.source(key))
+            raise SettingsError(f"{source}: {key} = {show_value(given)} is not allowed; it must be "
+                                "a list of the connection's field names that a step may set, e.g. [base_url]")
 
 
 def show_value(value: Any) -> str:

@@ -51,6 +51,8 @@ CODES: dict[str, Code] = {
     "OML313": Code(3, "error", "connection family mismatch"),
     "OML314": Code(3, "error", "forbidden override of a connection field"),
     "OML315": Code(3, "warning", "value coerced"),
+    "OML316": Code(3, "error", "reference in a step"),
+    "OML317": Code(3, "error", "path outside the project"),
     "OML401": Code(4, "error", "unknown dependency"),
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),
@@ -58,6 +60,7 @@ CODES: dict[str, Code] = {
     "OML405": Code(4, "error", "SQL syntax error"),
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
+    "OML408": Code(4, "error", "transform reads files or the network"),
     "OML409": Code(4, "error", "a run cannot hand the step its input"),
     "OML412": Code(4, "error", "transform has no Spark form"),  # OML412-414: run.engine spark (docs/spark.md)
     "OML413": Code(4, "error", "transform gives another result on Spark"),
@@ -78,6 +81,8 @@ CODES: dict[str, Code] = {
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
     "OML516": Code(5, "error", "no runtime driver"),
+    "OML517": Code(5, "error", "file outside the project"),
+    "OML518": Code(5, "error", "refused by the trust boundary"),
     "OML519": Code(5, "error", "step inputs do not fit"),
     "OML520": Code(5, "error", "cleartext password refused"),
     "OML521": Code(5, "error", "connection setting invalid"),

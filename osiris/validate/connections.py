@@ -9,6 +9,7 @@ from typing import Any
 
 from osiris.registry import ComponentSpec
 from osiris.suggest import did_you_mean, listing
+from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -74,10 +75,19 @@ def check_reference(path: str, value: Any, spec: ComponentSpec, connections: Con
 
 
 def check_overrides(path: str, config: Mapping[str, Any], spec: ComponentSpec, findings: Findings,
-                    skip: set[str]) -> None:
-    """Fields set inline although the connection supplies them: forbidden -> error, warning -> warning."""
+                    skip: set[str], reference: Reference) -> None:
+    """Fields set inline although the connection supplies them. Where the connection goes is the
+    trust boundary's (osiris.trust.endpoints): an error unless the connection's `allow_override`
+    names it. Other fields follow the spec: forbidden -> error, warning -> warning."""
+    moved = [override for override in endpoint_overrides(config, endpoint_fields(spec),
+                                                         f"@{reference.family}.{reference.alias}", reference.fields)
+             if override.where not in skip]  # an inline secret is OML310 already
+    for override in moved:
+        findings.add("OML314", join(path, override.where), override.message, override.hint,
+                     value=config[override.where], secret=spec.is_secret("/" + override.where))
+    done = {override.where for override in moved} | allowed_overrides(reference.fields) | endpoint_fields(spec)
     for field, rule in spec.connection_fields.items():
-        if field not in config or field in skip or rule == "allowed":
+        if field not in config or field in skip or field in done or rule == "allowed":
             continue
         secret = spec.is_secret("/" + field)
         severity = "error" if rule == "forbidden" else "warning"

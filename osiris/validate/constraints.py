@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.registry import ComponentSpec, compile_schema
+from osiris.registry.quick import plainly_valid
 from osiris.validate.coerce import describe
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -46,7 +47,7 @@ def _satisfied(value: Any, requirement: Any) -> bool:
     if value is UNKNOWN:
         return True
     if isinstance(requirement, dict):
-        return value is not None and _validator(requirement).is_valid(value)
+        return value is not None and (plainly_valid(requirement, value) or _validator(requirement).is_valid(value))
     return _equals(value, requirement)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.oml.graph import step_dependencies, step_id_of, table_name
 from osiris.suggest import closest, listing
+from osiris.trust.sql import outside_reach
 from osiris.validate.catalog_names import check_table_fields, new_table_hint
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
@@ -124,7 +125,11 @@ class _SqlChecks:
             if item.tree is None:
                 continue
             if _is_processor(item.spec):
-                self._check_processor(item)
+                reaches = outside_reach(item.tree)  # OML408: files and network (osiris/trust/sql.py)
+                for reach in reaches:
+                    self._add_at("OML408", item, reach.where, reach.message, reach.hint)
+                if not reaches:
+                    self._check_processor(item)
             else:
                 self._check_against_catalog(item)
 

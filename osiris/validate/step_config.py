@@ -8,6 +8,7 @@ from typing import Any
 
 from osiris.registry import ComponentSpec, Registry
 from osiris.registry.patterns import search
+from osiris.registry.quick import plainly_valid
 from osiris.suggest import did_you_mean, listing
 from osiris.validate.component_names import component_names_for
 from osiris.validate.canonical import Edit
@@ -20,6 +21,7 @@ from osiris.validate.connections import (
     check_reference,
     connection_hint,
 )
+from osiris.validate.boundary import check_boundary
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -109,7 +111,8 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
                                            "the connection supplies it" if has_reference
                                            else _connect_instead(config, spec, connections, how_to_connect))
     if reference is not None:
-        check_overrides(path, config, spec, findings, skip=inline_secrets)
+        check_overrides(path, config, spec, findings, skip=inline_secrets, reference=reference)
+    check_boundary(path, config, spec, findings)  # OML316 references, OML317 paths (osiris.trust)
     # A connection that is there but wrong (OML311-313) is the one thing to fix: the fields it would
     # supply are not reported missing on top of it.
     _check_required(path, config, spec, has_reference, findings, how_to_connect)
@@ -120,9 +123,10 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
                if k not in inline_secrets and not is_extension(k)}  # inline secrets: already OML310
     if has_reference and CONNECTION_KEY in spec.properties:  # a spec may declare (and require) connection
         checked[CONNECTION_KEY] = connection_value
-    errors = registry.config_validator(spec.name).iter_errors(checked)
-    for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
-        report_schema_error(error, path, spec, findings)
+    if not plainly_valid(registry.config_schema(spec.name), checked):  # else jsonschema says what is wrong
+        errors = registry.config_validator(spec.name).iter_errors(checked)
+        for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
+            report_schema_error(error, path, spec, findings)
 
     # What the component will run with: schema defaults < connection fields < the step's config.
     fields = reference.fields if reference else {}

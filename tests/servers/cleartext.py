@@ -74,6 +74,13 @@ class CleartextStub:
         self._answer(conn)
 
     def _mysql(self, conn: socket.socket) -> None:
+        sequence = self._mysql_login(conn)
+        question = b"\x04Password: " if self.plugin == "dialog" else b""
+        _send_packet(conn, sequence, b"\xfe" + self.plugin.encode() + b"\0" + question)
+        self._answer(conn)
+
+    def _mysql_login(self, conn: socket.socket) -> int:
+        """A MySQL handshake, and the client's login read: the sequence number of the server's answer."""
         salt = b"abcdefgh" + b"ijklmnopqrst"
         handshake = (b"\x0a" + b"5.7.0-stub\0" + struct.pack("<I", 7) + salt[:8] + b"\0"
                      + struct.pack("<H", MYSQL_CAPABILITIES & 0xFFFF) + b"\x21" + struct.pack("<H", 2)
@@ -82,8 +89,32 @@ class CleartextStub:
         _send_packet(conn, 0, handshake)
         header = self._read(conn, 4)
         self._read(conn, int.from_bytes(header[:3], "little"))  # the login, with a hashed password
-        question = b"\x04Password: " if self.plugin == "dialog" else b""
-        _send_packet(conn, header[3] + 1, b"\xfe" + self.plugin.encode() + b"\0" + question)
+        return header[3] + 1
+
+
+class FileAskingStub(CleartextStub):
+    """A MySQL server that lets anyone in, then answers the first statement after SET NAMES with a
+    request for the client's file `asked` (LOAD DATA LOCAL's LOAD_LOCAL packet), as a hostile server
+    may; `received` holds all the client sent."""
+
+    def __init__(self, asked: str) -> None:
+        super().__init__("mysql")
+        self.asked = asked
+
+    def _mysql(self, conn: socket.socket) -> None:
+        ok = b"\x00\x00\x00\x02\x00\x00\x00"
+        _send_packet(conn, self._mysql_login(conn), ok)  # logged in
+        header = self._read(conn, 4)
+        self._read(conn, int.from_bytes(header[:3], "little"))  # SET NAMES, which PyMySQL sends as it connects
+        _send_packet(conn, 1, ok)
+        header = self._read(conn, 4)
+        self._read(conn, int.from_bytes(header[:3], "little"))  # the next statement
+        _send_packet(conn, 1, b"\xfb" + self.asked.encode())  # LOAD_LOCAL: send me this file
+        for _ in range(64):  # the file's packets, up to the empty one that ends it
+            header = self._read(conn, 4)
+            if not self._read(conn, int.from_bytes(header[:3], "little")):
+                break
+        _send_packet(conn, header[3] + 1, b"\x00\x00\x00\x02\x00\x00\x00")
         self._answer(conn)
 
 

@@ -1,6 +1,7 @@
 """duckdb.processor: run the step's SQL on the engine; its result becomes `df_<id>`.
 
-The query sees every earlier step as `df_<id>`, and `input_df` when the step has one input.
+The query sees every earlier step as `df_<id>`, and `input_df` when the step has one input. It runs
+in the engine's sandbox: a query that reaches for a file or the network is OML518 (docs/security.md).
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from typing import Any
 
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.problems import names_hint, quoted_name, redacted, sql_problem, type_problem
+from osiris.run.problems import masked, names_hint, quoted_name, redacted, sql_problem, type_problem
 from osiris.run.spool import quote_ident
+from osiris.trust.disclosure import conversion_problem
+from osiris.trust.sandbox import refused
 
 _TABLE_NAME = re.compile(r"with name (\S+) does not exist")
 
@@ -28,8 +31,10 @@ class DuckDBDriver:
             raise _unknown_table(ctx, error) from None
         except duckdb.BinderException as error:
             raise _unknown_column(ctx, error) from None
+        except duckdb.PermissionException as error:
+            raise refused(redacted(error, ctx.secrets)) from None
         except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
-            raise type_problem(redacted(error, ctx.secrets)) from None
+            raise type_problem(conversion_problem(masked(str(error), ctx.secrets))) from None
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
         rows = row_count(ctx.con, ctx.output_table)

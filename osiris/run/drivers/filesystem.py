@@ -1,89 +1,157 @@
-"""filesystem.csv_extractor and filesystem.csv_writer, done by DuckDB's own read_csv and COPY.
+"""filesystem.csv_extractor and filesystem.csv_writer: DuckDB's read_csv and COPY, inside the sandbox.
 
-Paths are relative to the connection's `base_dir`, or to the project directory. A writer writes a
-temporary file beside the target and renames it at the end, so a failure or Ctrl-C leaves the
-target as it was; on `--sample` it writes under the session directory instead.
+Paths are relative to the project, or to the `base_dir` of the step's filesystem connection, and
+are checked against the trust boundary (`ctx.files`, docs/security.md) before any file is opened.
+DuckDB itself may reach only the run's scratch directory, so the driver moves files across:
+
+- a reader links (or copies) the checked file into the scratch directory and reads it there;
+- a writer has DuckDB COPY into the scratch directory, then renames the finished file onto the
+  target in one step, so a failure or Ctrl-C leaves the target as it was, and two runs writing one
+  target never mix their rows. On `--sample` the real target is checked but never written: the
+  file is kept in the session (`ctx.sample_dir`, with `sessions.save_samples: true`) or dropped.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_input import exact_number_types
+from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import redacted
+from osiris.run.problems import masked
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
+from osiris.trust.disclosure import conversion_problem
+from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files, sample_file, sample_name
+from osiris.trust.sandbox import output_file, place, stage
+
+DUCKDB_TYPE_NAMES = "VARCHAR, BIGINT, INTEGER, DOUBLE, DECIMAL(18,2), BOOLEAN, DATE, TIMESTAMP"
+PANDAS_TYPES = {"str": "VARCHAR", "string": "VARCHAR", "object": "VARCHAR", "int": "BIGINT", "int64": "BIGINT",
+                "int32": "INTEGER", "float": "DOUBLE", "float64": "DOUBLE", "float32": "FLOAT", "bool": "BOOLEAN",
+                "datetime64": "TIMESTAMP", "datetime64[ns]": "TIMESTAMP", "category": "VARCHAR"}
+_UNKNOWN_TYPE = re.compile(r"Type with name (\S+) does not exist")
 
 
 class FilesystemDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
+        files = ctx.files or _files_of(ctx.config)
         if ctx.component == "filesystem.csv_extractor":
-            return self._read(ctx)
-        return self._write(ctx)
+            return self._read(ctx, files)
+        return self._write(ctx, files)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+        """`osiris discover`: the person names the files, so there is no pipeline to distrust."""
         import duckdb
 
         names = tables or [str(config["path"])]
         con = duckdb.connect()
         found = []
         for name in names:
-            path = _existing(_resolve(config, name), name)
+            given = Path(name).expanduser()
+            path = given if given.is_absolute() else Path(str(config.get("base_dir") or ".")) / given
+            path = _existing(path, name, _files_of(config))
             rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))})").fetchall()
             found.append(TableInfo(name, [ColumnInfo(str(r[0]), str(r[1])) for r in rows]))
         return found
 
-    def _read(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
-        path = _existing(_resolve(config, str(config["path"])), str(config["path"]))
+    def _read(self, ctx: StepContext, files: Files) -> StepOutcome:
+        import duckdb
+
+        config, shown = ctx.config, str(ctx.config["path"])
+        path = _existing(files.resolve(shown), shown, files)
+        source = stage(path, ctx.scratch_dir) if ctx.scratch_dir is not None else path
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
-        options = _read_options(config)
+        typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
         try:
-            options = _read_options(config, exact_number_types(ctx.con, literal(str(path)), options))
-            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS "
-                            f"SELECT * FROM read_csv({literal(str(path))}{options}){limit}")
-        except Exception as error:
-            raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
-                                 "check delimiter, header and encoding for this file") from None
+            read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                         lambda types: _read_options(config, types), limit, typed)
+        except duckdb.Error as error:
+            raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
+        finally:
+            if source != path:
+                source.unlink(missing_ok=True)
         rows = row_count(ctx.con, ctx.output_table)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
 
-    def _write(self, ctx: StepContext) -> StepOutcome:
+    def _write(self, ctx: StepContext, files: Files) -> StepOutcome:
         config = ctx.config
         (source,) = ctx.input_tables.values() if len(ctx.input_tables) == 1 else (_one_input(ctx),)
-        if ctx.sample is not None and ctx.work_dir is not None:
-            target = ctx.work_dir / "sample-output" / ctx.step_id / Path(str(config["path"])).name
-        else:
-            target = _resolve(config, str(config["path"]))
-        if config.get("create_dirs", True):
-            target.parent.mkdir(parents=True, exist_ok=True)
-        elif not target.parent.is_dir():
-            raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
-                                 "create it, or set create_dirs: true")
         columns = [(str(r[0]), str(r[1])) for r in ctx.con.execute(f"DESCRIBE {quote_ident(source)}").fetchall()]
         form = CsvFormat(config, columns)
-        partial = target.with_name(f".{target.name}.osiris-partial")
-        copied = partial.with_name(partial.name + "-utf8") if form.second_pass else partial
-        try:
-            ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) TO {literal(str(copied))} "
-                            f"({form.copy_options()})")
-            if form.second_pass:
-                form.finish(copied, partial)
-            os.replace(partial, target)
-        finally:
-            partial.unlink(missing_ok=True)
-            copied.unlink(missing_ok=True)
+        with csv_output(ctx, files) as finished:
+            copied = finished.with_name(finished.name + "-utf8") if form.second_pass else finished
+            try:
+                ctx.con.execute(f"COPY (SELECT {form.select_list()} FROM {quote_ident(source)}) "
+                                f"TO {literal(str(copied))} ({form.copy_options()})")
+                if form.second_pass:
+                    form.finish(copied, finished)
+            finally:
+                if copied != finished:
+                    copied.unlink(missing_ok=True)
         rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
+
+
+@contextmanager
+def csv_output(ctx: StepContext, files: Files | None = None) -> Iterator[Path]:
+    """The file a csv_writer step fills, in the run's scratch directory: when the block ends without
+    an error it is kept whole, in one rename (`_keep`), so a failure or Ctrl-C leaves the target as
+    it was."""
+    target = csv_target(ctx, files)
+    finished = output_file(ctx.scratch_dir or target.parent, target)
+    try:
+        yield finished
+        _keep(finished, target, ctx)
+    finally:
+        finished.unlink(missing_ok=True)
+
+
+def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
+    """A csv_writer step's target file, checked against the trust boundary (on a sample run too:
+    consent never widens it), its folder made (`create_dirs`, the default; not on a sample) or found."""
+    config, shown = ctx.config, str(ctx.config["path"])
+    target = (files or ctx.files or _files_of(config)).resolve(shown, write=True)
+    if config.get("create_dirs", True):
+        if ctx.sample is None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise RuntimeProblem("OML510", f"the directory of {shown} does not exist",
+                             "create it, or set create_dirs: true")
+    return target
+
+
+def plain_csv(config: Mapping[str, Any]) -> bool:
+    """A writer whose file is comma-separated UTF-8 with LF line ends and minimal quoting: the bytes
+    PostgreSQL's COPY (FORMAT CSV) writes too (osiris.run.direct)."""
+    form = CsvFormat(config, [])
+    return (form.delimiter, form.quoting, form.encoding, form.newline) == (",", "minimal", "utf-8", "\n")
+
+
+def _keep(finished: Path, target: Path, ctx: StepContext) -> None:
+    """A real run's file goes onto its target; a sample's into the session, or nowhere."""
+    if ctx.sample is None:
+        place(finished, target)
+    elif ctx.sample_dir is not None:
+        folder = ctx.sample_dir / "sample-output" / sample_name(ctx.step_id)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        kept = folder / sample_file(str(ctx.config["path"]))
+        place(finished, kept)
+        os.chmod(kept, 0o600)
+
+
+def _files_of(config: Mapping[str, Any]) -> Files:
+    """The boundary of a step run without the engine (a driver test, `osiris discover`): its base_dir."""
+    root = Path(str(config.get("base_dir") or ".")).expanduser()
+    return Files.at(root, (root / SETTINGS_FILE, root / OSIRIS_DIR))
 
 
 def _one_input(ctx: StepContext) -> str:
@@ -91,19 +159,32 @@ def _one_input(ctx: StepContext) -> str:
                          "join or union the inputs in a duckdb.processor step first")
 
 
-def _resolve(config: Mapping[str, Any], path: str) -> Path:
-    given = Path(path).expanduser()
-    return given if given.is_absolute() else Path(str(config.get("base_dir") or ".")) / given
-
-
-def _existing(path: Path, shown: str) -> Path:
+def _existing(path: Path, shown: str, files: Files) -> Path:
     if path.is_file():
         return path
     folder = path.parent
-    nearby = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    listed = folder.is_dir() and files.shows(folder)
+    nearby = sorted(p.name for p in folder.iterdir() if p.is_file() and files.shows(p)) if listed else []
     hint = (f"files in {folder.name or folder}: {listing(nearby)}{did_you_mean(path.name, nearby)}" if nearby
-            else f"the folder {folder} does not exist or is empty; paths are relative to the project (or base_dir)")
+            else f"the folder {Path(shown).parent} does not exist or is empty; paths are relative to the project "
+                 "(or base_dir)")
     raise RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+
+
+def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimeProblem:
+    """Why DuckDB could not read the file, in names and types: never a line of it."""
+    unknown = _UNKNOWN_TYPE.search(text)
+    if unknown:
+        name = unknown.group(1).strip("\"'")
+        instead = PANDAS_TYPES.get(name.lower())
+        return RuntimeProblem(
+            "OML503", f"cannot read {shown} as CSV: dtype names the type '{name}', which DuckDB does not know",
+            (f"write {instead} for '{name}'; " if instead else "") + f"dtype takes DuckDB type names: {DUCKDB_TYPE_NAMES}",
+            value=name)
+    detail = conversion_problem(text)
+    hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
+            if "does not convert" in detail else "check delimiter, header and encoding for this file")
+    return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)
 
 
 def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = None) -> str:

@@ -65,13 +65,14 @@ class MySQLDialect(SqlDialect):
                      "caching_sha2_password): Osiris's MySQL connections are not encrypted")
 
     def open(self, config: Mapping[str, Any]) -> Any:
-        import pymysql
+        from osiris.run.drivers.mysql_load import GuardedConnection
 
-        return pymysql.connect(host=config.get("host", "localhost"), port=int(config.get("port", 3306)),
+        return GuardedConnection(host=config.get("host", "localhost"), port=int(config.get("port", 3306)),
                                user=config.get("user"), password=str(config.get("password") or ""),
                                database=config.get("database"), connect_timeout=10, autocommit=False,
                                charset="utf8mb4", init_command="SET time_zone = '+00:00'",
-                               auth_plugin_map={name: _RefuseCleartext for name in CLEARTEXT_PLUGINS})
+                               auth_plugin_map={name: _RefuseCleartext for name in CLEARTEXT_PLUGINS},
+                               local_infile=True)  # only for the writer's own file (mysql_load.GuardedConnection)
 
     def classify_connect(self, error: Exception) -> Classified | None:
         import pymysql
@@ -109,7 +110,7 @@ class MySQLDialect(SqlDialect):
         return (ErrorKind.TYPE if code in _TYPE else ErrorKind.SQL), text
 
     def quote(self, name: str) -> str:
-        return _ident(name)
+        return quote_mysql(name)
 
     def schema(self, config: Mapping[str, Any]) -> str:
         return str(config.get("schema") or config.get("database"))
@@ -184,6 +185,13 @@ class MySQLDialect(SqlDialect):
         if ctx.staged_table:  # the Spark engine staged the rows in this database (docs/spark.md)
             with conn.cursor() as cursor:
                 return int(cursor.execute(statement, ()))  # () makes PyMySQL turn each %% back into %
+        if not upsert and ctx.sample is None:
+            from osiris.run.drivers.mysql_load import load
+
+            rows = load(ctx, conn, into, source, columns, _column_types(conn, target, self))
+            if rows is not None:
+                ctx.progress(rows)
+                return rows
         existing = {quote_ident(c.name): c.type.lower() for c in target.existing.columns} if target.existing else {}
         select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
@@ -210,6 +218,12 @@ def sample_twin(table: str) -> str:
     return name if len(name) <= MAX_NAME else "osiris_sample_" + hashlib.sha256(table.encode()).hexdigest()[:16]
 
 
+def _column_types(conn: Any, target: WriteTarget, dialect: SqlDialect) -> dict[str, str]:
+    """The target's column types, as discovered (a table the step created, discovered now)."""
+    found = target.existing or next(iter(dialect.discover(conn, target.schema, [target.table])), None)
+    return {c.name: c.type for c in found.columns} if found else {}
+
+
 def _code_and_text(error: Exception) -> tuple[int, str]:
     """PyMySQL's (errno, message) pair."""
     code = error.args[0] if error.args else 0
@@ -229,7 +243,8 @@ def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
         raise unique_key_problem(target.table, target.keys, field)
 
 
-def _ident(name: str) -> str:
+def quote_mysql(name: str) -> str:
+    """A MySQL identifier, quoted."""
     return "`" + name.replace("`", "``") + "`"
 
 
@@ -242,9 +257,9 @@ def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) ->
 
 
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:
-    body = [f"{_ident(n)} {kind}" for n, kind in columns]
+    body = [f"{quote_mysql(n)} {kind}" for n, kind in columns]
     if keys:
-        body.append("PRIMARY KEY (" + ", ".join(_ident(k) for k in keys) + ")")
+        body.append("PRIMARY KEY (" + ", ".join(quote_mysql(k) for k in keys) + ")")
     kind = "TEMPORARY TABLE" if temporary else "TABLE IF NOT EXISTS"
     return f"CREATE {kind} {name} ({', '.join(body)}) DEFAULT CHARSET=utf8mb4"  # every text, emoji too
 
@@ -252,13 +267,13 @@ def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *,
 def _insert_statement(target: str, columns: list[tuple[str, str]], keys: list[str], staged: str | None = None) -> str:
     """`INSERT ... VALUES (%s, ...)`, PyMySQL's placeholders: a `%` in a name is doubled to stay itself;
     or `INSERT ... SELECT` of every row of a `staged` table (the Spark engine's)."""
-    names = ", ".join(_ident(n) for n, _ in columns).replace("%", "%%")
+    names = ", ".join(quote_mysql(n) for n, _ in columns).replace("%", "%%")
     marks = ", ".join(["%s"] * len(columns))
     rows = f"SELECT {names} FROM {staged.replace('%', '%%')}" if staged else f"VALUES ({marks})"
     statement = f"INSERT INTO {target.replace('%', '%%')} ({names}) {rows}"
-    updates = [f"{_ident(n)} = VALUES({_ident(n)})" for n, _ in columns if n not in keys]
+    updates = [f"{quote_mysql(n)} = VALUES({quote_mysql(n)})" for n, _ in columns if n not in keys]
     if keys:
-        update = ", ".join(updates) or f"{_ident(keys[0])} = {_ident(keys[0])}"
+        update = ", ".join(updates) or f"{quote_mysql(keys[0])} = {quote_mysql(keys[0])}"
         statement += " ON DUPLICATE KEY UPDATE " + update.replace("%", "%%")
     return statement
 

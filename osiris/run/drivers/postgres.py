@@ -44,7 +44,7 @@ _DUCKDB_TO_PG = {"BIGINT": "bigint", "INTEGER": "integer", "SMALLINT": "smallint
                  "TIMESTAMP WITH TIME ZONE": "timestamptz", "TIME WITH TIME ZONE": "timetz", "INTERVAL": "interval",
                  "UUID": "uuid", "VARCHAR": "text", "JSON": "jsonb", "BLOB": "bytea", "BIT": "varbit"}
 ENCRYPTED_SSLMODES = ("require", "verify-ca", "verify-full")
-SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO"
+SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c bytea_output=hex"  # the texts the readers expect
 
 
 class PostgresDialect(SqlDialect):
@@ -106,7 +106,7 @@ class PostgresDialect(SqlDialect):
     def read(self, ctx: StepContext, conn: Any, query: str) -> int:
         with conn.cursor() as cursor:
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
-            columns = [_column(c) for c in cursor.description or []]
+            columns = [engine_column(c) for c in cursor.description or []]
             spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
                              int(ctx.config.get("batch_size", 10_000)), ctx.progress)
             try:
@@ -214,7 +214,7 @@ def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
         yield data
 
 
-def _column(column: Any) -> Column:
+def engine_column(column: Any) -> Column:
     """The engine's column for a query's column: a numeric wider than DuckDB's 38 digits (or one
     without a precision) stays PostgreSQL's exact text, noted as numeric for a table to be created."""
     code = column.type_code

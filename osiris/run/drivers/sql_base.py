@@ -208,12 +208,17 @@ class SqlDriver:
 
     # --- reading -------------------------------------------------------------------------------
 
-    def _read(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
-        query = self.dialect.source_query(config)
-        limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
+    def read_query(self, ctx: StepContext) -> str:
+        """The SQL a read step runs: its source query within its row limit (`limit`, `--sample`)."""
+        query = self.dialect.source_query(ctx.config)
+        limits = [n for n in (ctx.config.get("limit"), ctx.sample) if n is not None]
         if limits:
             query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
+        return query
+
+    def _read(self, ctx: StepContext) -> StepOutcome:
+        config = ctx.config
+        query = self.read_query(ctx)
         with self.session(config, ctx.secrets) as conn:
             try:
                 rows = self.dialect.read(ctx, conn, query)

@@ -3,7 +3,10 @@ lists, and streaming the input out of DuckDB in bounded pieces."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -47,8 +50,11 @@ def tables_in(query: str, dialect: str | None) -> list[str] | None:
 
 
 def spool_path(ctx: StepContext) -> Path:
-    folder = ctx.scratch_dir or Path(tempfile.gettempdir())
-    return folder / f"{ctx.output_table}.spool.csv"
+    """In the run's scratch directory; a driver called without the engine (a test) spools in the
+    system's temporary directory, under a name of its process, so that two never share a file."""
+    if ctx.scratch_dir is not None:
+        return ctx.scratch_dir / f"{ctx.output_table}.spool.csv"
+    return Path(tempfile.gettempdir()) / f"{ctx.output_table}.{os.getpid()}.spool.csv"
 
 
 def select_list(columns: list[tuple[str, str]], render: Callable[[str, str], str | None]) -> str:
@@ -62,15 +68,61 @@ def select_list(columns: list[tuple[str, str]], render: Callable[[str, str], str
 
 def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[tuple[bytes, int]]:
     """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
-    (the batch's bytes, its row count). DuckDB exports `SELECT {select}` of the table once to a spool
-    file, which is read 1 MiB at a time and cut at record ends (`cut_records`)."""
+    (the batch's bytes, its row count), cut at record ends (`cut_records`). DuckDB writes
+    `SELECT {select}` of the table into a named pipe from a thread of its own, so the rows it writes
+    are being sent while it writes the next (ADR 0168); a failed export raises its DuckDB error
+    after the rows that came through it."""
     path = spool_path(ctx)
-    ctx.con.execute(f"COPY (SELECT {select} FROM {quote_ident(source)}) TO '{path}' (FORMAT csv, HEADER false)")
+    path.unlink(missing_ok=True)
+    os.mkfifo(path, 0o600)
+    export = _Export(ctx.con, f"COPY (SELECT {select} FROM {quote_ident(source)}) TO '{path}' "
+                                       "(FORMAT csv, HEADER false)", path)
     try:
-        with open(path, "rb") as handle:
+        with open(path, "rb") as handle:  # opening waits for DuckDB to open its end
             yield from cut_records(iter(lambda: handle.read(READ_CHUNK_BYTES), b""), batch_size)
+        export.join()
     finally:
+        export.stop()
         path.unlink(missing_ok=True)
+
+
+class _Export(threading.Thread):
+    """One DuckDB COPY into the named pipe `path`, in a thread (DuckDB releases the GIL while it
+    works), on the step's own connection (which sees its TEMP views), left alone by the reading
+    thread meanwhile; `join` raises its error. Whichever side stops first opens the other end for a
+    moment, so that neither waits for ever in open()."""
+
+    def __init__(self, con: Any, statement: str, path: Path) -> None:
+        super().__init__(name="osiris-export", daemon=True)
+        self.con, self.statement, self.path = con, statement, path
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.con.execute(self.statement)
+        except BaseException as error:  # handed to the thread that reads the pipe
+            self.error = error
+            _touch(self.path, os.O_WRONLY)  # a reader still waiting for a writer reads the end at once
+
+    def join(self, timeout: float | None = None) -> None:
+        super().join(timeout)
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        """Stop a COPY the reader left (a failed write, Ctrl-C): with the reading end closed its next
+        write fails at once, and the interrupt ends whatever it was computing."""
+        if self.is_alive():
+            self.con.interrupt()
+            _touch(self.path, os.O_RDONLY)  # a DuckDB still opening the pipe gets its end, then EPIPE
+            super().join()
+
+
+def _touch(path: Path, mode: int) -> None:
+    """Open and close one end of a named pipe without waiting (nothing when no one is at the other)."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(path, mode | os.O_NONBLOCK))
 
 
 def cut_records(chunks: Iterable[bytes], batch_size: int) -> Iterator[tuple[bytes, int]]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _base_dir, _clean, _since
+from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
 from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
     from osiris.settings.model import SparkSettings
+    from osiris.trust.paths import Files
 
 
 @dataclass
@@ -43,6 +44,7 @@ class _Step:
     inputs: list[str]
     config: dict[str, Any] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    files: Files | None = None  # where its files may be (osiris.trust, docs/security.md)
     frame: DataFrame | None = None
     outcome: StepOutcome | None = None  # a read done by its own driver (an API) while planning
     problem: RuntimeProblem | None = None
@@ -108,12 +110,14 @@ class _Runner:
         if step.problem or any(steps[n].problem for n in step.inputs):
             return  # it fails, or is skipped, when the steps run
         try:
-            step.config, step.secrets = resolve_step_config(
-                step.raw.get("config") or {}, self.options.connections, self.options.env,
-                self.options.secret_fields(step.result.component))
+            own = step.raw.get("config") or {}
+            resolved = resolve_step_config(own, self.options.connections, self.options.env,
+                                           self.options.secret_fields(step.result.component))
+            step.config, step.secrets = resolved.config, resolved.secrets
+            self.options.trust.check_step(step.result.component, own, resolved.connection)  # OML518
+            step.files = self.options.trust.step_files(own, resolved.connection)
             if step.result.step_id in self.options.step_configs:  # the spec's defaults, as on DuckDB
                 step.config = self.options.step_configs[step.result.step_id].merged(step.config)
-            step.config["base_dir"] = _base_dir(step.config, self.options.base_dir)
             if step.result.mode == "read":
                 step.frame = self._read(step)
             elif step.result.mode == "transform":
@@ -130,7 +134,7 @@ class _Runner:
         if family is not None:
             return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
         if component == "filesystem.csv_extractor":
-            return files.read_csv(self.spark, step.config, sample)
+            return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample)
         frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
         return frame
 
@@ -145,6 +149,7 @@ class _Runner:
         self.spark.catalog.dropTempView("input_df")
         if len(step.inputs) == 1:
             steps[step.inputs[0]].frame.createOrReplaceTempView("input_df")  # type: ignore[union-attr]
+        _refuse_outside_reach(str(step.config["query"]))  # Spark has no sandbox: the check is the lock here
         try:
             return self.spark.sql(spark_sql(str(step.config["query"])))  # type: ignore[no-any-return]
         except AnalysisException as error:
@@ -197,7 +202,7 @@ class _Runner:
         result.columns = duckdb_columns(frame.schema)
         if self.options.sample is not None:
             preview = frame.limit(int(self.options.preview_rows)).collect()
-            result.preview = (list(frame.columns), [tuple(row) for row in preview])
+            result.preview = (list(frame.columns), [tuple(self.options.redact(list(row))) for row in preview])
         self.listener.step_progress(result, rows)
 
     def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
@@ -211,8 +216,9 @@ class _Runner:
         rows = steps[source].result.rows_out
         component, family = step.result.component, jdbc.family_of(step.result.component)
         if component == "filesystem.csv_writer":
-            target = files.csv_target(step.config, step.result.step_id,
-                                      self.options.work_dir if self.options.sample is not None else None)
+            target = files.csv_target(step.config, step.result.step_id, step.files or self.options.trust.files({}),
+                                      sample=self.options.sample is not None, sample_dir=self.options.sample_dir,
+                                      scratch=self.scratch)
             files.write_csv(frame, step.config, target, self.scratch)
         elif family is not None:
             staged = jdbc.stage(frame, family, step.config)
@@ -231,9 +237,9 @@ class _Runner:
             step_id=result.step_id, component=result.component, mode=result.mode, config=step.config,
             con=self.side, output_table=table_name(result.step_id),
             input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
-            work_dir=self.options.work_dir or self.scratch,
-            progress=lambda rows: self.listener.step_progress(result, rows), secrets=step.secrets,
-            scratch_dir=self.scratch, staged_table=staged)
+            work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
+            secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
+            staged_table=staged)
 
     def release(self) -> None:
         """Free the cached rows and the run's views; the session stays for the next run."""
@@ -243,6 +249,21 @@ class _Runner:
             for table in self.spark.catalog.listTables():
                 if table.isTemporary:
                     self.spark.catalog.dropTempView(table.name)
+
+
+def _refuse_outside_reach(query: str) -> None:
+    """OML518 for a transform that reads a file or a URL (validation says OML408 first)."""
+    import sqlglot
+
+    from osiris.trust.sql import outside_reach
+
+    try:
+        tree = sqlglot.parse_one(query, read="duckdb")
+    except Exception:  # sqlglot cannot read it: Spark's analyser will refuse it, as it does today
+        return
+    reach = outside_reach(tree)
+    if reach:
+        raise RuntimeProblem("OML518", f"{reach[0].message}, and a transform reads only its inputs", reach[0].hint)
 
 
 def _no_table(source: str) -> RuntimeProblem:

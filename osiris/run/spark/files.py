@@ -1,6 +1,7 @@
 """CSV files on the Spark engine: read with Spark's reader, written as ONE file (docs/spark.md).
 
-The same options as on DuckDB: DuckDB sniffs the file's columns and types with the options the
+Paths are checked against the trust boundary first, as on DuckDB (docs/security.md). The same
+options as on DuckDB: DuckDB sniffs the file's columns and types with the options the
 DuckDB engine uses, and Spark reads it with that schema (and fails, never guesses, on a value that
 does not fit). A write goes through one task into a folder of the run's scratch directory; its one
 part file becomes the target by an atomic rename, after the same second pass as on DuckDB for
@@ -20,33 +21,42 @@ from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.driver import RuntimeProblem
 from osiris.run.problems import redacted
 from osiris.run.spark.types import duckdb_columns, spark_ddl
+from osiris.trust.paths import sample_file, sample_name
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from osiris.trust.paths import Files
 
 _TIMESTAMPS = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
 _NULL_MARK = "\u0000osiris-null\u0000"  # never in a file: only the parser's marker for an empty field
 
 
-def project_file(config: Mapping[str, Any], path: str, *, existing: bool) -> Path:
-    """The file a step names, relative to the project or the connection's base_dir: the one place
-    where the Spark engine turns a step's path into a file (the filesystem driver's rules)."""
+def project_file(files: Files, path: str, *, existing: bool) -> Path:
+    """The file a step names, checked against the trust boundary (`files`, docs/security.md): the
+    one place where the Spark engine turns a step's path into a file (the filesystem driver's rules)."""
     from osiris.run.drivers import filesystem
 
-    resolved = filesystem._resolve(config, path)  # the DuckDB engine's own rule, not a copy of it
-    return filesystem._existing(resolved, path) if existing else resolved
+    if existing:
+        return filesystem._existing(files.resolve(path), path, files)  # the DuckDB engine's own rule
+    return files.resolve(path, write=True)
 
 
-def csv_target(config: Mapping[str, Any], step_id: str, sample_dir: Path | None) -> Path:
-    """Where a CSV writer writes: its `path`, or on `--sample` under the session, as on DuckDB."""
+def csv_target(config: Mapping[str, Any], step_id: str, files: Files, *, sample: bool, sample_dir: Path | None,
+               scratch: Path) -> Path:
+    """Where a CSV writer writes: its `path` (checked on a sample run too); on `--sample`, under the
+    session with a safe name when `sessions.save_samples` keeps it, else into the scratch directory."""
     name = str(config["path"])
-    if sample_dir is not None:
-        return sample_dir / "sample-output" / step_id / Path(name).name
-    return project_file(config, name, existing=False)
+    target = project_file(files, name, existing=False)
+    if not sample:
+        return target
+    folder = (sample_dir / "sample-output" / sample_name(step_id)) if sample_dir is not None else scratch / "dropped"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / sample_file(name)
 
 
-def read_csv(spark: SparkSession, config: Mapping[str, Any], sample: int | None) -> DataFrame:
-    path = project_file(config, str(config["path"]), existing=True)
+def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sample: int | None) -> DataFrame:
+    path = project_file(files, str(config["path"]), existing=True)
     columns = _sniffed_columns(path, config)
     reader = (spark.read.schema(spark_ddl(columns)).option("sep", str(config.get("delimiter", ",")))
               .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")

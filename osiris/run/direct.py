@@ -1,0 +1,108 @@
+"""Plain copies on a direct route: a reader's rows straight into its writer, past the engine's
+DuckDB, where the bytes written are provably those of the engine's route (ADR 0165).
+
+A *plain copy* is a read step whose output only one write step reads, and that writer reads nothing
+else. On a full run (never `--sample`, whose previews come from the engine's tables) the engine
+offers each plain copy whose two components have a route here. The route does the whole copy, or
+declines before anything is kept, and the two steps then run through the engine as before; a run
+whose every step is such a copy never starts DuckDB at all.
+
+Routes:
+- postgres.extractor -> filesystem.csv_writer (comma-separated UTF-8, LF, minimal quoting):
+  PostgreSQL's `COPY ... TO STDOUT (FORMAT CSV)` straight into the file, the types and values the
+  engine would write (osiris.run.drivers.postgres_csv says which, and what sends a copy back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from osiris.run.driver import RuntimeProblem, StepContext
+
+
+@dataclass
+class Copied:
+    """A plain copy done on a direct route: the rows, and the reader's (name, DuckDB type) columns."""
+
+    rows: int
+    columns: list[tuple[str, str]]
+
+
+class Failed(Exception):
+    """A plain copy stopped with `problem`; `step` is the id of the step to blame."""
+
+    def __init__(self, step: str, problem: RuntimeProblem) -> None:
+        super().__init__(problem.message)
+        self.step, self.problem = step, problem
+
+
+Route = Callable[[StepContext, StepContext], "Copied | None"]
+
+
+def plain_copies(steps: Sequence[Mapping[str, Any]], dependencies: Mapping[str, list[str]],
+                 sample: int | None) -> dict[str, str]:
+    """reader id -> writer id for each plain copy a route here can take."""
+    if sample is not None:
+        return {}
+    readers: dict[str, list[str]] = {}
+    for step_id, inputs in dependencies.items():
+        for name in inputs:
+            readers.setdefault(name, []).append(step_id)
+    components = {str(step["id"]): (str(step["component"]), step.get("mode")) for step in steps}
+    found = {}
+    for reader, (writer, *more) in readers.items():
+        if more or dependencies[writer] != [reader] or dependencies[reader]:
+            continue
+        (read, read_mode), (write, write_mode) = components[reader], components[writer]
+        if (read, write) in ROUTES and (read_mode, write_mode) == ("read", "write"):
+            found[reader] = writer
+    return found
+
+
+def copy(reader: StepContext, writer: StepContext) -> Copied | None:
+    """Do a plain copy on its route: Copied, or None when the route declined and nothing was kept.
+    Raises Failed for the step to blame, KeyboardInterrupt as it came."""
+    return ROUTES[(reader.component, writer.component)](reader, writer)
+
+
+def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
+    from osiris.run.drivers.filesystem import csv_output, csv_target, plain_csv
+    from osiris.run.drivers.postgres import DRIVER
+    from osiris.run.drivers.postgres_csv import Fallback, copy_csv, direct_select, engine_columns
+
+    if not plain_csv(writer.config):
+        return None
+    query = DRIVER.read_query(reader)
+    try:
+        with DRIVER.session(reader.config, reader.secrets) as conn, conn.cursor() as cursor:
+            try:
+                cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
+                description = list(cursor.description or [])
+                if direct_select(description) is None or conn.info.encoding != "utf-8":
+                    return None
+                csv_target(writer)
+            except RuntimeProblem:  # the target's folder is missing: the engine's route says so, after the read
+                return None
+            except Exception as error:
+                raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
+            try:
+                with csv_output(writer) as partial, open(partial, "wb") as out:
+                    rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
+                                    out.write, reader.progress)
+            except Fallback:
+                return None
+            except OSError as error:
+                raise Failed(writer.step_id, RuntimeProblem(
+                    "OML503", f"cannot write {writer.config['path']}: {error.strerror or error}",
+                    "check the free space and the permissions of the folder it goes to")) from None
+            except Exception as error:
+                raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
+    except RuntimeProblem as problem:  # the connection could not be made
+        raise Failed(reader.step_id, problem) from None
+    reader.progress(rows)
+    return Copied(rows, engine_columns(description))
+
+
+ROUTES: dict[tuple[str, str], Route] = {("postgres.extractor", "filesystem.csv_writer"): postgres_to_csv}

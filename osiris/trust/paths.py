@@ -1,0 +1,125 @@
+"""Files stay inside the project, or inside a `base_dir` the person declares (docs/security.md, "Files").
+
+A path a pipeline names (a CSV extractor's or writer's `path`, a step's `base_dir`) is relative to
+the project directory, or to the `base_dir` of the step's filesystem connection in `.osiris.yaml`.
+It may not start with `~` or `/`, go up with `..`, or lead through a symbolic link out of that
+folder, and it may never name Osiris's own files: `.osiris.yaml`, `.osiris/` (sessions, catalogs,
+scratch), the pipeline being run, the component folders.
+
+- `static_breach` says what is wrong with a path's text: validation reports it as OML317;
+- `Files.resolve` checks the real path at run time (OML517), after links are followed;
+- `sample_name` turns a step id into one safe folder name for sample output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import TYPE_CHECKING
+
+from osiris.run.driver import RuntimeProblem
+
+if TYPE_CHECKING:
+    from osiris.registry import ComponentSpec
+
+SETTINGS_FILE = ".osiris.yaml"
+OSIRIS_DIR = ".osiris"
+FILESYSTEM_PATH_FIELDS = ("base_dir", "path")  # for filesystem specs without `x-path` markers
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+HINT = ("write a path relative to the project (e.g. data/customers.csv); to use files elsewhere, declare "
+        "base_dir for a filesystem connection in .osiris.yaml and use connection: \"@filesystem.<alias>\"")
+
+
+def path_fields(spec: ComponentSpec) -> tuple[str, ...]:
+    """The config fields of `spec` that name files: properties marked `x-path: true`; for a
+    filesystem spec without the marker, `base_dir` and `path`."""
+    marked = tuple(name for name, prop in spec.properties.items() if isinstance(prop, dict) and prop.get("x-path"))
+    if marked or spec.family != "filesystem":
+        return marked
+    return tuple(name for name in FILESYSTEM_PATH_FIELDS if name in spec.properties)
+
+
+def static_breach(text: str) -> str | None:
+    """Why the path `text`, as a pipeline writes it, leaves the boundary; None when it may not."""
+    if "\0" in text:
+        return "holds a NUL character"
+    if text.startswith("~"):
+        return "starts with ~ (a home folder, outside the project)"
+    if PurePosixPath(text).is_absolute() or PureWindowsPath(text).drive or text.startswith("\\"):
+        return "is an absolute path"
+    parts = [part for part in re.split(r"[\\/]+", text) if part not in ("", ".")]
+    if ".." in parts:
+        return "goes up with '..'"
+    if parts and (parts[0] == OSIRIS_DIR or parts == [SETTINGS_FILE]):
+        return f"names Osiris's own {'settings file' if parts == [SETTINGS_FILE] else 'folder'}"
+    return None
+
+
+def outside(field: str, shown: str, reason: str) -> RuntimeProblem:
+    """OML517: a path that the real file system puts outside the boundary."""
+    return RuntimeProblem("OML517", f"{field} '{shown}' {reason}: files stay inside the project", HINT, value=shown)
+
+
+@dataclass(frozen=True)
+class Files:
+    """Where one step may read and write: under `root`, never in `protected`. Both are real paths."""
+
+    root: Path
+    protected: tuple[Path, ...] = ()
+
+    @classmethod
+    def at(cls, root: Path, protected: Iterable[Path] = ()) -> Files:
+        return cls(_real(root), tuple(map(_real, protected)))
+
+    def within(self, base_dir: str | None) -> Files:
+        """The same boundary rooted at a step's own `base_dir` (inside this root), for a narrower one."""
+        if not base_dir:
+            return self
+        return Files(self.resolve(base_dir, field="base_dir"), self.protected)
+
+    def resolve(self, path: str, *, field: str = "path", write: bool = False) -> Path:
+        """The real path of `path` (relative to the root), or OML517 when it leaves the boundary,
+        names a protected file, or (to write) is a symbolic link."""
+        reason = static_breach(path)
+        if reason:
+            raise outside(field, path, reason)
+        candidate = self.root / path
+        real = _real(candidate)
+        if real != self.root and not _inside(real, self.root):
+            raise outside(field, path, "leads out of the project through a symbolic link")
+        if any(real == p or _inside(real, p) for p in self.protected):
+            raise outside(field, path, "is one of Osiris's own files (settings, sessions, the pipeline)")
+        if write and candidate.is_symlink():
+            raise outside(field, path, "is a symbolic link; Osiris never writes through one")
+        return real
+
+    def shows(self, folder: Path) -> bool:
+        """Whether a hint may list `folder`'s files: it is inside the root and not protected."""
+        real = _real(folder)
+        return (real == self.root or _inside(real, self.root)) and not any(
+            real == p or _inside(real, p) for p in self.protected)
+
+
+def sample_name(text: str, fallback: str = "step") -> str:
+    """One safe file or folder name from a step id or a file name: `/x/.ssh` -> `x_ssh`, `../a` -> `a`."""
+    return _UNSAFE.sub("_", text).strip("_-") or fallback
+
+
+def sample_file(path: str) -> str:
+    """The name a sample write takes in its step's folder: the target's last part, made safe."""
+    last = re.split(r"[\\/]+", path.rstrip("\\/"))[-1] if path else ""
+    stem, dot, suffix = last.rpartition(".")
+    if not dot or not stem.strip("."):
+        return sample_name(last, "output")
+    return f"{sample_name(stem, 'output')}.{sample_name(suffix, 'csv')}"
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path != folder and path.is_relative_to(folder)

@@ -1,0 +1,99 @@
+"""DuckDB runs a pipeline's SQL with no file or network access (docs/security.md, "The engine").
+
+Each run gets a private scratch directory inside the project, `.osiris/tmp/run-<id>/` (so that a
+finished file is renamed into place on the same file system). Before any step runs, the engine's
+DuckDB may reach that one directory and nothing else, may neither install nor load an extension,
+and its configuration is locked, so no SQL can undo this (measured with duckdb 2.0.1: once
+`enable_external_access` is false and `lock_configuration` true, neither can be changed back).
+
+Files cross the boundary only through the filesystem driver, in Python, after `osiris.trust.paths`
+has checked them: `stage` brings a source file into the scratch directory (a hard link, or a copy
+across file systems); `place` moves a finished output onto its target with one atomic rename.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any
+
+from osiris.run.csv_output import literal
+from osiris.run.driver import RuntimeProblem
+from osiris.trust.sql import READ_WITH_A_STEP
+
+SCRATCH = Path(".osiris") / "tmp"
+# The JSON loader lowers the threads and raises the memory cap for one read (ADR 0065); neither
+# reaches a file or the network.
+ALWAYS_ALLOWED_SETTINGS = ("threads", "memory_limit")
+
+
+def scratch_dir(project: Path) -> Path:
+    """A new private directory for one run: `<project>/.osiris/tmp/run-<id>`, or one in the system's
+    temporary directory when the project cannot hold it (a read-only checkout)."""
+    try:
+        parent = project / SCRATCH
+        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="osiris-run-"))
+
+
+def lock_down(con: Any, scratch: Path) -> None:
+    """Let the DuckDB connection `con` reach `scratch` only, for good. Call it before any step runs,
+    after the settings the engine needs (memory_limit, temp_directory) are made."""
+    allowed = literal(str(scratch.resolve()) + os.sep)
+    configs = ", ".join(literal(name) for name in ALWAYS_ALLOWED_SETTINGS)
+    for statement in (
+        f"SET allowed_directories = [{allowed}]",
+        "SET enable_external_access = false",
+        "SET autoinstall_known_extensions = false",
+        "SET autoload_known_extensions = false",
+        f"SET allowed_configs = [{configs}]",
+        "SET lock_configuration = true",
+    ):
+        con.execute(statement)
+
+
+def refused(detail: str) -> RuntimeProblem:
+    """OML518: DuckDB's sandbox refused what a step's SQL tried to reach."""
+    return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the sandbox refused it: {detail}",
+                          READ_WITH_A_STEP)
+
+
+def stage(source: Path, scratch: Path) -> Path:
+    """`source` (already checked) inside `scratch` under a name of its own, keeping its suffixes (so
+    that DuckDB still infers `.gz`): a hard link, or a copy where linking is refused."""
+    staged = scratch / f"in-{uuid.uuid4().hex}-{source.name}"
+    try:
+        os.link(source, staged)
+    except OSError:
+        shutil.copyfile(source, staged)
+    return staged
+
+
+def output_file(scratch: Path, target: Path) -> Path:
+    """Where DuckDB writes an output before it is placed: unique to the run and the step."""
+    return scratch / f".osiris-out-{uuid.uuid4().hex}-{target.name}"
+
+
+def place(finished: Path, target: Path) -> None:
+    """Put `finished` onto `target` in one atomic rename; across file systems, copy it beside the
+    target under a name unique to this run first. A reader sees the old file or the new one, whole,
+    and two runs writing one target never mix their rows."""
+    try:
+        os.replace(finished, target)
+        return
+    except OSError as error:
+        if error.errno != errno.EXDEV:  # another file system: copy, then rename
+            raise
+    beside = target.with_name(f".{target.name}.{uuid.uuid4().hex}.osiris-partial")
+    try:
+        shutil.copyfile(finished, beside)
+        os.replace(beside, target)
+    finally:
+        beside.unlink(missing_ok=True)
+        finished.unlink(missing_ok=True)
