@@ -1,4 +1,4 @@
-"""Exit codes (SPEC §7) and the exceptions that carry them: the one place they are mapped.
+"""Exit codes (README, "Exit codes") and the exceptions that carry them: the one place they are mapped.
 
 Code anywhere in Osiris raises an `OsirisError` subclass for an expected failure; `osiris.cli.main`
 turns it into one line on stderr and the exit code below. No traceback is shown for these.

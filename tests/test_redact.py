@@ -1,4 +1,4 @@
-"""The redactor (SPEC §8): what is masked, and what is deliberately kept."""
+"""The redactor (docs/sessions.md): what is masked, and what is deliberately kept."""
 
 from __future__ import annotations
 

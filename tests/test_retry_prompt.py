@@ -1,4 +1,4 @@
-"""The delta retry prompt (SPEC §5) built directly: each kind, the cap on listed errors, YAML errors
+"""The delta retry prompt (docs/generate.md) built directly: each kind, the cap on listed errors, YAML errors
 located with an excerpt, and the one-line summaries of earlier attempts (issue 15's survivors)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The redactor's edges (SPEC §8), pinned as exact strings: what a mutation test showed untested.
+"""The redactor's edges (docs/sessions.md), pinned as exact strings: what a mutation test showed untested.
 
 Each case would leak a secret (or mask an ordinary value) if one comparison or constant in
 osiris/secrets/redact.py changed (issue 15).

@@ -125,7 +125,7 @@ FREE_FORM_SECRETS = {
 
 @pytest.mark.parametrize("name", list(FREE_FORM_SECRETS), ids=list(FREE_FORM_SECRETS))
 def test_secrets_in_metadata_and_extensions_are_oml310(tmp_path, name):
-    """SPEC §2 keeps secrets out of a pipeline; `x-*` keys are otherwise ignored by the checks."""
+    """docs/oml.md keeps secrets out of a pipeline; `x-*` keys are otherwise ignored by the checks."""
     text, line = FREE_FORM_SECRETS[name]
     (tmp_path / "p.yaml").write_text(text)
 

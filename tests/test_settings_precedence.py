@@ -1,4 +1,4 @@
-"""Precedence of settings layers (SPEC §6), as `osiris config show --json` reports it."""
+"""Precedence of settings layers (docs/configuration.md), as `osiris config show --json` reports it."""
 
 from __future__ import annotations
 

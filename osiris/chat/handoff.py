@@ -1,4 +1,4 @@
-"""The hand-off to the person when retries run out or stop early (SPEC §5).
+"""The hand-off to the person when retries run out or stop early (docs/generate.md, "What happens when").
 
 Shows the last attempts with their top errors and the tokens spent, then asks for one of
 hint / edit / fresh / cancel. The chat loop carries out the choice; the engine records it.

@@ -1,4 +1,4 @@
-"""Is this a terminal that may get colours and a spinner? (SPEC §7: only on a terminal, never with NO_COLOR.)"""
+"""Is this a terminal that may get colours and a spinner? (Only on a terminal, never with NO_COLOR: README, "Commands".)"""
 
 from __future__ import annotations
 

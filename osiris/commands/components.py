@@ -1,4 +1,4 @@
-"""`osiris components list | show NAME | validate`: the component registry (SPEC §3, §7)."""
+"""`osiris components list | show NAME | validate`: the component registry (docs/components.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`osiris generate "REQUEST"`: one request, no questions asked (SPEC §7).
+"""`osiris generate "REQUEST"`: one request, no questions asked (docs/generate.md).
 
 The valid pipeline goes to `-o FILE` or stdout; progress, friendly errors and the session
 directory go to stderr. Exit 0 valid, 1 still invalid after retries, 2 usage, 3 key rejected,

@@ -1,4 +1,4 @@
-"""`osiris sessions list | show ID | attempts ID | events ID [--json]`: the audit trail (SPEC §8).
+"""`osiris sessions list | show ID | attempts ID | events ID [--json]`: the audit trail (docs/sessions.md).
 
 ID may be a unique prefix of a session id, or `last` for the newest session.
 """

@@ -1,4 +1,4 @@
-"""Retry transient LLM service errors with exponential backoff and jitter (SPEC §5).
+"""Retry transient LLM service errors with exponential backoff and jitter (docs/generate.md).
 
 This is the only retry layer for service errors (the SDK client has `max_retries=0`). A
 `retry-after` from the service is honoured up to `RETRY_AFTER_CAP_S`; a longer wait fails at once

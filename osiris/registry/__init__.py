@@ -1,4 +1,4 @@
-"""The component registry (SPEC §3): built-in specs plus those in `components.paths`.
+"""The component registry (docs/components.md): built-in specs plus those in `components.paths`.
 
     registry = load_registry([Path("components")])
     registry.get("mysql.extractor").required      # ("host", "database", "user", "password")

@@ -1,4 +1,4 @@
-"""Redaction (SPEC §8): mask secrets in text and in data before anything is written, shown or sent.
+"""Redaction (docs/sessions.md, docs/security.md): mask secrets in text and in data before anything is written, shown or sent.
 
     redactor = Redactor(known_values=[api_key, mysql_password], secret_fields={"password"})
     redactor.text("mysql://app:hunter2@db/shop")        # 'mysql://app:***@db/shop'

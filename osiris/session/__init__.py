@@ -1,4 +1,4 @@
-"""The session directory (SPEC §8): a redacted, append-only record of everything that happened.
+"""The session directory (docs/sessions.md): a redacted, append-only record of everything that happened.
 
     session = Session.create(root, provider="anthropic", model=..., effective=..., redactor=...)
     session.emit(events.UserMessage(kind="request", text="...", scrubbed=False))

@@ -1,4 +1,4 @@
-"""Layered settings (SPEC §6): defaults < .osiris.yaml < OSIRIS_* env < command line.
+"""Layered settings (docs/configuration.md): defaults < .osiris.yaml < OSIRIS_* env < command line.
 
     from osiris.settings import load_settings
     effective = load_settings(cli={"validation": {"retry": {"max_attempts": 0}}})

@@ -1,4 +1,4 @@
-"""Tiered OML validation (SPEC §4): syntax, structure, config, semantic.
+"""Tiered OML validation (docs/validate.md): syntax, structure, config, semantic.
 
     from osiris.validate import load_validator
     validator = load_validator(effective_settings)

@@ -1,4 +1,4 @@
-"""Safe coercions (SPEC §4), applied before tier 3 reports a type error; each becomes an OML315 warning.
+"""Safe coercions (docs/validate.md), applied before tier 3 reports a type error; each becomes an OML315 warning.
 
 "5" -> 5, "3.5" -> 3.5, "true" -> true, 5.0 -> 5, a scalar into a one-item list, an enum value in the
 wrong case, and a known alias of a field name (llmHints.inputAliases) renamed to the field.

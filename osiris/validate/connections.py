@@ -1,4 +1,4 @@
-"""Connection references in a step's config: "@family.alias" (SPEC §2, OML311-OML314)."""
+"""Connection references in a step's config: "@family.alias" (docs/oml.md, OML311-OML314)."""
 
 from __future__ import annotations
 
