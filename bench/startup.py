@@ -2,10 +2,11 @@
 
     .venv/bin/python bench/startup.py [--runs 30] [--source DIR ...]
 
-Runs `python -c pass`, `osiris --help`, `--version`, `config show` and `validate FILE` (a valid
-two-step pipeline that reads a table, then the same reading a query) in a temporary project with a
-`.osiris.yaml`, interleaved run by run, and prints each median with its ratio to the bare
-interpreter (compare ratios: these machines are noisy). `--source DIR` times the tree in DIR
+Runs `python -c pass`, `osiris --help`, `--version`, `config show`, `validate FILE` (a valid
+two-step pipeline that reads a table, then the same reading a query) and `run FILE` (a real run of
+a 10-row CSV file into another) in a temporary project with a `.osiris.yaml`, interleaved run by
+run, and prints each median with its ratio to the bare interpreter (compare ratios: these machines
+are noisy). `--source DIR` times the tree in DIR
 instead of this checkout (e.g. an older commit checked out with `git worktree add DIR REV`);
 several sources are timed interleaved.
 
@@ -41,6 +42,23 @@ steps:
     config:
       path: out/orders.csv
 """
+RUN_PIPELINE = """\
+oml_version: "0.1.0"
+name: ten-rows
+steps:
+  - id: read-people
+    component: filesystem.csv_extractor
+    mode: read
+    config:
+      path: people.csv
+  - id: write-people
+    component: filesystem.csv_writer
+    mode: write
+    needs: [read-people]
+    config:
+      path: out/people.csv
+"""
+TEN_ROWS = "id,name,amount\n" + "".join(f"{i},person {i},{i}.50\n" for i in range(1, 11))
 SQL_PIPELINE = PIPELINE.replace("table: orders", "query: SELECT id, total FROM orders WHERE total > 0")
 SETTINGS = """\
 llm:
@@ -60,6 +78,7 @@ COMMANDS = {
     "osiris config show": ["config", "show"],
     "osiris validate FILE": ["validate", "pipeline.yaml"],
     "osiris validate FILE (SQL)": ["validate", "sql.yaml"],  # the SQL checks import sqlglot
+    "osiris run FILE (10-row CSV)": ["run", "run.yaml"],  # a real run: DuckDB, a session trail
 }
 
 
@@ -85,6 +104,8 @@ def main() -> None:
         Path(cwd, ".osiris.yaml").write_text(SETTINGS)
         Path(cwd, "pipeline.yaml").write_text(PIPELINE)
         Path(cwd, "sql.yaml").write_text(SQL_PIPELINE)
+        Path(cwd, "run.yaml").write_text(RUN_PIPELINE)
+        Path(cwd, "people.csv").write_text(TEN_ROWS)
         jobs = {("python -c pass (baseline)", None): [sys.executable, "-c", "pass"]}
         for source in sources:
             for label, argv in COMMANDS.items():

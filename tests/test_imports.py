@@ -46,3 +46,20 @@ def test_only_the_mcp_server_imports_the_mcp_sdk(tmp_path) -> None:
     loaded = subprocess.run([sys.executable, "-c", "import sys, osiris.mcp.server; print('mcp' in sys.modules)"],
                             capture_output=True, text=True, env=clean_env(), timeout=120)
     assert loaded.stdout.strip() == "True"  # the probe above would see the SDK if a command loaded it
+
+
+def test_validate_leaves_the_keyring_alone_and_still_masks_a_secret_from_the_environment(tmp_path) -> None:
+    """`osiris validate` connects to nothing, so it never asks the system keyring (no import of it, no
+    unlock prompt); a connection secret set in the environment is still masked where the file repeats it."""
+    (tmp_path / ".osiris.yaml").write_text(
+        "connections:\n  mysql:\n    default:\n      host: db.internal\n      database: shop\n      user: osiris\n"
+        "      password: ${SHOP_PASSWORD}\n      other: ${UNSET_ELSEWHERE}\n")
+    (tmp_path / "p.yaml").write_text(
+        'oml_version: "0.1.0"\nname: p\nsteps:\n  - id: read\n    component: mysql.extractor\n    mode: read\n'
+        '    config:\n      connection: "@mysql.default"\n      query: SELECT 1 AS one\n      surprise: planted-secret-84121\n')
+    probe = "import sys; from osiris.cli import main; main(sys.argv[1:]); print('keyring' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe, "validate", "p.yaml"], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(SHOP_PASSWORD="planted-secret-84121"), timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
+    assert "surprise" in done.stdout + done.stderr  # the unknown field is reported...
+    assert "planted-secret-84121" not in done.stdout + done.stderr  # ...without the secret it holds

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     effective = load_settings(config_path=args.config)
     validator = load_validator(effective)
-    redactor = build_redactor(effective, None, validator.registry)
+    redactor = build_redactor(effective, None, validator.registry, keyring=False)  # validate connects to nothing
     for problem in validator.registry.problems:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
     if args.fix and STDIN in args.files:

@@ -381,12 +381,14 @@ def connection_secrets(
     connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
     env: Mapping[str, str],
     secret_fields: Iterable[str] = (),
+    keyring: bool = True,
 ) -> list[str]:
     """The resolved secret values of `connections` settings (a MySQL password, a numeric PIN, a
-    header's token), as `osiris run` resolves them: environment, then keyring (osiris.trust.references)."""
+    header's token), as `osiris run` resolves them: environment, then keyring (osiris.trust.references);
+    `keyring=False`: the environment only."""
     from osiris.trust.references import resolve_connection
 
     fields = list(secret_fields)
     return [secret for family, aliases in connections.items() for alias, values in aliases.items()
             for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
-                                             secret_fields=fields, strict=False).secrets]
+                                             secret_fields=fields, strict=False, keyring=keyring).secrets]

@@ -12,10 +12,13 @@ if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
 
 
-def build_redactor(effective: EffectiveSettings, api_key: str | None, registry: Registry) -> Redactor:
-    """Knows the API key, the resolved secret connection values, and the spec-marked secret fields."""
+def build_redactor(effective: EffectiveSettings, api_key: str | None, registry: Registry, *,
+                   keyring: bool = True) -> Redactor:
+    """Knows the API key, the resolved secret connection values, and the spec-marked secret fields.
+    `keyring=False` (a command that never connects, like `osiris validate`) leaves the system keyring
+    alone: no import of it, no unlock prompt; secrets in the environment are still known."""
     secret_fields = all_secret_fields(registry)
-    known = connection_secrets(effective.settings.connections, effective.env, secret_fields)
+    known = connection_secrets(effective.settings.connections, effective.env, secret_fields, keyring=keyring)
     return Redactor(known_values=[v for v in (api_key, *known) if v], secret_fields=secret_fields)
 
 

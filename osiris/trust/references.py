@@ -69,13 +69,14 @@ def references_in(value: Any, pointer: str = "") -> list[tuple[str, str]]:
 
 
 def resolve_connection(fields: Mapping[str, Any], env: Mapping[str, str], *, where: str,
-                       secret_fields: Iterable[str] = (), strict: bool = True) -> Resolved:
+                       secret_fields: Iterable[str] = (), strict: bool = True, keyring: bool = True) -> Resolved:
     """`fields` (one alias of `connections`) with `${NAME}` resolved at any depth.
 
     `where` names the alias for messages (`connections.postgres.default`). A value is secret when a
     key on its way is a secret's name (`password`, `headers.Authorization`, a field a spec marks
     secret) or when the variable's own name is (`${API_TOKEN}`). Raises UnsetReference for a
-    variable that is not set, unless `strict` is False (the redactor: it keeps what it can)."""
+    variable that is not set, unless `strict` is False (the redactor: it keeps what it can).
+    `keyring=False` reads the environment only (a command that connects to nothing)."""
     marked = {name.lower() for name in secret_fields}
     secrets: list[str] = []
 
@@ -88,7 +89,7 @@ def resolve_connection(fields: Mapping[str, Any], env: Mapping[str, str], *, whe
         if isinstance(value, list):
             return [resolve(item, path, secret) for item in value]
         if isinstance(value, str) and "${" in value:
-            value = _substitute(value, env, path, secret, secrets, strict)
+            value = _substitute(value, env, path, secret, secrets, strict, keyring)
             if REFERENCE.search(value):
                 return value  # left unresolved (not strict): it names a secret, it holds none
         text = secret_text(value) if secret else None
@@ -102,7 +103,7 @@ def resolve_connection(fields: Mapping[str, Any], env: Mapping[str, str], *, whe
 
 
 def _substitute(text: str, env: Mapping[str, str], path: str, secret: bool, secrets: list[str],
-                strict: bool) -> str:
+                strict: bool, keyring: bool = True) -> str:
     """Each `${NAME}` in `text` replaced by its value; a value that is one reference alone (blanks
     around it aside) becomes exactly the variable's value."""
     whole = REFERENCE.fullmatch(text.strip())
@@ -111,7 +112,7 @@ def _substitute(text: str, env: Mapping[str, str], path: str, secret: bool, secr
 
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
-        found = lookup(name, env)
+        found = lookup(name, env) if keyring else env.get(name)
         if found is None:
             if strict:
                 raise UnsetReference(name, path)
