@@ -104,6 +104,38 @@ def test_an_export_that_cannot_start_raises_at_once(tmp_path) -> None:
     assert list(tmp_path.iterdir()) == [] and not exports_left()
 
 
+def test_an_export_that_fails_before_the_reader_opens_the_pipe_still_raises(tmp_path, monkeypatch) -> None:
+    """The export fails (a bad column) while the reader is still on its way to open(): the reader
+    must still get the end of the pipe and the error, never wait for ever (a hang the suite met)."""
+    import builtins
+    import threading
+    import time
+
+    import duckdb
+
+    from osiris.run.drivers import sql_common
+
+    def late_open(*args: object, **kwargs: object) -> object:
+        time.sleep(0.3)  # the binder error comes in milliseconds: the export has failed by now
+        return builtins.open(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(sql_common, "open", late_open, raising=False)
+    outcome: list[BaseException] = []
+
+    def consume() -> None:
+        try:
+            list(sql_common.csv_batches(exporting(tmp_path), "df_src", "no_such_column", 1000))
+        except BaseException as error:  # noqa: BLE001 - the test checks which
+            outcome.append(error)
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    worker.join(20)  # a bound on a hang, not a measurement
+    assert not worker.is_alive(), "the reader waited for ever for a writer"
+    assert len(outcome) == 1 and isinstance(outcome[0], duckdb.BinderException)
+    assert list(tmp_path.iterdir()) == [] and not exports_left()
+
+
 def test_a_writer_that_stops_early_stops_the_export(tmp_path) -> None:
     from osiris.run.drivers.sql_common import csv_batches
 

@@ -16,6 +16,7 @@ from osiris.run.problems import inputs_problem
 from osiris.run.spool import quote_ident
 
 READ_CHUNK_BYTES = 1 << 20
+READER_WAIT_SECONDS = 60  # a failed export's stand-in writer waits this long for the reader to open
 
 
 def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
@@ -78,7 +79,8 @@ def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> 
     export = _Export(ctx.con, f"COPY (SELECT {select} FROM {quote_ident(source)}) TO '{path}' "
                                        "(FORMAT csv, HEADER false)", path)
     try:
-        with open(path, "rb") as handle:  # opening waits for DuckDB to open its end
+        with open(path, "rb") as handle:  # opening waits for DuckDB to open its end (or a failed export's stand-in)
+            export.reader_opened.set()
             yield from cut_records(iter(lambda: handle.read(READ_CHUNK_BYTES), b""), batch_size)
         export.join()
     finally:
@@ -89,13 +91,14 @@ def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> 
 class _Export(threading.Thread):
     """One DuckDB COPY into the named pipe `path`, in a thread (DuckDB releases the GIL while it
     works), on the step's own connection (which sees its TEMP views), left alone by the reading
-    thread meanwhile; `join` raises its error. Whichever side stops first opens the other end for a
-    moment, so that neither waits for ever in open()."""
+    thread meanwhile; `join` raises its error. Whichever side stops first opens the other end, so
+    that neither waits for ever in open()."""
 
     def __init__(self, con: Any, statement: str, path: Path) -> None:
         super().__init__(name="osiris-export", daemon=True)
         self.con, self.statement, self.path = con, statement, path
         self.error: BaseException | None = None
+        self.reader_opened = threading.Event()
         self.start()
 
     def run(self) -> None:
@@ -103,7 +106,19 @@ class _Export(threading.Thread):
             self.con.execute(self.statement)
         except BaseException as error:  # handed to the thread that reads the pipe
             self.error = error
-            _touch(self.path, os.O_WRONLY)  # a reader still waiting for a writer reads the end at once
+            self._stand_in_for_the_writer()
+
+    def _stand_in_for_the_writer(self) -> None:
+        """Hold a write end of the pipe until the reader has opened its own, then close it: the reader
+        reads the end at once, whether it reached open() before the export failed or after. (Opening
+        a FIFO read-write never waits on Linux; a non-blocking write-only open fails while no reader
+        is there yet, and a reader arriving later would then wait for ever.)"""
+        with contextlib.suppress(OSError):
+            descriptor = os.open(self.path, os.O_RDWR)
+            try:
+                self.reader_opened.wait(READER_WAIT_SECONDS)
+            finally:
+                os.close(descriptor)
 
     def join(self, timeout: float | None = None) -> None:
         super().join(timeout)
@@ -113,10 +128,11 @@ class _Export(threading.Thread):
     def stop(self) -> None:
         """Stop a COPY the reader left (a failed write, Ctrl-C): with the reading end closed its next
         write fails at once, and the interrupt ends whatever it was computing."""
-        if self.is_alive():
+        self.reader_opened.set()  # a stand-in writer need not wait for a reader that is gone
+        while self.is_alive():
             self.con.interrupt()
             _touch(self.path, os.O_RDONLY)  # a DuckDB still opening the pipe gets its end, then EPIPE
-            super().join()
+            super().join(0.1)
 
 
 def _touch(path: Path, mode: int) -> None:
