@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from osiris.catalog.connection import parse_connection, resolve_connection
+from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import RuntimeProblem, TableInfo
@@ -23,7 +23,6 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
     from osiris.run.drivers import family, family_driver
-    from osiris.secrets.names import is_secret_key
     from osiris.secrets.redact import Redactor
 
     name, alias = parse_connection(reference)
@@ -36,8 +35,7 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
     try:
         return driver.discover(config, tables)
     except RuntimeProblem as problem:
-        secrets = [v for k, v in config.items() if is_secret_key(k) and v is not None and v != ""]
-        redactor = Redactor(known_values=secrets)
+        redactor = Redactor(known_values=list(secret_values(config)))
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
 

@@ -70,7 +70,7 @@ def _discover_connection(effective: EffectiveSettings, reference: str, tables: l
         _exists(update.catalog)
         return None
     for table in update.missing:
-        print(f"osiris: warning: table '{table}' was not found on {reference}", file=sys.stderr)
+        print(f"osiris: warning: {_kind(update.catalog.family)} '{table}' was not found on {reference}", file=sys.stderr)
     return update.catalog
 
 
@@ -101,10 +101,16 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     from osiris.text_table import printable
 
     names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
-    from osiris.run.drivers import discovers_endpoints
-
-    kind = "endpoint" if discovers_endpoints(catalog.family) else "table"
+    kind = _kind(catalog.family)
     print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
+
+
+def _kind(family_name: str) -> str:
+    """What a family's catalog holds: "table", "endpoint" (@rest) or "query field" (@graphql)."""
+    from osiris.run.drivers import family
+
+    facts = family(family_name)
+    return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")
 
 
 def _print_list(catalogs: list[Catalog], max_age_days: float, as_json: bool) -> int:

@@ -1,0 +1,126 @@
+"""A local GraphQL helpdesk API for discovery tests (127.0.0.1, a free port): POST /graphql answers
+the introspection query with a hand-written schema, and a `tickets` query with its records.
+
+Schema (what the introspection answer says):
+
+    type Query { tickets(first: Int, after: String): TicketConnection!   agents: [Person!]!
+                 me: Person   version: String! }
+    type TicketConnection { nodes: [Ticket!]!  pageInfo: PageInfo! }
+    type PageInfo { hasNextPage: Boolean!  endCursor: String }
+    type Ticket { id: ID!  subject: String!  priority: Priority  requester: Person!  tags: [String!]!
+                  score: Float }
+    type Person { email: String!  name: String  manager: Person }     enum Priority { LOW HIGH }
+
+Only a request with the bearer TOKEN is answered (else 401); with `introspection = False` an
+introspection query gets the 200 `errors` answer servers give when it is turned off. Every request
+is recorded (path, headers, JSON body) for tests to assert what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+TOKEN = "gql-Planted-4e9a1c7b2d"  # planted: tests scan every output for it
+TICKETS = [{"id": str(i), "subject": f"subject {i}", "priority": "HIGH" if i % 2 else "LOW",
+            "requester": {"email": f"user{i}@example.org", "name": f"User {i}"}, "tags": [f"tag{i % 3}"],
+            "score": i / 2} for i in range(1, 8)]
+REFUSED = "GraphQL introspection is not allowed by Apollo Server, but the query contained __schema or __type."
+
+
+def named(name: str, kind: str = "OBJECT") -> dict[str, Any]:
+    return {"kind": kind, "name": name, "ofType": None}
+
+
+def non_null(ref: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "NON_NULL", "name": None, "ofType": ref}
+
+
+def list_of(ref: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "LIST", "name": None, "ofType": ref}
+
+
+def scalar(name: str) -> dict[str, Any]:
+    return named(name, "SCALAR")
+
+
+def fields(*pairs: tuple[str, dict[str, Any]], args: dict[str, list[dict[str, Any]]] | None = None) -> list[Any]:
+    return [{"name": name, "args": (args or {}).get(name, []), "type": ref} for name, ref in pairs]
+
+
+SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
+    {"kind": "OBJECT", "name": "Query", "fields": fields(
+        ("tickets", non_null(named("TicketConnection"))), ("agents", non_null(list_of(non_null(named("Person"))))),
+        ("me", named("Person")), ("version", non_null(scalar("String"))),
+        args={"tickets": [{"name": "first", "type": scalar("Int")}, {"name": "after", "type": scalar("String")}]})},
+    {"kind": "OBJECT", "name": "TicketConnection", "fields": fields(
+        ("nodes", non_null(list_of(non_null(named("Ticket"))))), ("pageInfo", non_null(named("PageInfo"))))},
+    {"kind": "OBJECT", "name": "PageInfo", "fields": fields(
+        ("hasNextPage", non_null(scalar("Boolean"))), ("endCursor", scalar("String")))},
+    {"kind": "OBJECT", "name": "Ticket", "fields": fields(
+        ("id", non_null(scalar("ID"))), ("subject", non_null(scalar("String"))),
+        ("priority", named("Priority", "ENUM")), ("requester", non_null(named("Person"))),
+        ("tags", non_null(list_of(non_null(scalar("String"))))), ("score", scalar("Float")))},
+    {"kind": "OBJECT", "name": "Person", "fields": fields(
+        ("email", non_null(scalar("String"))), ("name", scalar("String")), ("manager", named("Person")))},
+    {"kind": "ENUM", "name": "Priority", "fields": None},
+    {"kind": "SCALAR", "name": "String", "fields": None},
+]}}
+
+
+@dataclass
+class GraphQLApi:
+    url: str = ""
+    introspection: bool = True
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.url}/graphql"
+
+
+@contextmanager
+def graphql_api() -> Iterator[GraphQLApi]:
+    api = GraphQLApi()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+            api.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
+                                 "body": body})
+            if self.headers.get("authorization") != f"Bearer {TOKEN}":
+                return self.reply(401, {"errors": [{"message": "unauthorized"}]})
+            query = str(body.get("query", ""))
+            if "__schema" in query:
+                answer = {"data": SCHEMA} if api.introspection else {"errors": [{"message": REFUSED}], "data": None}
+                return self.reply(200, answer)
+            variables = body.get("variables") or {}
+            start, first = int(variables.get("after") or 0), int(variables.get("first") or 5)
+            nodes = TICKETS[start:start + first]
+            page = {"hasNextPage": start + first < len(TICKETS), "endCursor": str(start + len(nodes))}
+            self.reply(200, {"data": {"tickets": {"nodes": nodes, "pageInfo": page}}})
+
+        def reply(self, status: int, payload: Any) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    api.url = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield api
+    finally:
+        server.shutdown()
+        server.server_close()
