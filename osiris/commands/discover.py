@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from osiris.catalog.store import Catalog, catalog_path, list_catalogs, read_catalog, write_catalog
+from osiris.catalog.store import Catalog, list_catalogs, write_catalog
 from osiris.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -57,34 +57,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
-    from osiris.catalog.connection import parse_connection
-    from osiris.catalog.discovery import update_connection_catalog
+    from osiris.catalog.discovery import source_kind, update_connection_catalog
 
-    from osiris.run.drivers import discovers_endpoints
-
-    if discovers_endpoints(parse_connection(reference)[0]) and not tables:
-        raise UsageError(f"name the endpoint path(s) to read, e.g. osiris discover {reference} /customers")
     update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
                                        reference, tables, refresh)
     if not update.fresh:
         _exists(update.catalog)
         return None
     for table in update.missing:
-        print(f"osiris: warning: {_kind(update.catalog.family)} '{table}' was not found on {reference}", file=sys.stderr)
+        print(f"osiris: warning: {source_kind(update.catalog.family)} '{table}' was not found on {reference}",
+              file=sys.stderr)
     return update.catalog
 
 
 def _discover_csv(root: Path, path: Path, refresh: bool) -> Catalog | None:
-    from osiris.catalog.discovery import build_catalog, discover_csv
+    from osiris.catalog.discovery import update_csv_catalog
 
-    previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
-    if previous is not None and not refresh:
-        _exists(previous)
+    update = update_csv_catalog(root, path, refresh)
+    if not update.fresh:
+        _exists(update.catalog)
         return None
-    table = discover_csv(path)
-    where = path.resolve()
-    shown = where.relative_to(root.resolve()) if where.is_relative_to(root.resolve()) else where
-    return build_catalog(f"csv.{table.name}", "csv", str(shown), [table])
+    return update.catalog
 
 
 def _exists(catalog: Catalog) -> None:
@@ -101,16 +94,10 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     from osiris.text_table import printable
 
     names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
-    kind = _kind(catalog.family)
+    from osiris.catalog.discovery import source_kind
+
+    kind = source_kind(catalog.family)
     print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
-
-
-def _kind(family_name: str) -> str:
-    """What a family's catalog holds: "table", "endpoint" (@rest) or "query field" (@graphql)."""
-    from osiris.run.drivers import family
-
-    facts = family(family_name)
-    return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")
 
 
 def _print_list(catalogs: list[Catalog], max_age_days: float, as_json: bool) -> int:
