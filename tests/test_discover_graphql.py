@@ -87,14 +87,21 @@ def test_discover_records_each_query_field_with_its_records_keys_types_and_pagin
     settings(tmp_path, gql)
     done = discover(tmp_path, "@graphql.helpdesk")
     assert (done.returncode, done.stdout, done.stderr) == (
-        0, ".osiris/catalog/graphql.helpdesk.json: 3 query fields (agents, me, tickets)\n", "")
+        0, ".osiris/catalog/graphql.helpdesk.json: 4 query fields (agents, events, me, tickets)\n", "")
     text = catalog_text(tmp_path)
     catalog = json.loads(text)
     assert (catalog["connection"], catalog["family"]) == ("@graphql.helpdesk", "graphql")
     assert catalog["tables"]["tickets"] == TICKETS_ENTRY
     assert {name: (t["returns"], t["data_path"]) for name, t in catalog["tables"].items()} == {
         "agents": ("[Person!]!", "data.agents"), "me": ("Person", "data.me"),
+        "events": ("EventConnection", "data.events.edges"),
         "tickets": ("TicketConnection!", "data.tickets.nodes")}  # `version: String!` returns no records
+    events = catalog["tables"]["events"]  # a connection with edges: each record holds its node
+    assert (events["record_type"], events["columns"], events["fields"], events["paging"]) == (
+        "EventEdge", [{"name": "cursor", "type": "string", "nullable": False},
+                      {"name": "node", "type": "object", "nullable": False}],
+        [{"name": "node.at", "type": "any"}, {"name": "node.kind", "type": "string|null"}],
+        {"style": "graphql", "pagination_path": "data.events.pageInfo"})  # no `after` argument to name
     assert len(gql.requests) == 1  # one POST, authenticated, asking for the schema only
     sent = gql.requests[0]
     assert (sent["path"], sent["headers"]["authorization"]) == ("/graphql", f"Bearer {TOKEN}")

@@ -1,8 +1,8 @@
-"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover FILE.csv`
-/ `discover --list`.
+"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover
+@graphql.alias [FIELD...]` / `discover FILE.csv` / `discover --list`.
 
 Reads tables, columns, types and primary keys (for an API endpoint: where its records are, their
-keys and JSON types, the paging) into the project's schema catalog (`.osiris/catalog/`), which
+keys and JSON types, the paging; for a GraphQL API, each query field's, by introspection) into the project's schema catalog (`.osiris/catalog/`), which
 validation (OML406) and the request prompt use. docs/discover.md.
 """
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", metavar="@family.alias|FILE.csv",
                         help="a configured connection, e.g. @mysql.default, or a CSV file")
-    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH",
-                        help="only these tables (default: all); for @rest connections, the endpoint paths to read")
+    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH|FIELD",
+                        help="only these tables (default: all); for @rest connections, the endpoint paths to read; "
+                             "for @graphql connections, the query fields (default: all)")
     parser.add_argument("--refresh", action="store_true", help="read tables already in the catalog again")
     parser.add_argument("--list", action="store_true", help="list the catalogs, their table counts and ages")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")

@@ -4,7 +4,9 @@ the introspection query with a hand-written schema, and a `tickets` query with i
 Schema (what the introspection answer says):
 
     type Query { tickets(first: Int, after: String): TicketConnection!   agents: [Person!]!
-                 me: Person   version: String! }
+                 me: Person   version: String!   events: EventConnection }
+    type EventConnection { edges: [EventEdge]  pageInfo: PageInfo! }     scalar DateTime
+    type EventEdge { cursor: String!  node: Event! }   type Event { at: DateTime!  kind: String }
     type TicketConnection { nodes: [Ticket!]!  pageInfo: PageInfo! }
     type PageInfo { hasNextPage: Boolean!  endCursor: String }
     type Ticket { id: ID!  subject: String!  priority: Priority  requester: Person!  tags: [String!]!
@@ -56,7 +58,7 @@ def fields(*pairs: tuple[str, dict[str, Any]], args: dict[str, list[dict[str, An
 SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
     {"kind": "OBJECT", "name": "Query", "fields": fields(
         ("tickets", non_null(named("TicketConnection"))), ("agents", non_null(list_of(non_null(named("Person"))))),
-        ("me", named("Person")), ("version", non_null(scalar("String"))),
+        ("me", named("Person")), ("version", non_null(scalar("String"))), ("events", named("EventConnection")),
         args={"tickets": [{"name": "first", "type": scalar("Int")}, {"name": "after", "type": scalar("String")}]})},
     {"kind": "OBJECT", "name": "TicketConnection", "fields": fields(
         ("nodes", non_null(list_of(non_null(named("Ticket"))))), ("pageInfo", non_null(named("PageInfo"))))},
@@ -68,6 +70,13 @@ SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
         ("tags", non_null(list_of(non_null(scalar("String"))))), ("score", scalar("Float")))},
     {"kind": "OBJECT", "name": "Person", "fields": fields(
         ("email", non_null(scalar("String"))), ("name", scalar("String")), ("manager", named("Person")))},
+    {"kind": "OBJECT", "name": "EventConnection", "fields": fields(
+        ("edges", list_of(named("EventEdge"))), ("pageInfo", non_null(named("PageInfo"))))},
+    {"kind": "OBJECT", "name": "EventEdge", "fields": fields(
+        ("cursor", non_null(scalar("String"))), ("node", non_null(named("Event"))))},
+    {"kind": "OBJECT", "name": "Event", "fields": fields(
+        ("at", non_null(scalar("DateTime"))), ("kind", scalar("String")))},
+    {"kind": "SCALAR", "name": "DateTime", "fields": None},
     {"kind": "ENUM", "name": "Priority", "fields": None},
     {"kind": "SCALAR", "name": "String", "fields": None},
 ]}}
