@@ -2,8 +2,9 @@
 @graphql.alias [FIELD...]` / `discover FILE.csv` / `discover --list`.
 
 Reads tables, columns, types and primary keys (for an API endpoint: where its records are, their
-keys and JSON types, the paging; for a GraphQL API, each query field's, by introspection) into the project's schema catalog (`.osiris/catalog/`), which
-validation (OML406) and the request prompt use. docs/discover.md.
+keys and JSON types, the paging; for a GraphQL API, each query field's, by introspection) into the
+project's schema catalog (`.osiris/catalog/`), which validation (OML406) and the request prompt
+use. docs/discover.md.
 """
 
 from __future__ import annotations
