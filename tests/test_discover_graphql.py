@@ -18,20 +18,15 @@ import yaml
 
 from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
-from tests.sample_project import SampleProject
+from tests.sample_project import SampleProject, generated_at_first_attempt, read_pick_write, request_text
 from tests.servers.graphql_api import REFUSED, TICKETS, TOKEN, GraphQLApi, graphql_api
 from tests.support import clean_env
 
 VALUES = [TICKETS[0]["subject"], TICKETS[0]["requester"]["email"], "User 1", "tag1"]
 TICKETS_ENTRY = {
-    "columns": [
-        {"name": "id", "type": "string", "nullable": False},
-        {"name": "subject", "type": "string", "nullable": False},
-        {"name": "priority", "type": "string|null", "nullable": True},
-        {"name": "requester", "type": "object", "nullable": False},
-        {"name": "tags", "type": "array of string", "nullable": False},
-        {"name": "score", "type": "number|null", "nullable": True},
-    ],
+    "columns": [{"name": name, "type": kind, "nullable": kind.endswith("|null")} for name, kind in (
+        ("id", "string"), ("subject", "string"), ("priority", "string|null"), ("requester", "object"),
+        ("tags", "array of string"), ("score", "number|null"))],
     "primary_key": [],
     "returns": "TicketConnection!",
     "arguments": [{"name": "first", "type": "Int"}, {"name": "after", "type": "String"}],
@@ -172,8 +167,7 @@ def test_the_request_prompt_tells_the_field_its_data_path_paging_and_each_key(tm
 def literal_model(body: dict[str, Any]) -> Reply:
     """Writes a pipeline from the request prompt alone: the connection, field, arguments, data_path and
     pageInfo path it tells, the nested email selected and read as its note says (flattened, `_`)."""
-    prompt = "".join(b.get("text", "") for m in body["messages"] for b in
-                     (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
+    prompt = request_text(body)
     connection = re.search(r"^(@graphql\.\w+) \(graphql, discovered", prompt, re.MULTILINE)
     field = re.search(r"query field (\w+)\(first: Int, after: String\).*?data_path '([^']*)'.*?"
                       r"pagination_path: (\S+), pagination_variable_name: (\w+)", prompt)
@@ -183,18 +177,11 @@ def literal_model(body: dict[str, Any]) -> Reply:
     query = (f"query Q($first: Int, ${variable}: String) {{ {name}(first: $first, {variable}: ${variable}) "
              f"{{ nodes {{ id subject {email.group(1)} {{ {email.group(2)} }} }} "
              "pageInfo { hasNextPage endCursor } } }")
-    steps = [
-        {"id": "fetch-tickets", "component": "graphql.extractor", "mode": "read",
-         "config": {"connection": connection.group(1), "query": query, "variables": {"first": 3},
-                    "data_path": data_path, "pagination_enabled": True, "pagination_path": page_info,
-                    "pagination_variable_name": variable}},
-        {"id": "pick", "component": "duckdb.processor", "mode": "transform", "needs": ["fetch-tickets"],
-         "config": {"query": f"SELECT id, subject, {email.group(1)}_{email.group(2)} AS email FROM input_df"}},
-        {"id": "write", "component": "filesystem.csv_writer", "mode": "write", "needs": ["pick"],
-         "config": {"path": "output/tickets.csv"}},
-    ]
-    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "helpdesk-tickets", "steps": steps}, sort_keys=False)
-    return Reply(f"```yaml\n{text}```\n")
+    read = {"component": "graphql.extractor",
+            "config": {"connection": connection.group(1), "query": query, "variables": {"first": 3},
+                       "data_path": data_path, "pagination_enabled": True, "pagination_path": page_info,
+                       "pagination_variable_name": variable}}
+    return Reply(read_pick_write(read, f"SELECT id, subject, {email.group(1)}_{email.group(2)} AS email FROM input_df"))
 
 
 def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attempt(
@@ -206,16 +193,12 @@ def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attemp
     assert discover(proj.root, "@graphql.helpdesk").returncode == 0
     fake_api.add(literal_model)
 
-    done = proj.osiris("generate", "copy the helpdesk tickets with the requester's email to output/tickets.csv",
-                       "--dry-run")
+    done = generated_at_first_attempt(
+        proj, fake_api, "copy the helpdesk tickets with the requester's email to output/tickets.csv", [TOKEN, *VALUES])
 
-    assert done.returncode == 0, done.stderr
-    assert len(fake_api.requests) == 1  # the sample run passed at the first attempt
-    assert "osiris: attempt 1: ran on 10 sample rows a source (3 steps ok" in done.stderr
+    assert yaml.safe_load(done.stdout)["steps"][1]["config"]["query"] == (
+        "SELECT id, subject, requester_email AS email FROM input_df")
     dry_run = proj.attempt_file(1, 1, "dry_run.json")
-    assert dry_run["status"] == "passed"
     assert [(s["id"], s["rows_out"]) for s in dry_run["steps"]][:2] == [("fetch-tickets", 7), ("pick", 7)]
-    files = [p for p in (proj.root / ".osiris").rglob("*") if p.is_file()]
-    for never in [TOKEN, *VALUES]:
-        assert not [p for p in files if never in p.read_text(encoding="utf-8", errors="replace")], never
+    assert len(gql.requests) == 1 + 3  # the discovery, then the sample's three pages of 3, 3 and 1 tickets
     assert TOKEN not in json.dumps([r.body for r in fake_api.requests])

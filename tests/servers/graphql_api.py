@@ -21,12 +21,13 @@ is recorded (path, headers, JSON body) for tests to assert what was sent.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.json_api import send_json, serving
 
 TOKEN = "gql-Planted-4e9a1c7b2d"  # planted: tests scan every output for it
 TICKETS = [{"id": str(i), "subject": f"subject {i}", "priority": "HIGH" if i % 2 else "LOW",
@@ -106,30 +107,16 @@ def graphql_api() -> Iterator[GraphQLApi]:
             api.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                  "body": body})
             if self.headers.get("authorization") != f"Bearer {TOKEN}":
-                return self.reply(401, {"errors": [{"message": "unauthorized"}]})
+                return send_json(self, 401, {"errors": [{"message": "unauthorized"}]})
             query = str(body.get("query", ""))
             if "__schema" in query:
                 answer = {"data": SCHEMA} if api.introspection else {"errors": [{"message": REFUSED}], "data": None}
-                return self.reply(200, answer)
+                return send_json(self, 200, answer)
             variables = body.get("variables") or {}
             start, first = int(variables.get("after") or 0), int(variables.get("first") or 5)
             nodes = TICKETS[start:start + first]
             page = {"hasNextPage": start + first < len(TICKETS), "endCursor": str(start + len(nodes))}
-            self.reply(200, {"data": {"tickets": {"nodes": nodes, "pageInfo": page}}})
+            send_json(self, 200, {"data": {"tickets": {"nodes": nodes, "pageInfo": page}}})
 
-        def reply(self, status: int, payload: Any) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    api.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(Handler) as api.url:
         yield api
-    finally:
-        server.shutdown()
-        server.server_close()
