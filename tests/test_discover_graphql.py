@@ -55,7 +55,7 @@ def served() -> Iterator[GraphQLApi]:
 @pytest.fixture
 def gql(served: GraphQLApi) -> GraphQLApi:
     served.requests.clear()
-    served.introspection = True
+    served.introspection, served.wide, served.pad_mb = True, 0, 0
     return served
 
 
@@ -125,6 +125,28 @@ def test_introspection_turned_off_is_one_line_and_exit_6(tmp_path: Path, gql: Gr
         "to allow it for this token, or write the query from the API's documentation and check it with osiris "
         "run --sample)\n")
     assert not (tmp_path / ".osiris" / "catalog").exists()
+
+
+def test_a_schema_is_kept_within_bounds_and_its_answer_within_the_clients_size_cap(tmp_path: Path,
+                                                                                   gql: GraphQLApi) -> None:
+    settings(tmp_path, gql)
+    gql.wide = 150
+    assert discover(tmp_path, "@graphql.helpdesk").returncode == 0
+    tables = json.loads(catalog_text(tmp_path))["tables"]
+    assert len(tables) == 100 and "wide96" in tables and "wide97" not in tables  # the first 100 fields
+    assert len(tables["wide1"]["columns"]) == 200 and tables["wide1"]["fields"] == []  # 200 keys at most
+
+    settings(tmp_path, gql, {"connections": {}})
+    config = yaml.safe_load((tmp_path / ".osiris.yaml").read_text(encoding="utf-8"))
+    config["connections"]["graphql"]["helpdesk"]["max_response_mb"] = 1
+    (tmp_path / ".osiris.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    gql.pad_mb = 2
+    done = discover(tmp_path, "@graphql.helpdesk", "--refresh")
+    assert (done.returncode, done.stdout) == (6, "")
+    assert done.stderr == (  # the HTTP client's own cap and words (docs/run-http.md)
+        f"osiris: error: cannot discover @graphql.helpdesk: the response of POST {gql.endpoint} is larger than "
+        "max_response_mb (1 MB decoded); not read further (Ask for smaller pages (the API's page-size parameter "
+        "in params), or raise max_response_mb in the step if the API really sends pages this large.)\n")
 
 
 def test_a_rejected_token_is_one_line_without_it(tmp_path: Path, gql: GraphQLApi) -> None:

@@ -147,7 +147,7 @@ def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | No
                  for a in field.get("args") or [] if isinstance(a, Mapping)]
     if paging["style"] == "graphql" and any(a["name"] == "after" for a in arguments):
         paging["cursor_variable"] = "after"
-    own = _object_fields(types, record_type)
+    own = dict(list(_object_fields(types, record_type).items())[:MAX_FIELDS])
     columns = [ColumnInfo(name, json_kind(f.get("type")), _named(f.get("type"))[3]) for name, f in own.items()]
     nested: list[dict[str, str]] = []
     graphql_types = {name: type_text(f.get("type")) for name, f in own.items()}

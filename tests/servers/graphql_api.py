@@ -14,7 +14,9 @@ Schema (what the introspection answer says):
     type Person { email: String!  name: String  manager: Person }     enum Priority { LOW HIGH }
 
 Only a request with the bearer TOKEN is answered (else 401); with `introspection = False` an
-introspection query gets the 200 `errors` answer servers give when it is turned off. Every request
+introspection query gets the 200 `errors` answer servers give when it is turned off. `wide = N`
+adds N query fields `wide1..N: [Wide]`, a type of 300 keys; `pad_mb = M` pads the answer with a
+description of M MiB. Every request
 is recorded (path, headers, JSON body) for tests to assert what was sent.
 """
 
@@ -83,10 +85,23 @@ SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
 ]}}
 
 
+def schema(api: GraphQLApi) -> dict[str, Any]:
+    """SCHEMA, with the wide query fields and the padding `api` asks for."""
+    if not api.wide and not api.pad_mb:
+        return SCHEMA
+    query, *others = SCHEMA["__schema"]["types"]
+    wide = fields(*((f"wide{i}", list_of(named("Wide"))) for i in range(1, api.wide + 1)))
+    types = [{**query, "fields": query["fields"] + wide, "description": "x" * (api.pad_mb << 20)}, *others,
+             {"kind": "OBJECT", "name": "Wide", "fields": fields(*((f"k{i}", scalar("Int")) for i in range(300)))}]
+    return {"__schema": {**SCHEMA["__schema"], "types": types}}
+
+
 @dataclass
 class GraphQLApi:
     url: str = ""
     introspection: bool = True
+    wide: int = 0
+    pad_mb: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -110,7 +125,7 @@ def graphql_api() -> Iterator[GraphQLApi]:
                 return send_json(self, 401, {"errors": [{"message": "unauthorized"}]})
             query = str(body.get("query", ""))
             if "__schema" in query:
-                answer = {"data": SCHEMA} if api.introspection else {"errors": [{"message": REFUSED}], "data": None}
+                answer = {"data": schema(api)} if api.introspection else {"errors": [{"message": REFUSED}], "data": None}
                 return send_json(self, 200, answer)
             variables = body.get("variables") or {}
             start, first = int(variables.get("after") or 0), int(variables.get("first") or 5)
