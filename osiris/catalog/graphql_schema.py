@@ -75,15 +75,16 @@ def _introspect(client: HttpClient, endpoint: str) -> Mapping[str, Any]:
 
 
 def type_text(ref: Mapping[str, Any] | None) -> str:
-    """A type reference as GraphQL writes it: `String!`, `[Ticket!]!`."""
-    if not isinstance(ref, Mapping):
-        return "?"
-    kind = ref.get("kind")
-    if kind == "NON_NULL":
-        return type_text(ref.get("ofType")) + "!"
-    if kind == "LIST":
-        return f"[{type_text(ref.get('ofType'))}]"
-    return str(ref.get("name") or "?")
+    """A type reference as GraphQL writes it: `String!`, `[Ticket!]!` (a loop: a hostile answer may
+    nest wrappers as deep as its JSON goes)."""
+    wrappers = []
+    while isinstance(ref, Mapping) and ref.get("kind") in ("NON_NULL", "LIST"):
+        wrappers.append(ref["kind"])
+        ref = ref.get("ofType")
+    text = str(ref.get("name") or "?") if isinstance(ref, Mapping) else "?"
+    for kind in reversed(wrappers):
+        text = f"{text}!" if kind == "NON_NULL" else f"[{text}]"
+    return text
 
 
 def _named(ref: Mapping[str, Any] | None) -> tuple[str, str, int, bool]:
