@@ -149,6 +149,14 @@ def test_a_schema_is_kept_within_bounds_and_its_answer_within_the_clients_size_c
         "in params), or raise max_response_mb in the step if the API really sends pages this large.)\n")
 
 
+def test_a_connection_without_an_endpoint_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {"graphql": {"bare": {"auth_type": "none"}}}}))
+    done = discover(tmp_path, "@graphql.bare")
+    assert (done.returncode, done.stderr) == (
+        6, "osiris: error: cannot discover @graphql.bare: the connection has no endpoint (set endpoint: "
+           "https://.../graphql for the connection in .osiris.yaml)\n")
+
+
 def test_a_rejected_token_is_one_line_without_it(tmp_path: Path, gql: GraphQLApi) -> None:
     settings(tmp_path, gql)
     done = discover(tmp_path, "@graphql.helpdesk", token="gql-Wrong-0123456789")
