@@ -17,6 +17,7 @@ import yaml
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
+from tests.run_helpers import set_connection
 from tests.sample_project import SampleProject, generated_at_first_attempt, last_user_message, read_pick_write, request_text
 from tests.servers.http_apis import TICKETS, TOKEN, ApiServer
 from tests.support import clean_env
@@ -42,13 +43,8 @@ EXPECTED_ENTRY = {
 
 
 def helpdesk_settings(root: Path, api: ApiServer, extra: dict[str, Any] | None = None) -> None:
-    path = root / ".osiris.yaml"
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
-    config = {**(config or {}), **(extra or {})}
-    config["connections"] = {"rest": {"helpdesk": {"base_url": api.url, "auth_type": "bearer",
-                                                   "auth_token": "${HELPDESK_TOKEN}"}}}
-    root.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    set_connection(root, "rest", "helpdesk", {"base_url": api.url, "auth_type": "bearer",
+                                              "auth_token": "${HELPDESK_TOKEN}"}, extra)
 
 
 def discover(root: Path, *args: str, token: str = TOKEN) -> Any:
@@ -121,8 +117,7 @@ def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_
 
     proj = RunProject(tmp_path)
     helpdesk_settings(tmp_path, api)
-    proj.env["HELPDESK_TOKEN"] = TOKEN
-    proj.secrets.append(TOKEN)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
     step = {"id": "get", "component": "rest.extractor", "mode": "read",
             "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
                        "params": {"cursor": 100}}}
@@ -155,8 +150,7 @@ def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attemp
         tmp_path: Path, fake_api: Any, api: ApiServer) -> None:
     proj = SampleProject(tmp_path / "p", fake_api)
     helpdesk_settings(proj.root, api)
-    proj.env["HELPDESK_TOKEN"] = TOKEN
-    proj.secrets.append(TOKEN)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
     assert discover(proj.root, "@rest.helpdesk", "/tickets").returncode == 0
     fake_api.add(literal_model)
 

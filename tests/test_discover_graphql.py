@@ -18,6 +18,7 @@ import yaml
 
 from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
+from tests.run_helpers import set_connection
 from tests.sample_project import SampleProject, generated_at_first_attempt, read_pick_write, request_text
 from tests.servers.graphql_api import REFUSED, TICKETS, TOKEN, GraphQLApi, graphql_api
 from tests.support import clean_env
@@ -60,13 +61,8 @@ def gql(served: GraphQLApi) -> GraphQLApi:
 
 
 def settings(root: Path, api: GraphQLApi, extra: dict[str, Any] | None = None) -> None:
-    path = root / ".osiris.yaml"
-    config = (yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None) or {}
-    config.update(extra or {})
-    config["connections"] = {"graphql": {"helpdesk": {"endpoint": api.endpoint, "auth_type": "bearer",
-                                                      "auth_token": "${HELPDESK_TOKEN}"}}}
-    root.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    set_connection(root, "graphql", "helpdesk", {"endpoint": api.endpoint, "auth_type": "bearer",
+                                                 "auth_token": "${HELPDESK_TOKEN}"}, extra)
 
 
 def discover(root: Path, *args: str, token: str = TOKEN) -> Any:
@@ -218,8 +214,7 @@ def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attemp
         tmp_path: Path, fake_api: Any, gql: GraphQLApi) -> None:
     proj = SampleProject(tmp_path / "p", fake_api)
     settings(proj.root, gql)
-    proj.env["HELPDESK_TOKEN"] = TOKEN
-    proj.secrets.append(TOKEN)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
     assert discover(proj.root, "@graphql.helpdesk").returncode == 0
     fake_api.add(literal_model)
 
