@@ -47,6 +47,11 @@ class RunProject:
         self.assert_no_secrets(result.stdout + result.stderr)
         return result
 
+    def planted(self, variable: str, secret: str) -> None:
+        """`${variable}` is `secret` in every command's environment, and `secret` is looked for everywhere."""
+        self.env[variable] = secret
+        self.secrets.append(secret)
+
     def assert_no_secrets(self, text: str = "") -> None:
         """No planted password in `text` or in any file of any session."""
         files = [p for p in (self.root / ".osiris").rglob("*") if p.is_file()] if (self.root / ".osiris").exists() else []
@@ -103,3 +108,14 @@ def csv_step(step_id: str, oml_mode: str, path: str, **config: Any) -> dict[str,
 
 def sql_step(step_id: str, query: str, **extra: Any) -> dict[str, Any]:
     return {"id": step_id, "component": "duckdb.processor", "mode": "transform", "config": {"query": query}, **extra}
+
+
+def set_connection(root: Path, family: str, alias: str, fields: dict[str, Any],
+                   extra: dict[str, Any] | None = None) -> None:
+    """`.osiris.yaml` in `root` with this one connection, and the `extra` settings over what it held."""
+    path = root / ".osiris.yaml"
+    config = (yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None) or {}
+    config.update(extra or {})
+    config["connections"] = {family: {alias: fields}}
+    root.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")

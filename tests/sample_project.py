@@ -52,3 +52,35 @@ def last_user_message(request: Any) -> str:
     """The text of the last user message of a recorded Messages API request."""
     content = request.body["messages"][-1]["content"]
     return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """Every message's text in a recorded Messages API request body: what a model was told."""
+    return "".join(block.get("text", "") for message in body["messages"] for block in
+                   (message["content"] if isinstance(message["content"], list) else [{"text": message["content"]}]))
+
+
+def read_pick_write(read: dict[str, Any], select: str) -> str:
+    """An LLM answer: the step `read` (id fetch-tickets), a duckdb.processor running `select` on it,
+    and a CSV writer of output/tickets.csv."""
+    return pipeline(
+        {"id": "fetch-tickets", "mode": "read", **read},
+        {"id": "pick", "component": "duckdb.processor", "mode": "transform", "needs": ["fetch-tickets"],
+         "config": {"query": select}},
+        {"id": "write", "component": "filesystem.csv_writer", "mode": "write", "needs": ["pick"],
+         "config": {"path": "output/tickets.csv"}}, name="helpdesk-tickets")
+
+
+def generated_at_first_attempt(proj: SampleProject, fake_api: Any, request: str,
+                               never: list[str]) -> subprocess.CompletedProcess[str]:
+    """`generate REQUEST --dry-run`: one request to the model, whose pipeline's sample run passed;
+    no value of `never` in any file of the project's .osiris folder (catalog, sessions)."""
+    done = proj.osiris("generate", request, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1  # the sample run passed at the first attempt
+    assert "osiris: attempt 1: ran on 10 sample rows a source (3 steps ok" in done.stderr
+    assert proj.attempt_file(1, 1, "dry_run.json")["status"] == "passed"
+    files = [p for p in (proj.root / ".osiris").rglob("*") if p.is_file()]
+    for value in never:
+        assert not [p for p in files if value in p.read_text(encoding="utf-8", errors="replace")], value
+    return done

@@ -17,7 +17,8 @@ import yaml
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
-from tests.sample_project import SampleProject, last_user_message
+from tests.run_helpers import set_connection
+from tests.sample_project import SampleProject, generated_at_first_attempt, last_user_message, read_pick_write, request_text
 from tests.servers.http_apis import TICKETS, TOKEN, ApiServer
 from tests.support import clean_env
 
@@ -42,13 +43,8 @@ EXPECTED_ENTRY = {
 
 
 def helpdesk_settings(root: Path, api: ApiServer, extra: dict[str, Any] | None = None) -> None:
-    path = root / ".osiris.yaml"
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
-    config = {**(config or {}), **(extra or {})}
-    config["connections"] = {"rest": {"helpdesk": {"base_url": api.url, "auth_type": "bearer",
-                                                   "auth_token": "${HELPDESK_TOKEN}"}}}
-    root.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    set_connection(root, "rest", "helpdesk", {"base_url": api.url, "auth_type": "bearer",
+                                              "auth_token": "${HELPDESK_TOKEN}"}, extra)
 
 
 def discover(root: Path, *args: str, token: str = TOKEN) -> Any:
@@ -121,8 +117,7 @@ def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_
 
     proj = RunProject(tmp_path)
     helpdesk_settings(tmp_path, api)
-    proj.env["HELPDESK_TOKEN"] = TOKEN
-    proj.secrets.append(TOKEN)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
     step = {"id": "get", "component": "rest.extractor", "mode": "read",
             "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
                        "params": {"cursor": 100}}}
@@ -140,49 +135,33 @@ def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_
 def literal_model(body: dict[str, Any]) -> Reply:
     """Writes a pipeline from the request prompt alone: the connection, endpoint, data_path and
     cursor_path it tells, and a nested email field read the way its note says."""
-    prompt = "".join(b.get("text", "") for m in body["messages"] for b in
-                     (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
+    prompt = request_text(body)
     connection = re.search(r"^(@rest\.\w+) \(rest, discovered", prompt, re.MULTILINE)
     endpoint = re.search(r"endpoint (\S+): data_path '([^']*)'.*?cursor_path: (\S+)", prompt)
     email = re.search(r"^ {4}(\w+)\.(\w*email\w*) string$", prompt, re.MULTILINE)
     assert connection and endpoint and email, prompt
-    steps = [
-        {"id": "fetch-tickets", "component": "rest.extractor", "mode": "read",
-         "config": {"connection": connection.group(1), "endpoint": endpoint.group(1),
-                    "data_path": endpoint.group(2), "pagination": "cursor", "cursor_path": endpoint.group(3)}},
-        {"id": "pick", "component": "duckdb.processor", "mode": "transform", "needs": ["fetch-tickets"],
-         "config": {"query": f"SELECT id, subject, {email.group(1)}.{email.group(2)} AS email FROM input_df"}},
-        {"id": "write", "component": "filesystem.csv_writer", "mode": "write", "needs": ["pick"],
-         "config": {"path": "output/tickets.csv"}},
-    ]
-    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "helpdesk-tickets", "steps": steps}, sort_keys=False)
-    return Reply(f"```yaml\n{text}```\n")
+    read = {"component": "rest.extractor",
+            "config": {"connection": connection.group(1), "endpoint": endpoint.group(1),
+                       "data_path": endpoint.group(2), "pagination": "cursor", "cursor_path": endpoint.group(3)}}
+    return Reply(read_pick_write(read, f"SELECT id, subject, {email.group(1)}.{email.group(2)} AS email FROM input_df"))
 
 
 def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attempt(
         tmp_path: Path, fake_api: Any, api: ApiServer) -> None:
     proj = SampleProject(tmp_path / "p", fake_api)
     helpdesk_settings(proj.root, api)
-    proj.env["HELPDESK_TOKEN"] = TOKEN
-    proj.secrets.append(TOKEN)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
     assert discover(proj.root, "@rest.helpdesk", "/tickets").returncode == 0
     fake_api.add(literal_model)
 
-    done = proj.osiris("generate", "copy the helpdesk tickets with the requester's email to output/tickets.csv",
-                       "--dry-run")
+    done = generated_at_first_attempt(
+        proj, fake_api, "copy the helpdesk tickets with the requester's email to output/tickets.csv", [TOKEN, *VALUES])
 
-    assert done.returncode == 0, done.stderr
-    assert len(fake_api.requests) == 1  # the sample run passed at the first attempt
     assert "'fetch-tickets' failed" not in done.stderr
-    assert "osiris: attempt 1: ran on 10 sample rows a source (3 steps ok" in done.stderr
     pipeline = yaml.safe_load(done.stdout)
     assert pipeline["steps"][1]["config"]["query"] == "SELECT id, subject, requester.email AS email FROM input_df"
     dry_run = proj.attempt_file(1, 1, "dry_run.json")
-    assert dry_run["status"] == "passed"
     assert [(s["id"], s["rows_out"]) for s in dry_run["steps"]][:2] == [("fetch-tickets", 10), ("pick", 10)]
-    files = [p for p in (proj.root / ".osiris").rglob("*") if p.is_file()]
-    for never in [TOKEN, *VALUES]:
-        assert not [p for p in files if never in p.read_text(encoding="utf-8", errors="replace")], never
     assert TOKEN not in json.dumps([r.body for r in fake_api.requests])
 
 

@@ -31,7 +31,7 @@ def test_a_family_declares_its_facts_once():
     assert (mysql.title, mysql.dialect, mysql.kind, mysql.discoverable, mysql.words, mysql.discovers) == (
         "MySQL", "mysql", "database", True, ("mariadb",), "tables")
     assert (rest.kind, rest.discoverable, rest.dialect, rest.discovers) == ("api", True, None, "endpoints")
-    assert (graphql.kind, graphql.discoverable) == ("api", False)
+    assert (graphql.kind, graphql.discoverable, graphql.discovers) == ("api", True, "fields")
     assert drivers.discovers_endpoints("rest") and not drivers.discovers_endpoints("mysql")
     assert drivers.family("sql_base") is None and drivers.family("nope") is None
 
@@ -93,10 +93,10 @@ def test_a_new_sql_family_is_one_driver_module_and_its_specs(sqlite_family, tmp_
 def test_discover_of_a_family_without_tables_is_a_usage_error(tmp_path):
     root = tmp_path / "project"
     root.mkdir()
-    (root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {"graphql": {"api": {"endpoint": "http://h"}}}}))
-    done = run_inprocess("discover", "@graphql.api", cwd=root, env=clean_env())
+    (root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {"duckdb": {"local": {"path": "x.db"}}}}))
+    done = run_inprocess("discover", "@duckdb.local", cwd=root, env=clean_env())
     assert (done.returncode, done.stderr) == (
-        2, "osiris: error: 'graphql' connections cannot be discovered: GraphQL API has no tables to read\n")
+        2, "osiris: error: 'duckdb' connections cannot be discovered: DuckDB has no tables to read\n")
 
 
 def test_a_refused_connection_during_discover_speaks_of_the_connection_not_a_step(tmp_path):

@@ -41,3 +41,10 @@ def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], f
         field = unset.where.removeprefix(prefix + ".")
         raise UsageError(f"connection '@{family}.{alias}' field '{field}' refers to ${{{unset.name}}}, "
                          f"which is not set; {unset_hint(unset.name)}") from None
+
+
+def secret_values(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The values of a resolved connection's secret fields (tokens, passwords), to mask them."""
+    from osiris.secrets.names import is_secret_key
+
+    return tuple(str(v) for k, v in config.items() if is_secret_key(k) and v is not None and v != "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from osiris.catalog.connection import parse_connection, resolve_connection
+from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import RuntimeProblem, TableInfo
@@ -23,7 +23,6 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
     from osiris.run.drivers import family, family_driver
-    from osiris.secrets.names import is_secret_key
     from osiris.secrets.redact import Redactor
 
     name, alias = parse_connection(reference)
@@ -36,8 +35,7 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
     try:
         return driver.discover(config, tables)
     except RuntimeProblem as problem:
-        secrets = [v for k, v in config.items() if is_secret_key(k) and v is not None and v != ""]
-        redactor = Redactor(known_values=secrets)
+        redactor = Redactor(known_values=list(secret_values(config)))
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
 
@@ -53,11 +51,19 @@ class CatalogUpdate:
 
 
 def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, str], root: Path,
-                              reference: str, tables: list[str], refresh: bool) -> CatalogUpdate:
+                              reference: str, tables: list[str], refresh: bool,
+                              paths_example: str = "") -> CatalogUpdate:
     """Read `tables` (all when empty) of `@family.alias` over the project's catalog of it: tables it
-    holds already are read again only with `refresh`. Writes nothing (`write_catalog` does);
-    `osiris discover` and the MCP server's `discovery_request` both come here (docs/discover.md)."""
+    holds already are read again only with `refresh`. An API read by endpoint (@rest) needs its
+    paths named: a UsageError otherwise, ending with `paths_example` (how the caller takes them).
+    Writes nothing (`write_catalog` does); `osiris discover` and the MCP server's
+    `discovery_request` both come here (docs/discover.md)."""
+    from osiris.run.drivers import discovers_endpoints
+
     family, alias = parse_connection(reference)
+    if discovers_endpoints(family) and not tables:
+        example = paths_example or f"osiris discover @{family}.{alias} /customers"
+        raise UsageError(f"name the endpoint path(s) to read, e.g. {example}")
     name = f"{family}.{alias}"
     previous = read_catalog(catalog_path(root, name))
     wanted: list[str] | None = list(dict.fromkeys(tables)) or None
@@ -71,6 +77,26 @@ def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, 
         raise DiscoveryFailed(f"none of the tables named were found on {reference} ({', '.join(missing)})")
     keep = previous if (previous is not None and wanted) else None  # a full refresh starts afresh
     return CatalogUpdate(build_catalog(name, family, f"@{name}", found, keep), fresh=True, missing=missing)
+
+
+def update_csv_catalog(root: Path, path: Path, refresh: bool) -> CatalogUpdate:
+    """The catalog of the CSV file `path` (`csv.<stem>`): the project's own unless `refresh` or there
+    is none, else sniffed now; its `connection` is the path relative to `root` when inside it."""
+    previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
+    if previous is not None and not refresh:
+        return CatalogUpdate(previous, fresh=False)
+    table = discover_csv(path)
+    where, inside = path.resolve(), root.resolve()
+    shown = where.relative_to(inside) if where.is_relative_to(inside) else where
+    return CatalogUpdate(build_catalog(f"csv.{table.name}", "csv", shown.as_posix(), [table]), fresh=True)
+
+
+def source_kind(family_name: str) -> str:
+    """What a family's catalog holds, for messages: "table", "endpoint" (@rest), "query field" (@graphql)."""
+    from osiris.run.drivers import family
+
+    facts = family(family_name)
+    return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")
 
 
 def discover_csv(path: Path) -> TableInfo:

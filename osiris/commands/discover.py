@@ -1,9 +1,10 @@
-"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover FILE.csv`
-/ `discover --list`.
+"""`osiris discover @family.alias [TABLE...]` / `discover @rest.alias /PATH...` / `discover
+@graphql.alias [FIELD...]` / `discover FILE.csv` / `discover --list`.
 
 Reads tables, columns, types and primary keys (for an API endpoint: where its records are, their
-keys and JSON types, the paging) into the project's schema catalog (`.osiris/catalog/`), which
-validation (OML406) and the request prompt use. docs/discover.md.
+keys and JSON types, the paging; for a GraphQL API, each query field's, by introspection) into the
+project's schema catalog (`.osiris/catalog/`), which validation (OML406) and the request prompt
+use. docs/discover.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from osiris.catalog.store import Catalog, catalog_path, list_catalogs, read_catalog, write_catalog
+from osiris.catalog.store import Catalog, list_catalogs, write_catalog
 from osiris.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", nargs="?", metavar="@family.alias|FILE.csv",
                         help="a configured connection, e.g. @mysql.default, or a CSV file")
-    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH",
-                        help="only these tables (default: all); for @rest connections, the endpoint paths to read")
+    parser.add_argument("tables", nargs="*", metavar="TABLE|/PATH|FIELD",
+                        help="only these tables (default: all); for @rest connections, the endpoint paths to read; "
+                             "for @graphql connections, the query fields (default: all)")
     parser.add_argument("--refresh", action="store_true", help="read tables already in the catalog again")
     parser.add_argument("--list", action="store_true", help="list the catalogs, their table counts and ages")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
@@ -57,34 +59,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _discover_connection(effective: EffectiveSettings, reference: str, tables: list[str], refresh: bool) -> Catalog | None:
-    from osiris.catalog.connection import parse_connection
-    from osiris.catalog.discovery import update_connection_catalog
+    from osiris.catalog.discovery import source_kind, update_connection_catalog
 
-    from osiris.run.drivers import discovers_endpoints
-
-    if discovers_endpoints(parse_connection(reference)[0]) and not tables:
-        raise UsageError(f"name the endpoint path(s) to read, e.g. osiris discover {reference} /customers")
     update = update_connection_catalog(effective.settings.connections, effective.env, effective.project_root,
                                        reference, tables, refresh)
     if not update.fresh:
         _exists(update.catalog)
         return None
     for table in update.missing:
-        print(f"osiris: warning: table '{table}' was not found on {reference}", file=sys.stderr)
+        print(f"osiris: warning: {source_kind(update.catalog.family)} '{table}' was not found on {reference}",
+              file=sys.stderr)
     return update.catalog
 
 
 def _discover_csv(root: Path, path: Path, refresh: bool) -> Catalog | None:
-    from osiris.catalog.discovery import build_catalog, discover_csv
+    from osiris.catalog.discovery import update_csv_catalog
 
-    previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
-    if previous is not None and not refresh:
-        _exists(previous)
+    update = update_csv_catalog(root, path, refresh)
+    if not update.fresh:
+        _exists(update.catalog)
         return None
-    table = discover_csv(path)
-    where = path.resolve()
-    shown = where.relative_to(root.resolve()) if where.is_relative_to(root.resolve()) else where
-    return build_catalog(f"csv.{table.name}", "csv", str(shown), [table])
+    return update.catalog
 
 
 def _exists(catalog: Catalog) -> None:
@@ -101,9 +96,9 @@ def _print_result(catalog: Catalog, path: Path, root: Path, as_json: bool) -> No
     from osiris.text_table import printable
 
     names = ", ".join(catalog.tables)  # a database's own names: escaped, never terminal commands
-    from osiris.run.drivers import discovers_endpoints
+    from osiris.catalog.discovery import source_kind
 
-    kind = "endpoint" if discovers_endpoints(catalog.family) else "table"
+    kind = source_kind(catalog.family)
     print(printable(f"{shown}: {len(catalog.tables)} {kind}{'s' if len(catalog.tables) != 1 else ''} ({names})"))
 
 

@@ -2,7 +2,9 @@
 touch"). A path comes from the assistant, so it is not trusted: it must be relative, stay inside
 the project, name a `.yaml` or `.yml` file, pass through no symbolic link and no hidden folder or
 file (so never `.osiris.yaml` nor anything under `.osiris/`, `.git/`), and never be the settings
-file. `oml_save` replaces a file only when it is an OML pipeline itself.
+file. `oml_save` replaces a file only when it is an OML pipeline itself. A CSV file that
+`discovery_request` reads is checked by the trust boundary of every run (osiris.trust.paths), and
+must be a visible `.csv` file: a sniffed file's first line comes back as column names.
 """
 
 from __future__ import annotations
@@ -67,3 +69,25 @@ def replace_problem(path: Path) -> str | None:
     if isinstance(document, dict) and "oml_version" in document:
         return None
     return "exists and is not an OML pipeline; Osiris replaces only pipelines (choose another path)"
+
+
+def project_csv(root: Path, given: str, settings_file: Path | None = None) -> Path:
+    """The real path of the CSV file `given` names in the project, or PathRefused: outside the trust
+    boundary (OML517's rule: absolute, `..`, a link out, Osiris's own files), hidden, or not `.csv`."""
+    from osiris.run.driver import RuntimeProblem
+    from osiris.trust.paths import Files
+
+    relative = PurePosixPath(given.replace("\\", "/"))
+    protected = [root / ".osiris", *([settings_file] if settings_file else [])]
+    try:
+        real = Files.at(root, protected).resolve(given, field="file")
+    except RuntimeProblem as problem:
+        raise PathRefused(f"{problem.message}; give a CSV file's path relative to the project folder, "
+                          "e.g. data/customers.csv") from None
+    if relative.suffix.lower() != ".csv" or real.suffix.lower() != ".csv":
+        raise PathRefused(f"'{given}' is not a .csv file; discovery_request reads CSV files, e.g. data/customers.csv")
+    if any(part.startswith(".") for part in relative.parts):
+        raise PathRefused(f"'{given}' is hidden or inside a hidden folder; Osiris reads no hidden files for an assistant")
+    if not real.is_file():
+        raise PathRefused(f"'{given}' is not a file in the project" + ("" if real.exists() else " (no such file)"))
+    return real

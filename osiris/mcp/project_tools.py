@@ -62,20 +62,34 @@ def register(app: MCPServer, project: Project) -> None:
     @app.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                           open_world_hint=True))
     async def discovery_request(
-        connection: Annotated[str, Field(description='a configured connection, e.g. "@postgres.default"')],
         ctx: Context,
-        tables: Annotated[list[str] | None, Field(description="only these tables (default: all)")] = None,
-        refresh: Annotated[bool, Field(description="read tables already in the catalog again")] = False,
+        connection: Annotated[str | None, Field(description='a configured connection, e.g. "@postgres.default", '
+                                                            '"@rest.helpdesk", "@graphql.github"')] = None,
+        tables: Annotated[list[str] | None, Field(description=(
+            "a database's tables to read (default: all); for a @rest connection the endpoint paths to read "
+            '(required), e.g. ["/tickets"]; for a @graphql connection its query fields (default: all)'))] = None,
+        file: Annotated[str | None, Field(description="instead of a connection: a CSV file in the project, "
+                                                      "relative to its folder, e.g. data/customers.csv")] = None,
+        refresh: Annotated[bool, Field(description="read what is in the catalog already again")] = False,
         timeout_seconds: Annotated[int, Field(ge=1, le=600, description="give up after this long")] = (
             DISCOVERY_TIMEOUT_SECONDS),
     ) -> dict[str, Any]:
-        """Read the tables of a configured database connection (names, columns, their types, nullability
-        and primary keys; never a row value) into the project's schema catalog, which oml_validate then
-        uses to check table and column names in SQL. Tables already in the catalog are returned from it
-        unless refresh is true. Sends progress notifications while it waits on the database, and gives up
-        after timeout_seconds. Returns the catalog's tables (the ones named, or all), which tables named
-        were not found, and whether the catalog was read now or taken as it was (cached)."""
-        return await _discover(project, ctx, connection, tables or [], refresh, timeout_seconds)
+        """Read what a source holds into the project's schema catalog (names and types, never a value),
+        which oml_validate then uses to check table and column names in SQL. A database connection: its
+        tables' columns, types, nullability and primary keys. A @rest connection: name the endpoint
+        paths in tables; one authenticated GET each records where the records are (data_path), each
+        key with its JSON and DuckDB type, nested keys dotted, and the paging the answer suggests. A
+        @graphql connection: its schema by introspection, each query field's data_path, keys with their
+        types, arguments and pageInfo paging. Or a CSV file of the project (file): its columns with
+        DuckDB's types. What the catalog holds already is returned from it unless refresh is true.
+        Sends progress notifications while it waits, and gives up after timeout_seconds. Returns the
+        catalog's entries (the ones named, or all), the names not found, and whether it was read now."""
+        if (connection is None) == (file is None):
+            raise UsageError("give one of connection (e.g. @postgres.default) or file (a CSV file in the project, "
+                             "e.g. data/customers.csv)")
+        if file is not None:
+            return await _discover_file(project, ctx, file, refresh, timeout_seconds)
+        return await _discover(project, ctx, str(connection), tables or [], refresh, timeout_seconds)
 
 
 def _connections(project: Project) -> dict[str, Any]:
@@ -92,8 +106,7 @@ def _connections(project: Project) -> dict[str, Any]:
 async def _discover(project: Project, ctx: Context, connection: str, tables: list[str], refresh: bool,
                     timeout: int) -> dict[str, Any]:
     from osiris.catalog.connection import parse_connection
-    from osiris.catalog.discovery import update_connection_catalog
-    from osiris.catalog.store import write_catalog
+    from osiris.catalog.discovery import source_kind, update_connection_catalog
     from osiris.mcp.waiting import in_thread
 
     family, alias = parse_connection(connection)
@@ -101,9 +114,28 @@ async def _discover(project: Project, ctx: Context, connection: str, tables: lis
     settings = project.effective
     update: CatalogUpdate = await in_thread(
         lambda: update_connection_catalog(settings.settings.connections, settings.env, project.root,
-                                          reference, tables, refresh),
-        ctx, doing=f"reading the tables of {reference}", timeout=timeout,
+                                          reference, tables, refresh, paths_example='tables: ["/customers"]'),
+        ctx, doing=f"reading the {source_kind(family)}s of {reference}", timeout=timeout,
         advice="name fewer tables, or give a longer timeout_seconds")
+    return _result(project, update, tables)
+
+
+async def _discover_file(project: Project, ctx: Context, file: str, refresh: bool, timeout: int) -> dict[str, Any]:
+    from osiris.catalog.discovery import update_csv_catalog
+    from osiris.mcp.paths import project_csv
+    from osiris.mcp.waiting import in_thread
+
+    path = project_csv(project.root, file, project.effective.config_path)
+    update: CatalogUpdate = await in_thread(lambda: update_csv_catalog(project.root, path, refresh), ctx,
+                                            doing=f"reading the CSV file {file}", timeout=timeout,
+                                            advice="give a longer timeout_seconds")
+    return _result(project, update, [])
+
+
+def _result(project: Project, update: CatalogUpdate, tables: list[str]) -> dict[str, Any]:
+    """What discovery_request answers: the catalog written (or kept), its entries, the names missing."""
+    from osiris.catalog.store import write_catalog
+
     path = write_catalog(project.root, update.catalog) if update.fresh else None
     catalog = update.catalog
     shown = {name: catalog.tables[found] for name in tables if (found := catalog.table(name)) is not None} \

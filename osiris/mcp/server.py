@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 INSTRUCTIONS = """\
 Osiris checks, tests and saves OML data pipelines for this project. Start with oml_schema_get,
 components_list and connections_list; read a component with components_show; read a database's
-tables with discovery_request. Check every draft with oml_validate and fix all its errors at once;
-test it on sample rows with run_sample (nothing is kept in any target); save it with oml_save."""
+tables, an API's endpoints or GraphQL schema, or a CSV file with discovery_request. Check every
+draft with oml_validate and fix all its errors at once; test it on sample rows with run_sample
+(nothing is kept in any target); save it with oml_save."""
 
 
 class OsirisMCP(MCPServer):

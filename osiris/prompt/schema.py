@@ -55,7 +55,8 @@ def schema_section(request: str, catalogs: list[Catalog], budget_tokens: int) ->
         return ""
     by_name = {catalog.name: catalog for catalog in catalogs}
     blocks = [f"{_source(by_name[name])}\n" + "\n".join(lines) for name, lines in chosen.items()]
-    note = f"{API_NOTE}\n" if any(is_endpoint(by_name[name]) for name in chosen) else ""
+    note = "".join(f"{text}\n" for family, text in (("rest", API_NOTE), ("graphql", GRAPHQL_NOTE))
+                   if any(by_name[name].family == family for name in chosen))
     return ("Known schemas (from `osiris discover`); use these exact table and column names:\n" + note
             + fenced_data("schema", "\n".join(blocks)))
 
@@ -64,15 +65,17 @@ API_NOTE = ("API records become the step's table (df_<step id>), one column per 
             "STRUCT column: a key email inside requester is requester.email or requester['email'] in SQL (never "
             "\"requester.email\", which names no column); a list is a LIST column: UNNEST(tags) gives a row per item, "
             "tags[1] the first.")
-
-
-def is_endpoint(catalog: Catalog) -> bool:
-    """A catalog of API endpoints (`osiris discover @rest.NAME /path`), not of tables."""
-    return any("data_path" in table for table in catalog.tables.values())
+GRAPHQL_NOTE = ("A GraphQL query field's records become the step's table: set data_path as shown and select, in the "
+                "query, each key you need (an object key needs its own { ... }). With flatten_result (default true) "
+                "the keys of a nested object become columns joined by _ (requester { email } gives requester_email); "
+                "with flatten_result: false it stays a STRUCT (requester.email in SQL); a list is a LIST column "
+                "(UNNEST(tags)).")
 
 
 def table_line(name: str, table: dict[str, Any], room: int) -> str:
     """`  customers(id int PK, email varchar(255))`, columns cut to fit `room` characters."""
+    if "returns" in table:
+        return graphql_lines(name, table, room)
     if "data_path" in table:
         return endpoint_lines(name, table, room)
     keys = set(table.get("primary_key") or [])
@@ -90,10 +93,33 @@ def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
     seen = entry.get("records_seen", 0)
     head = (f"  endpoint {path}: data_path '{entry.get('data_path', '')}' ({seen} record{'s' if seen != 1 else ''} "
             f"seen); {_paging(entry.get('paging') or {})}")
-    duck = entry.get("duckdb_types") or {}
-    keys = [f"    {c['name']} {c.get('type', '')}" + (f" (DuckDB {duck[c['name']]})" if c["name"] in duck else "")
-            for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
-    keys += [f"    {f['name']} {f.get('type', '')}" for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
+    return _keys_within(head, _key_lines(entry, "duckdb_types", "DuckDB"), room)
+
+
+def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
+    """A query field's arguments, data_path and paging, then one line per key with its JSON and
+    GraphQL type, cut to fit `room`."""
+    arguments = ", ".join(f"{a.get('name')}: {a.get('type')}" for a in entry.get("arguments") or [] if isinstance(a, dict))
+    paging = entry.get("paging") or {}
+    pages = (f"paging: pagination_enabled: true, pagination_path: {paging.get('pagination_path')}, "
+             f"pagination_variable_name: {paging.get('cursor_variable', 'after')} (ask for pageInfo "
+             "{ hasNextPage endCursor })" if paging.get("style") == "graphql" else "paging: no pageInfo")
+    head = (f"  query field {name}{f'({arguments})' if arguments else ''}: {entry.get('returns', '')}; "
+            f"data_path '{entry.get('data_path', '')}' (records of type {entry.get('record_type', '')}); {pages}")
+    return _keys_within(head, _key_lines(entry, "graphql_types", "GraphQL"), room)
+
+
+def _key_lines(entry: dict[str, Any], types_key: str, title: str) -> list[str]:
+    """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
+    exact = entry.get(types_key) or {}
+    keys = [c for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
+    keys += [f for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
+    return [f"    {k['name']} {k.get('type', '')}" + (f" ({title} {exact[k['name']]})" if k["name"] in exact else "")
+            for k in keys]
+
+
+def _keys_within(head: str, keys: list[str], room: int) -> str:
+    """`head` and as many `keys` as fit `room` characters, then how many were left out; "" if none fits."""
     lines, shown = [head, *keys], len(keys)
     while len("\n".join(lines)) > room and shown:
         shown -= 1

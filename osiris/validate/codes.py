@@ -90,4 +90,5 @@ CODES: dict[str, Code] = {
     "OML524": Code(5, "error", "paging did not end"),
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
+    "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)
 }

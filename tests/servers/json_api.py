@@ -23,9 +23,30 @@ class JsonApi:
     arrived: list[str] = field(default_factory=list)
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+    """Answer the request `handler` holds with `payload` as JSON."""
+    data = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """`handler` serving on 127.0.0.1 at a free port, in a thread, while the block runs: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @contextmanager
 def json_api(payload: Any, hold: threading.Event | None = None) -> Iterator[JsonApi]:
-    body = json.dumps(payload).encode()
     api = JsonApi("")
 
     class Handler(BaseHTTPRequestHandler):
@@ -36,19 +57,11 @@ def json_api(payload: Any, hold: threading.Event | None = None) -> Iterator[Json
             api.arrived.append(self.path)
             if hold is not None:
                 hold.wait(60)
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_json(self, 200, payload)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    api.url = f"http://127.0.0.1:{server.server_address[1]}"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield api
-    finally:
-        if hold is not None:
-            hold.set()
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as api.url:
+        try:
+            yield api
+        finally:
+            if hold is not None:
+                hold.set()

@@ -33,9 +33,12 @@ class GraphQLDriver:
             return spooled_outcome(ctx, spool, client.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        raise RuntimeProblem(
-            "OML302", "graphql.extractor does not support the discover mode", "Its spec lists only extract."
-        )
+        """The query fields `tables` (all when None) by introspection (osiris.catalog.graphql_schema)."""
+        from osiris.catalog.connection import secret_values
+        from osiris.catalog.graphql_schema import query_fields
+
+        with rest_client(config, secret_values(config)) as client:
+            return query_fields(client, str(config.get("endpoint") or ""), tables)
 
 
 def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
@@ -99,4 +102,4 @@ def _raise_errors(client: HttpClient, payload: Any, where: str) -> None:
 
 
 DRIVER = GraphQLDriver()
-FAMILY = Family("graphql", "GraphQL API", ("graphql.extractor",), kind="api")
+FAMILY = Family("graphql", "GraphQL API", ("graphql.extractor",), kind="api", discoverable=True, discovers="fields")
