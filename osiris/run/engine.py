@@ -29,7 +29,7 @@ from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.interrupts import Interrupts
-from osiris.run.problems import masked, redacted
+from osiris.run.problems import input_without_table_problem, masked, redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
@@ -267,10 +267,7 @@ def _interrupted(result: StepResult, started: float, listener: RunListener) -> N
 def _prepare_inputs(con: Any, ctx: StepContext) -> None:
     for step_id, table in ctx.input_tables.items():
         if not _has_table(con, table):
-            raise RuntimeProblem(
-                "OML501", f"its input '{step_id}' leaves no table to read (a writer has no output)",
-                f"name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)",
-                value=step_id)
+            raise input_without_table_problem(step_id)
     con.execute("DROP VIEW IF EXISTS input_df")
     if len(ctx.input_tables) == 1:
         (table,) = ctx.input_tables.values()

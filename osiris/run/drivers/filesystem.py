@@ -24,7 +24,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import masked
+from osiris.run.problems import inputs_problem, masked
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -155,8 +155,7 @@ def _files_of(config: Mapping[str, Any]) -> Files:
 
 
 def _one_input(ctx: StepContext) -> str:
-    raise RuntimeProblem("OML503", f"a CSV writer writes one input, but this step has {len(ctx.input_tables)}",
-                         "join or union the inputs in a duckdb.processor step first")
+    raise inputs_problem("CSV writer", len(ctx.input_tables))
 
 
 def _existing(path: Path, shown: str, files: Files) -> Path:
