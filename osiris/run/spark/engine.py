@@ -258,8 +258,10 @@ def _refuse_outside_reach(query: str) -> None:
     """OML518 for a transform that reads a file or a URL (validation says OML408 first)."""
     import sqlglot
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
     from osiris.trust.sql import outside_reach
 
+    quiet_sqlglot()
     try:
         tree = sqlglot.parse_one(query, read="duckdb")
     except Exception:  # sqlglot cannot read it: Spark's analyser will refuse it, as it does today
