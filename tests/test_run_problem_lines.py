@@ -1,0 +1,62 @@
+"""A runtime problem is one line with its own code (docs/errors.md), and nothing else reaches stderr
+(issue 25): sqlglot's warning on `CALL ...`, a writer given two inputs or a step given a writer's
+(the engine's second lock, for a pipeline run without validation)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from osiris.run.engine import RunOptions, RunResult, StepResult, run_pipeline
+from tests.run_helpers import csv_step, sql_step
+from tests.support import run_osiris
+
+
+class Quiet:
+    def step_started(self, step: StepResult) -> None: ...
+    def step_progress(self, step: StepResult, rows: int) -> None: ...
+    def step_finished(self, step: StepResult) -> None: ...
+
+
+def unvalidated(tmp_path: Path, steps: list[dict[str, Any]]) -> RunResult:
+    (tmp_path / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    return run_pipeline({"steps": steps}, RunOptions(connections={}, env={}, base_dir=tmp_path), Quiet())
+
+
+def test_call_is_one_oml405_issue_and_no_sqlglot_warning(tmp_path: Path) -> None:
+    """In a process of its own: sqlglot's logger is set up once a process, so only a fresh one shows
+    whether its warning reaches stderr."""
+    (tmp_path / ".osiris.yaml").write_text("connections: {}\n", encoding="utf-8")
+    (tmp_path / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    steps = [csv_step("read", "read", "rows.csv"), sql_step("q", "CALL pragma_version()"),
+             csv_step("write", "write", "out.csv")]
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump({"oml_version": "0.1.0", "name": "call", "steps": steps},
+                                                    sort_keys=False), encoding="utf-8")
+    result = run_osiris("run", "p.yaml", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "p.yaml:13:12 OML405 SQL syntax error in step 'q' (DuckDB): 'CALL' does not start a query",
+        "    hint: correct the SQL at this position; it must be one DuckDB query (SELECT ... or WITH ... SELECT ...)",
+        "p.yaml: invalid: fix it before running (osiris validate p.yaml)"]
+
+
+def test_a_csv_writer_with_two_inputs_is_oml519(tmp_path: Path) -> None:
+    result = unvalidated(tmp_path, [csv_step("a", "read", "rows.csv"), csv_step("b", "read", "rows.csv"),
+                                    {**csv_step("write", "write", "out.csv"), "needs": ["a", "b"]}])
+    problem = result.steps[2].problem
+    assert problem is not None
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML519", "a CSV writer writes one input, but this step has 2",
+        "join or union the inputs in a duckdb.processor step first, and write its result")
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_step_that_takes_a_writers_rows_is_oml519(tmp_path: Path) -> None:
+    result = unvalidated(tmp_path, [csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv"),
+                                    {**sql_step("after", "SELECT * FROM input_df"), "needs": ["write"]}])
+    problem = result.steps[2].problem
+    assert problem is not None
+    assert (problem.code, problem.message) == (
+        "OML519", "its input 'write' leaves no table to read (a writer has no output)")
