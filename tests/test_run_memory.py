@@ -90,3 +90,21 @@ def test_the_engine_runs_one_thread_under_its_cap(tmp_path) -> None:
     result = proj.run(str(path))
     assert result.returncode == 0, result.stderr
     assert (proj.root / "settings.csv").read_text(encoding="utf-8") == "cap,threads\n244.1 MiB,1\n"
+
+
+@pytest.mark.parametrize(("last", "cap"), [("read", 24), ("sort", 64)])
+def test_rows_too_wide_for_the_cap_are_one_oml526_line(tmp_path, wide_csv, monkeypatch, last, cap) -> None:
+    """Under a cap of 24 MB the CSV reader, and under 64 MB a sort, cannot hold rows of 1,000
+    characters even on one thread: one line that says so, not the SQL's fault; the old file stays."""
+    monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", cap)
+    proj = project(tmp_path, wide_csv)
+    (proj.root / "sorted.csv").write_bytes(b"id,txt\n")
+    steps = [csv_step("read", "read", "wide.csv"), csv_step("write", "write", "sorted.csv")]
+    if last == "sort":
+        steps.insert(1, sql_step("sort", "SELECT * FROM input_df ORDER BY txt"))
+    path, stderr = proj.run_failing(steps)
+    assert (f"{path} OML526 step '{last}': the step needs more memory than the engine's {cap} MB cap, even spilling to "
+            "disk\n    hint: rows this wide do not fit a sort or a write under the cap: leave out wide columns the "
+            "step does not need, or sort and write them in a later step (docs/run.md, memory); nothing was written\n"
+            ) in stderr
+    assert (proj.root / "sorted.csv").read_bytes() == b"id,txt\n"

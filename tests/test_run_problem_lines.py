@@ -60,3 +60,21 @@ def test_a_step_that_takes_a_writers_rows_is_oml519(tmp_path: Path) -> None:
     assert problem is not None
     assert (problem.code, problem.message) == (
         "OML519", "its input 'write' leaves no table to read (a writer has no output)")
+
+
+def test_the_dry_run_keeps_an_out_of_memory_step_from_the_llm() -> None:
+    """OML526 is the machine's, not the pipeline's: the sample is skipped with the reason, no issue
+    for the retry loop; an SQL the database rejected is still the LLM's to fix."""
+    from osiris.run.driver import RuntimeProblem
+    from osiris.run.problems import memory_problem, sql_problem
+    from osiris.sample.dry_run import judge
+
+    def failed(problem: RuntimeProblem) -> RunResult:
+        step = StepResult("sort", "duckdb.processor", "transform", status="failed", problem=problem)
+        return RunResult([step])
+
+    pipeline = {"steps": [{"id": "sort"}]}
+    verdict = judge(pipeline, failed(memory_problem()), 10)
+    assert (verdict.status, verdict.issues) == ("skipped", [])
+    assert verdict.reason == "step 'sort': the step needs more memory than the engine's 256 MB cap, even spilling to disk"
+    assert judge(pipeline, failed(sql_problem("syntax error")), 10).status == "failed"

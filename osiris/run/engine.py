@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.interrupts import Interrupts
-from osiris.run.problems import input_without_table_problem, masked, redacted
+from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
@@ -312,6 +313,9 @@ def _has_table(con: Any, name: str) -> bool:
 
 
 def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> RuntimeProblem:
+    duckdb = sys.modules.get("duckdb")  # a driver's write ran out of the engine's memory (ADR 0170)
+    if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
+        return memory_problem()
     return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error, secrets)}",
                           "run again with OSIRIS_DEBUG=1 set to see where it failed")
 

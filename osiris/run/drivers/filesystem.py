@@ -24,7 +24,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import inputs_problem, masked
+from osiris.run.problems import inputs_problem, masked, memory_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -72,6 +72,8 @@ class FilesystemDriver:
         try:
             read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
                          lambda types: _read_options(config, types), limit, typed)
+        except duckdb.OutOfMemoryException:
+            raise memory_problem() from None
         except duckdb.Error as error:
             raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         finally:
