@@ -78,3 +78,25 @@ def test_the_dry_run_keeps_an_out_of_memory_step_from_the_llm() -> None:
     assert (verdict.status, verdict.issues) == ("skipped", [])
     assert verdict.reason == "step 'sort': the step needs more memory than the engine's 256 MB cap, even spilling to disk"
     assert judge(pipeline, failed(sql_problem("syntax error")), 10).status == "failed"
+
+
+def test_api_keys_that_differ_only_in_case_are_one_oml515_line(tmp_path: Path) -> None:
+    """Found by the runs fuzz (tests/fuzz_runs.py): DuckDB's columns cannot hold `name` and `Name`
+    side by side; before, an OML503 quoting DuckDB with the hint to set OSIRIS_DEBUG."""
+    from tests.inprocess import run_inprocess
+    from tests.servers.json_api import json_api
+    from tests.support import clean_env
+
+    (tmp_path / ".osiris.yaml").write_text("connections: {}\n", encoding="utf-8")
+    with json_api({"items": [{"id": 1}, {"name": 1.5, "Name": {}}]}) as api:
+        steps = [{"id": "get", "component": "rest.extractor", "mode": "read",
+                  "config": {"base_url": api.url, "endpoint": "/items"}}]  # the whole answer, one record
+        (tmp_path / "p.yaml").write_text(yaml.safe_dump({"oml_version": "0.1.0", "name": "twins", "steps": steps}),
+                                         encoding="utf-8")
+        result = run_inprocess("run", "p.yaml", cwd=tmp_path, env=clean_env())
+    assert result.returncode == 6
+    assert result.stderr.splitlines()[:2] == [
+        "p.yaml OML515 step 'get': invalid API response: a record cannot be loaded: it has two keys spelt 'Name' "
+        "but for upper and lower case, which the engine's columns cannot tell apart",
+        "    hint: Ask the API for fewer fields or smaller records (its own parameters in params), or point "
+        "data_path at the part of the record you need."]

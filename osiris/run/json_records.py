@@ -9,6 +9,7 @@ page at a time; the rows live on disk and then in DuckDB (ADR 0065).
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
@@ -230,8 +231,17 @@ class RecordSpool:
             if "recursion depth" in str(error):
                 raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
             raise
+        except duckdb.NotImplementedException as error:
+            twin = _DUPLICATE_NAME.search(str(error))
+            if twin is None:
+                raise
+            raise _record_problem(None, f"it has two keys spelt '{twin.group(1)}' but for upper and lower case, "
+                                        "which the engine's columns cannot tell apart") from None
         finally:
             con.execute(f"SET threads = {int(threads)}")
+
+
+_DUPLICATE_NAME = re.compile(r'Duplicate name "([^"]*)"')
 
 
 def _record_problem(number: int | None, why: str) -> RuntimeProblem:
