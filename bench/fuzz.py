@@ -20,7 +20,8 @@ counting escapes (a file written outside the session, a planted file changed, a 
 leaks (a planted secret or file content in the output, a problem or a session file) and crashes.
 
 With `--runs N`, it runs N fuzzed valid pipelines of tests/fuzz_runs.py instead (issue 25): each
-through a real `osiris run` (in process) against its files and a local API with fuzzed answers,
+through a real `osiris run` (in process) against its files, a local API with fuzzed answers and the
+test PostgreSQL (tests/servers),
 counting the exit codes, and as crashes every run that exits 5 or shows a Python exception's name,
 a traceback or a library error no driver mapped.
 
@@ -171,15 +172,21 @@ def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
     """`count` fuzzed valid pipelines through `osiris run`; 1 when any run crashed or hung."""
     from collections import Counter
 
-    from tests.fuzz_runs import FuzzApi, findings, run_one, runs
+    import psycopg
 
+    from tests.fuzz_runs import PG_SOURCE, FuzzApi, findings, run_one, runs
+    from tests.servers.postgres import start_postgres
+
+    pg = start_postgres()
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+        conn.execute(PG_SOURCE)
     signal.signal(signal.SIGALRM, _stop)
     target, codes = Target("osiris run"), Counter[int]()
     root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-runs-"))
     started = time.perf_counter()
 
     def call(pipeline: dict, files: dict[str, bytes]) -> None:
-        code, stdout, stderr = run_one(root / "project", pipeline, files)
+        code, stdout, stderr = run_one(root / "project", pipeline, files, pg)
         codes[code] += 1
         found = findings(code, stdout, stderr)
         if found:
@@ -187,9 +194,10 @@ def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
 
     try:
         with FuzzApi() as api:
-            for number, pipeline, files in runs(seed, count, api.url):
+            for number, pipeline, files in runs(seed, count, api.url, postgres=True):
                 target.run(number, repr(pipeline["steps"]), partial(call, pipeline, files), stop, hang)
     finally:
+        pg.stop()
         shutil.rmtree(root, ignore_errors=True)
     total = time.perf_counter() - started
     print(f"fuzzed runs: {count:,} (seed {seed}) in {total:.1f} s, exit codes "

@@ -46,6 +46,17 @@ QUERIES = [
     "SELECT TIMESTAMPTZ '2024-06-01 03:07:00+02' AS at, INTERVAL 3 DAY AS span FROM input_df",
     "SELECT 'é' AS \"naïve col\", '' AS \" \" FROM input_df",
 ]
+PG_SOURCE = (  # what a fuzzed PostgreSQL read reads: the types that need care on their way to a file
+    "DROP TABLE IF EXISTS fuzz_src; CREATE TABLE fuzz_src (id int PRIMARY KEY, n numeric, d double precision, "
+    "day date, at timestamptz, span interval, raw bytea, doc jsonb, tags text[], note text); "
+    "INSERT INTO fuzz_src VALUES (1, 'NaN', 'Infinity', '4713-01-01 BC', '-infinity', '1 year 2 mons', "
+    "'\\x00ff', '{\"a\": [1, null]}', '{a,NULL,\"b c\"}', E'tab\\there'), "
+    "(2, 1e30, -0.0, 'infinity', '2024-06-01 03:07:00+02', '-3 days', '', 'null', '{}', '#hash'), "
+    "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); "
+    "DROP TABLE IF EXISTS fuzz_dst, fuzz_new; CREATE TABLE fuzz_dst (a text PRIMARY KEY, b text)")
+PG_QUERIES = ["SELECT * FROM fuzz_src", "SELECT id, n FROM fuzz_src", "SELECT id, day, at FROM fuzz_src",
+              "SELECT id, raw, doc, tags FROM fuzz_src", "SELECT id, span, note FROM fuzz_src WHERE id > 1",
+              "SELECT id, d FROM fuzz_src WHERE id = 2", "SELECT id, note FROM fuzz_src"]
 CSV_OPTIONS = {"delimiter": [",", ";", "|", "\t"], "header": [True, False], "quoting": ["minimal", "all", "nonnumeric"],
                "encoding": ["utf-8", "utf-16", "ascii", "latin-1"], "newline": ["lf", "crlf"]}
 
@@ -98,17 +109,24 @@ def api_body(rng: random.Random) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def runs(seed: int, count: int, api_url: str) -> Iterator[tuple[int, dict[str, Any], dict[str, bytes]]]:
-    """(number, pipeline, files to write in the project) for `count` runs from `seed`."""
+def runs(seed: int, count: int, api_url: str, postgres: bool = False
+         ) -> Iterator[tuple[int, dict[str, Any], dict[str, bytes]]]:
+    """(number, pipeline, files to write in the project) for `count` runs from `seed`; with
+    `postgres`, some read `fuzz_src` (PG_SOURCE) or write `fuzz_dst` through `@postgres.default`."""
     for number in range(count):
         rng = random.Random(f"{seed}-{number}")
         files = {"in.csv": _csv_bytes(rng)}
-        first = _csv_read(rng) if rng.random() < 0.75 else _rest_read(rng, api_url, number)
+        source = rng.random()
+        if postgres and source < 0.25:
+            first = {"id": "read", "component": "postgres.extractor", "mode": "read",
+                     "config": {"connection": "@postgres.default", "query": rng.choice(PG_QUERIES)}}
+        else:
+            first = _csv_read(rng) if source < 0.8 else _rest_read(rng, api_url, number)
         steps = [first]
         if rng.random() < 0.7:
             steps.append({"id": "shape", "component": "duckdb.processor", "mode": "transform",
                           "config": {"query": rng.choice(QUERIES)}})
-        steps.append(_csv_write(rng))
+        steps.append(_pg_write(rng) if postgres and rng.random() < 0.3 else _csv_write(rng))
         yield number, {"oml_version": "0.1.0", "name": f"fuzz-{seed}-{number}", "steps": steps}, files
 
 
@@ -164,6 +182,15 @@ def _rest_read(rng: random.Random, api_url: str, number: int) -> dict[str, Any]:
     return {"id": "read", "component": "rest.extractor", "mode": "read", "config": config}
 
 
+def _pg_write(rng: random.Random) -> dict[str, Any]:
+    config: dict[str, Any] = {"connection": "@postgres.default", "table": rng.choice(["fuzz_dst", "fuzz_new"]),
+                              "write_mode": rng.choice(["append", "replace", "upsert"]),
+                              "create_if_missing": rng.random() < 0.7}
+    if config["write_mode"] == "upsert":
+        config["primary_key"] = [rng.choice(["a", "id", "n"])]
+    return {"id": "write", "component": "postgres.writer", "mode": "write", "config": config}
+
+
 def _csv_write(rng: random.Random) -> dict[str, Any]:
     config: dict[str, Any] = {"path": rng.choice(["out.csv", "out/deep/file.csv", "out é.csv"])}
     for key, choices in CSV_OPTIONS.items():
@@ -172,8 +199,10 @@ def _csv_write(rng: random.Random) -> dict[str, Any]:
     return {"id": "write", "component": "filesystem.csv_writer", "mode": "write", "config": config}
 
 
-def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes]) -> tuple[int, str, str]:
-    """`osiris run` of `pipeline` in a fresh project under `root` (in process): exit code, stdout, stderr."""
+def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes], postgres: Any = None
+            ) -> tuple[int, str, str]:
+    """`osiris run` of `pipeline` in a fresh project under `root` (in process), with `postgres` (a
+    test server) as `@postgres.default`: exit code, stdout, stderr."""
     import shutil
 
     import yaml
@@ -181,11 +210,12 @@ def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes]) -> tu
     from tests.inprocess import run_inprocess
     from tests.support import clean_env
 
+    from tests.run_helpers import RunProject
+
     shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    (root / ".osiris.yaml").write_text("connections: {}\n", encoding="utf-8")
+    project = RunProject(root, postgres=postgres)
     for name, data in files.items():
         (root / name).write_bytes(data)
     (root / "p.yaml").write_text(yaml.safe_dump(pipeline, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    result = run_inprocess("run", "p.yaml", cwd=root, env=clean_env())
+    result = run_inprocess("run", "p.yaml", cwd=root, env=clean_env(**project.env))
     return result.returncode, result.stdout, result.stderr

@@ -1,5 +1,5 @@
 """A bounded slice of the runs fuzz (tests/fuzz_runs.py, issue 25): 40 fuzzed valid pipelines
-through a real `osiris run`; none may exit 5, show a Python exception's name or a traceback, or end
+through a real `osiris run` (files, a local API, the test PostgreSQL); none may exit 5, show a Python exception's name or a traceback, or end
 with a library error no driver mapped. The big campaign is `bench/fuzz.py --runs N`
 (docs/reliability.md)."""
 
@@ -8,17 +8,21 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from tests.fuzz_runs import FuzzApi, findings, run_one, runs
+import psycopg
+
+from tests.fuzz_runs import PG_SOURCE, FuzzApi, findings, run_one, runs
 
 COUNT, SEED = 40, 25
 
 
-def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path) -> None:
+def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path, postgres_server) -> None:
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
+        conn.execute(PG_SOURCE)
     codes: Counter[int] = Counter()
     found = []
     with FuzzApi() as api:
-        for number, pipeline, files in runs(SEED, COUNT, api.url):
-            code, stdout, stderr = run_one(tmp_path / "project", pipeline, files)
+        for number, pipeline, files in runs(SEED, COUNT, api.url, postgres=True):
+            code, stdout, stderr = run_one(tmp_path / "project", pipeline, files, postgres_server)
             codes[code] += 1
             found += [(number, finding, stderr) for finding in findings(code, stdout, stderr)]
     assert found == []
