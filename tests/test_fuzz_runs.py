@@ -1,7 +1,7 @@
 """A bounded slice of the runs fuzz (tests/fuzz_runs.py, issue 25): 40 fuzzed valid pipelines
-through a real `osiris run` (files, a local API, the test PostgreSQL); none may exit 5, show a Python exception's name or a traceback, or end
-with a library error no driver mapped. The big campaign is `bench/fuzz.py --runs N`
-(docs/reliability.md)."""
+through a real `osiris run` (files, a local API, the test PostgreSQL); none may exit 5, show a
+Python exception's name or a traceback, or end with a library error no driver mapped. The big
+campaign is `bench/fuzz.py --runs N` (docs/reliability.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """SIGTERM and SIGHUP stop a run as Ctrl-C does (docs/run.md, "Stopping a run"): real signals sent
-to a real `osiris run` process while it writes, a CSV file or a PostgreSQL table. Exit 130, the
+to a real `osiris run` process while it writes a CSV file. Exit 130, the
 step shown as interrupted, the target as it was, no partial file and no scratch (spill) directory
-left, and `run_end` in the trail says `interrupted`."""
+left, and `run_end` in the trail says `interrupted`. (SIGTERM during a PostgreSQL write:
+tests/test_run_cli.py, beside SIGINT's.)"""
 
 from __future__ import annotations
 
@@ -12,12 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-import psycopg
 import pytest
 
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.support import clean_env
-from tests.test_run_cli import start_a_big_write
 
 SCRATCH = ".osiris/tmp/run-*"  # the run's scratch directory: partial files and DuckDB's spill (docs/security.md)
 
@@ -70,18 +69,3 @@ def test_a_signal_during_a_csv_write_keeps_the_old_file_and_leaves_no_scratch(tm
                                                            "out.csv"]
     end = run_end(proj)
     assert end["status"] == "interrupted"
-
-
-def test_sigterm_during_a_postgres_write_leaves_the_table_as_it_was(tmp_path, postgres_server) -> None:
-    proj = RunProject(tmp_path / "project", postgres=postgres_server)
-    with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
-        process = start_a_big_write(proj, pg)
-        process.send_signal(signal.SIGTERM)
-        stdout, stderr = process.communicate(timeout=60)
-        assert process.returncode == 130, stderr
-        assert "write  interrupted" in stdout
-        assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
-        assert not pg.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris' "
-                              "AND query LIKE 'COPY%' AND state = 'active'").fetchone()[0]
-    assert not list(proj.root.glob(SCRATCH))
-    assert run_end(proj)["status"] == "interrupted"
