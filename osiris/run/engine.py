@@ -6,12 +6,12 @@
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
 view `input_df`. The DuckDB database lives in memory on one thread, capped at `ENGINE_MEMORY_MB`:
 beyond it, DuckDB spills table blocks, sorts and joins to the run's scratch directory, so memory
-stays flat however many rows a run moves (ADR 0095, ADR 0170). The scratch directory (`.osiris/tmp/run-<id>/`) is the only place DuckDB
-may read or write: the engine locks it in before any step runs, and each step is checked against
-the project's trust boundary before its driver is called (docs/security.md). The directory is
-deleted when the run ends. DuckDB starts when a step first uses it: a plain copy (a read
-straight into a writer) may take a direct route past it, with the same bytes written
-(osiris.run.direct, ADR 0165).
+stays flat however many rows a run moves (ADR 0095, ADR 0170). The scratch directory
+(`.osiris/tmp/run-<id>/`) is the only place DuckDB may read or write: the engine locks it in
+before any step runs, and each step is checked against the project's trust boundary before its
+driver is called (docs/security.md). The directory is deleted when the run ends. DuckDB starts
+when a step first uses it: a plain copy (a read straight into a writer) may take a direct route
+past it, with the same bytes written (osiris.run.direct, ADR 0165).
 """
 
 from __future__ import annotations
