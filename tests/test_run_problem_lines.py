@@ -100,3 +100,13 @@ def test_api_keys_that_differ_only_in_case_are_one_oml515_line(tmp_path: Path) -
         "but for upper and lower case, which the engine's columns cannot tell apart",
         "    hint: Ask the API for fewer fields or smaller records (its own parameters in params), or point "
         "data_path at the part of the record you need."]
+
+
+def test_dtype_naming_a_column_the_file_lacks_is_oml502_with_the_names(tmp_path: Path) -> None:
+    """Found by the runs fuzz: DuckDB's text withheld the names (they are quoted), leaving an OML503
+    that said to check the delimiter; the names are the step's own, so the line shows them."""
+    read = {**csv_step("read", "read", "rows.csv"), "config": {"path": "rows.csv", "dtype": {"zz": "INTEGER"}}}
+    result = unvalidated(tmp_path, [read])
+    problem = result.steps[0].problem
+    assert problem is not None
+    assert (problem.code, problem.message) == ("OML502", "dtype names a column rows.csv does not have (dtype names: zz)")

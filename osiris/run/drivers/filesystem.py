@@ -182,6 +182,12 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
             "OML503", f"cannot read {shown} as CSV: dtype names the type '{name}', which DuckDB does not know",
             (f"write {instead} for '{name}'; " if instead else "") + f"dtype takes DuckDB type names: {DUCKDB_TYPE_NAMES}",
             value=name)
+    if "COLUMN_TYPES error" in text:  # DuckDB's text withholds the names: they are the step's own
+        typed = sorted(map(str, config.get("dtype") or {}))
+        return RuntimeProblem(
+            "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
+            "correct the names in dtype to the file's header; without a header (header: false) the columns "
+            "are column0, column1, ...")
     detail = conversion_problem(text)
     hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
             if "does not convert" in detail else "check delimiter, header and encoding for this file")
