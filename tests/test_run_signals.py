@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def run_end(proj: RunProject) -> dict:
     return end
 
 
-def start_a_csv_write(proj: RunProject) -> subprocess.Popen:
+def start_a_csv_write(proj: RunProject, **popen: Any) -> subprocess.Popen:
     """`osiris run` of 3M rows CSV -> transform -> CSV, returned once the writer's partial file
     (in the run's scratch directory) holds bytes."""
     with open(proj.root / "big.csv", "w") as out:
@@ -38,7 +39,8 @@ def start_a_csv_write(proj: RunProject) -> subprocess.Popen:
                           sql_step("pick", "SELECT id, payload || id AS payload FROM input_df"),
                           csv_step("write", "write", "out.csv")], name="big")
     process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
-                               env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               **popen)
     partial = f"{SCRATCH}/.osiris-out-*-out.csv"
     deadline = time.monotonic() + 120  # a wait for an event, not a measurement: fail rather than hang
     while not any(p.stat().st_size for p in _existing(proj.root.glob(partial))):
@@ -69,3 +71,16 @@ def test_a_signal_during_a_csv_write_keeps_the_old_file_and_leaves_no_scratch(tm
                                                            "out.csv"]
     end = run_end(proj)
     assert end["status"] == "interrupted"
+
+
+def test_sighup_ignored_when_the_run_began_stays_ignored(tmp_path) -> None:
+    """As under `nohup`: the run goes on to write its file whole."""
+    proj = RunProject(tmp_path / "project")
+    process = start_a_csv_write(proj, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    process.send_signal(signal.SIGHUP)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert "write  ok  3,000,000 rows" in stdout
+    with (proj.root / "out.csv").open(encoding="utf-8") as written:
+        assert sum(1 for _ in written) == 3_000_001
+    assert run_end(proj)["status"] == "succeeded"
