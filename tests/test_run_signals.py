@@ -28,9 +28,10 @@ def run_end(proj: RunProject) -> dict:
     return end
 
 
-def start_a_csv_write(proj: RunProject, **popen: Any) -> subprocess.Popen:
+def start_a_csv_write(proj: RunProject, hup: Any = signal.SIG_DFL) -> subprocess.Popen:
     """`osiris run` of 3M rows CSV -> transform -> CSV, returned once the writer's partial file
-    (in the run's scratch directory) holds bytes."""
+    (in the run's scratch directory) holds bytes. `hup`: the child's SIGHUP disposition at its
+    start, set here whatever the test run inherited (a suite started under nohup ignores SIGHUP)."""
     with open(proj.root / "big.csv", "w") as out:
         out.write("id,payload\n")
         for start in range(0, 3_000_000, 100_000):
@@ -40,7 +41,7 @@ def start_a_csv_write(proj: RunProject, **popen: Any) -> subprocess.Popen:
                           csv_step("write", "write", "out.csv")], name="big")
     process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
                                env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               **popen)
+                               preexec_fn=lambda: signal.signal(signal.SIGHUP, hup))
     partial = f"{SCRATCH}/.osiris-out-*-out.csv"
     deadline = time.monotonic() + 120  # a wait for an event, not a measurement: fail rather than hang
     while not any(p.stat().st_size for p in _existing(proj.root.glob(partial))):
@@ -76,7 +77,7 @@ def test_a_signal_during_a_csv_write_keeps_the_old_file_and_leaves_no_scratch(tm
 def test_sighup_ignored_when_the_run_began_stays_ignored(tmp_path) -> None:
     """As under `nohup`: the run goes on to write its file whole."""
     proj = RunProject(tmp_path / "project")
-    process = start_a_csv_write(proj, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    process = start_a_csv_write(proj, hup=signal.SIG_IGN)
     process.send_signal(signal.SIGHUP)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 0, stderr

@@ -6,9 +6,11 @@ stopping) and SIGHUP (the terminal closed) all stop it the same way (docs/run.md
     finally: stop.restore()
 
 The running writer rolls back, partial files and the spill directory are removed, and `run_end`
-says `interrupted`. A signal that was ignored when the run began (SIGHUP under `nohup`) stays
-ignored. Libraries turn a KeyboardInterrupt into their own errors (DuckDB's "Query interrupted",
-psycopg's QueryCanceled), so `pressed` remembers that a signal came.
+says `interrupted`. A SIGHUP that was ignored when the run began (under `nohup`) stays ignored.
+SIGINT and SIGTERM always stop a run, even where the process inherited them ignored (a shell
+starts a background job with SIGINT ignored; `kill -INT` still stops the run, as it always did).
+Libraries turn a KeyboardInterrupt into their own errors (DuckDB's "Query interrupted", psycopg's
+QueryCanceled), so `pressed` remembers that a signal came.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class Interrupts:
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may handle signals (an MCP tool call runs in a worker)
         for number in STOP_SIGNALS:
-            if signal.getsignal(number) is not signal.SIG_IGN:
+            if number != getattr(signal, "SIGHUP", None) or signal.getsignal(number) is not signal.SIG_IGN:
                 self._previous[number] = signal.signal(number, self._handle)
 
     def _handle(self, signum: int, frame: Any) -> None:
