@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/fuzz.py [--n 100000] [--seed 9] [--hang 2] [--stop 60]
     .venv/bin/python bench/fuzz.py --hostile 2000 [--seed 9]     # hostile pipelines through run --sample
+    .venv/bin/python bench/fuzz.py --runs 5000 [--seed 9] [--hang 10]   # fuzzed valid pipelines through run
 
 Feeds the inputs of tests/fuzz_inputs.py (the stream test_fuzz.py and test_session_fuzz.py sample)
 to three targets, each checked as the tests do:
@@ -17,6 +18,12 @@ With `--hostile N`, it runs N hostile pipelines of tests/fuzz_hostile.py instead
 through `osiris run --sample 3` (the real CLI, in process) and on the engine with validation skipped,
 counting escapes (a file written outside the session, a planted file changed, a server reached),
 leaks (a planted secret or file content in the output, a problem or a session file) and crashes.
+
+With `--runs N`, it runs N fuzzed valid pipelines of tests/fuzz_runs.py instead (issue 25): each
+through a real `osiris run` (in process) against its files, a local API with fuzzed answers and the
+test PostgreSQL (tests/servers),
+counting the exit codes, and as crashes every run that exits 5 or shows a Python exception's name,
+a traceback or a library error no driver mapped.
 
 Prints, per target: inputs tried, crashes (with the first few, reproducible by seed and number),
 inputs slower than `--hang` seconds, and the slowest input with its time. An input still running
@@ -118,9 +125,13 @@ def main() -> int:
     parser.add_argument("--stop", type=int, default=60, help="interrupt an input after this many seconds")
     parser.add_argument("--hostile", type=int, default=0, metavar="N",
                         help="run N hostile pipelines through run --sample instead (issue 22)")
+    parser.add_argument("--runs", type=int, default=0, metavar="N",
+                        help="run N fuzzed valid pipelines through osiris run instead (issue 25)")
     args = parser.parse_args()
     if args.hostile:
         return hostile(args.hostile, args.seed)
+    if args.runs:
+        return fuzzed_runs(args.runs, args.seed, args.hang, args.stop)
 
     validator, redactor = fuzz_validator(), fuzz_redactor()
     validator.validate(next(answers(args.seed))[0])  # warm up: imports and compiled schemas are not the input's cost
@@ -155,6 +166,44 @@ def main() -> int:
     for target in targets:
         target.report(args.hang)
     return 1 if any(target.crashes or target.hangs for target in targets) else 0
+
+
+def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
+    """`count` fuzzed valid pipelines through `osiris run`; 1 when any run crashed or hung."""
+    from collections import Counter
+
+    import psycopg
+
+    from tests.fuzz_runs import PG_SOURCE, FuzzApi, findings, run_one, runs
+    from tests.servers.postgres import start_postgres
+
+    pg = start_postgres()
+    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
+        conn.execute(PG_SOURCE)
+    signal.signal(signal.SIGALRM, _stop)
+    target, codes = Target("osiris run"), Counter[int]()
+    root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-runs-"))
+    started = time.perf_counter()
+
+    def call(pipeline: dict, files: dict[str, bytes]) -> None:
+        code, stdout, stderr = run_one(root / "project", pipeline, files, pg)
+        codes[code] += 1
+        found = findings(code, stdout, stderr)
+        if found:
+            raise AssertionError(f"{'; '.join(found)}: {stderr.strip()[:300]!r}")
+
+    try:
+        with FuzzApi() as api:
+            for number, pipeline, files in runs(seed, count, api.url, postgres=True):
+                target.run(number, repr(pipeline["steps"]), partial(call, pipeline, files), stop, hang)
+    finally:
+        pg.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    total = time.perf_counter() - started
+    print(f"fuzzed runs: {count:,} (seed {seed}) in {total:.1f} s, exit codes "
+          + ", ".join(f"{code}: {n:,}" for code, n in sorted(codes.items())))
+    target.report(hang)
+    return 1 if target.crashes or target.hangs else 0
 
 
 def hostile(count: int, seed: int) -> int:

@@ -208,18 +208,21 @@ def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
     return process
 
 
-def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server):
-    """A large CSV is written to PostgreSQL; SIGINT arrives while COPY is streaming."""
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server, number):
+    """A large CSV is written to PostgreSQL; SIGINT (or SIGTERM, handled alike: docs/run.md, "Stopping
+    a run") arrives while COPY is streaming. No scratch directory (spill, partial files) is left."""
     proj = RunProject(tmp_path / "project", postgres=postgres_server)
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
         process = start_a_big_write(proj, pg)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(number)
         stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 130, stderr
         assert "write  interrupted" in stdout
         assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
         events = [json.loads(line) for line in (proj.last_session() / "events.jsonl").read_text().splitlines()]
         assert events[-2]["event_type"] == "run_end" and events[-2]["status"] == "interrupted"
+    assert not list(proj.root.glob(".osiris/tmp/run-*"))
 
 
 def test_kill_9_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server):

@@ -269,7 +269,7 @@ def test_a_self_hosted_connection_without_its_url_is_one_line(proj: RunProject, 
     path = proj.pipeline([posthog_step("events")])
     result = proj.run(str(path))
     assert result.returncode == 6
-    assert f"{path} OML505 step 'read': a self-hosted PostHog needs custom_base_url, and the step has none" \
+    assert f"{path} OML521 step 'read': a self-hosted PostHog needs custom_base_url, and the step has none" \
         in result.stderr
     assert not standin.requests
 

@@ -4,22 +4,21 @@
                           listener)
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
-view `input_df`. The DuckDB database lives in memory, capped by `memory_limit_mb`: beyond it,
-DuckDB spills table blocks to the run's scratch directory, so memory stays flat however many rows
-a run moves (ADR 0095). The scratch directory (`.osiris/tmp/run-<id>/`) is the only place DuckDB
-may read or write: the engine locks it in before any step runs, and each step is checked against
-the project's trust boundary before its driver is called (docs/security.md). The directory is
-deleted when the run ends. DuckDB starts when a step first uses it: a plain copy (a read
-straight into a writer) may take a direct route past it, with the same bytes written
-(osiris.run.direct, ADR 0165).
+view `input_df`. The DuckDB database lives in memory on one thread, capped at `ENGINE_MEMORY_MB`:
+beyond it, DuckDB spills table blocks, sorts and joins to the run's scratch directory, so memory
+stays flat however many rows a run moves (ADR 0095, ADR 0170). The scratch directory
+(`.osiris/tmp/run-<id>/`) is the only place DuckDB may read or write: the engine locks it in
+before any step runs, and each step is checked against the project's trust boundary before its
+driver is called (docs/security.md). The directory is deleted when the run ends. DuckDB starts
+when a step first uses it: a plain copy (a read straight into a writer) may take a direct route
+past it, with the same bytes written (osiris.run.direct, ADR 0165).
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-import signal
-import threading
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,9 +27,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
-from osiris.run.counts import first_value, row_count
+from osiris.run.counts import row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.problems import masked, redacted
+from osiris.run.interrupts import Interrupts
+from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
 
 SAMPLE_PREVIEW_ROWS = 5
-MEMORY_BASE_MB, MEMORY_PER_THREAD_MB = 32, 16  # DuckDB's cap: 64 MB with 2 threads; beyond it, tables spill
+ENGINE_THREADS = 1  # each DuckDB thread sorts and writes about 122,880 rows at a time: one keeps the cap flat
+ENGINE_MEMORY_MB = 256  # DuckDB's cap; beyond it, tables, sorts and joins spill (ADR 0170, docs/performance.md)
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -96,15 +97,16 @@ class RunListener(Protocol):
 
 
 def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: RunListener) -> RunResult:
-    """Run every step whose inputs succeeded. Ctrl-C stops at once and is re-raised after the
-    current step's driver has rolled back; the result then marks the run interrupted."""
+    """Run every step whose inputs succeeded. Ctrl-C, SIGTERM or SIGHUP stops at once, after the
+    current step's driver has rolled back (osiris.run.interrupts); the result then marks the run
+    interrupted."""
     from osiris.run.direct import plain_copies
 
     steps = {str(step["id"]): step for step in pipeline["steps"]}
     dependencies = dependencies_of(pipeline["steps"])
     results = {step_id: _pending(step) for step_id, step in steps.items()}
     copies = plain_copies(pipeline["steps"], dependencies, options.sample)
-    stop = _CtrlC()
+    stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
     con: Any = _Engine(scratch)  # DuckDB starts when a step first uses it
     try:
@@ -133,8 +135,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
 
 
 class _Engine:
-    """The run's DuckDB, started on first use: in memory (no WAL to write), capped at
-    `memory_limit_mb`, spilling beyond it to the scratch directory, and locked into that directory
+    """The run's DuckDB, started on first use: in memory (no WAL to write), on one thread, capped at
+    `ENGINE_MEMORY_MB`, spilling beyond it to the scratch directory, and locked into that directory
     before any step may use it. A run whose every step is a plain copy on a direct route
     (osiris.run.direct) never imports it."""
 
@@ -148,8 +150,8 @@ class _Engine:
 
             self.con = duckdb.connect(":memory:")
             self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
-            threads = int(first_value(self.con, "SELECT current_setting('threads')"))
-            self.con.execute(f"SET memory_limit = '{memory_limit_mb(threads)}MB'")
+            self.con.execute(f"SET threads = {ENGINE_THREADS}")
+            self.con.execute(f"SET memory_limit = '{ENGINE_MEMORY_MB}MB'")
             lock_down(self.con, self.scratch)
         return getattr(self.con, name)
 
@@ -158,37 +160,12 @@ class _Engine:
             self.con.close()
 
 
-def memory_limit_mb(threads: int) -> int:
-    """DuckDB's memory cap for a run: fixed whatever the row count, so memory stays flat; it grows
-    with the threads only because each reading thread holds its own buffer (8 MiB for CSV)."""
-    return MEMORY_BASE_MB + MEMORY_PER_THREAD_MB * max(threads, 1)
-
-
-class _CtrlC:
-    """Remember that Ctrl-C was pressed: DuckDB and psycopg turn the KeyboardInterrupt into their own
-    errors ("Query interrupted", QueryCanceled), and the run must still end as interrupted."""
-
-    def __init__(self) -> None:
-        self.pressed = False
-        self._previous: Any = None
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.pressed = True
-        signal.default_int_handler(signum, frame)
-
-    def restore(self) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-
 def _pending(step: Mapping[str, Any]) -> StepResult:
     return StepResult(str(step["id"]), str(step["component"]), str(step.get("mode", "")), target=write_target(step))
 
 
 def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
-              options: RunOptions, listener: RunListener, scratch: Path, stop: _CtrlC, announce: bool = True) -> None:
+              options: RunOptions, listener: RunListener, scratch: Path, stop: Interrupts, announce: bool = True) -> None:
     from osiris.run.drivers import driver_for
 
     if announce:
@@ -291,10 +268,7 @@ def _interrupted(result: StepResult, started: float, listener: RunListener) -> N
 def _prepare_inputs(con: Any, ctx: StepContext) -> None:
     for step_id, table in ctx.input_tables.items():
         if not _has_table(con, table):
-            raise RuntimeProblem(
-                "OML501", f"its input '{step_id}' leaves no table to read (a writer has no output)",
-                f"name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)",
-                value=step_id)
+            raise input_without_table_problem(step_id)
     con.execute("DROP VIEW IF EXISTS input_df")
     if len(ctx.input_tables) == 1:
         (table,) = ctx.input_tables.values()
@@ -339,6 +313,9 @@ def _has_table(con: Any, name: str) -> bool:
 
 
 def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> RuntimeProblem:
+    duckdb = sys.modules.get("duckdb")  # a driver's write ran out of the engine's memory (ADR 0170)
+    if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
+        return memory_problem()
     return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error, secrets)}",
                           "run again with OSIRIS_DEBUG=1 set to see where it failed")
 

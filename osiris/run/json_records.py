@@ -9,6 +9,7 @@ page at a time; the rows live on disk and then in DuckDB (ADR 0065).
 from __future__ import annotations
 
 import hashlib
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 _MISSING = object()
 MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
-LOAD_MEMORY_MB = 128  # DuckDB's cap while the spool is read: an 8 MiB record needs about 90 MB of buffers
 DUCKDB_MAX_DEPTH = 128  # read_json reads records nested at most this deep
 STREAM_BATCH = 1000  # records handed on at a time from a large body
 
@@ -215,14 +215,12 @@ class RecordSpool:
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
 
     def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
-        """read_json on one thread (its buffers are per thread), with the cap raised to LOAD_MEMORY_MB
-        for the load only: inferring the columns of an 8 MiB record needs more than the engine's cap."""
+        """read_json on one thread (its buffers are per thread); inferring the columns of an 8 MiB
+        record needs about 90 MB, under the engine's cap (osiris.run.engine, ADR 0170)."""
         import duckdb
 
         threads = first_value(con, "SELECT current_setting('threads')")
-        memory = str(first_value(con, "SELECT current_setting('memory_limit')"))
         con.execute("SET threads = 1")
-        con.execute(f"SET memory_limit = '{LOAD_MEMORY_MB}MB'")
         try:
             con.execute(
                 f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
@@ -233,9 +231,17 @@ class RecordSpool:
             if "recursion depth" in str(error):
                 raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
             raise
+        except duckdb.NotImplementedException as error:
+            twin = _DUPLICATE_NAME.search(str(error))
+            if twin is None:
+                raise
+            raise _record_problem(None, f"it has two keys spelt '{twin.group(1)}' but for upper and lower case, "
+                                        "which the engine's columns cannot tell apart") from None
         finally:
             con.execute(f"SET threads = {int(threads)}")
-            con.execute(f"SET memory_limit = '{memory.replace(' ', '')}'")
+
+
+_DUPLICATE_NAME = re.compile(r'Duplicate name "([^"]*)"')
 
 
 def _record_problem(number: int | None, why: str) -> RuntimeProblem:

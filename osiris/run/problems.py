@@ -209,3 +209,16 @@ def cleartext_problem(family: str, host: object, port: object, fix: str) -> Runt
 def setting_problem(message: str, hint: str, value: object = None) -> RuntimeProblem:
     """OML521: a connection field's value cannot be used (a malformed DSN, an unknown region)."""
     return RuntimeProblem("OML521", message, hint, value=value)
+
+
+# --- OML526 --------------------------------------------------------------------------------------
+
+def memory_problem() -> RuntimeProblem:
+    """OML526: the step needed more memory than the engine's cap, even spilling to disk (ADR 0170)."""
+    from osiris.run import engine
+
+    return RuntimeProblem(
+        "OML526", f"the step needs more memory than the engine's {engine.ENGINE_MEMORY_MB} MB cap, even spilling "
+                  "to disk",
+        "rows this wide do not fit a sort or a write under the cap: leave out wide columns the step does not "
+        "need, or sort and write them in a later step (docs/run.md, memory); nothing was written")

@@ -88,6 +88,7 @@ CODES: dict[str, Code] = {
     "OML521": Code(5, "error", "connection setting invalid"),
     "OML523": Code(5, "error", "API response too large"),
     "OML524": Code(5, "error", "paging did not end"),
+    "OML526": Code(5, "error", "out of the engine's memory"),
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
     "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)

@@ -21,6 +21,9 @@ def parse_sql(item: SqlField, report: Report) -> Any:
     from sqlglot import exp
     from sqlglot.errors import ParseError, TokenError
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
+
+    quiet_sqlglot()
     dialect = DIALECT_NAMES.get(item.dialect, item.dialect)
     hint = f"correct the SQL at this position; it must be one {dialect} query (SELECT ... or WITH ... SELECT ...)"
     where = f"SQL syntax error in step '{item.step_id}' ({dialect})"

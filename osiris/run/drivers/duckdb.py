@@ -12,7 +12,15 @@ from typing import Any
 
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.problems import masked, names_hint, quoted_name, redacted, sql_problem, type_problem
+from osiris.run.problems import (
+    masked,
+    memory_problem,
+    names_hint,
+    quoted_name,
+    redacted,
+    sql_problem,
+    type_problem,
+)
 from osiris.run.spool import quote_ident
 from osiris.trust.disclosure import conversion_problem
 from osiris.trust.sandbox import refused
@@ -35,6 +43,8 @@ class DuckDBDriver:
             raise refused(redacted(error, ctx.secrets)) from None
         except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
             raise type_problem(conversion_problem(masked(str(error), ctx.secrets))) from None
+        except duckdb.OutOfMemoryException:
+            raise memory_problem() from None
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
         rows = row_count(ctx.con, ctx.output_table)

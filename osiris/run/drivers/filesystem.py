@@ -24,7 +24,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import masked
+from osiris.run.problems import inputs_problem, masked, memory_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -72,6 +72,8 @@ class FilesystemDriver:
         try:
             read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
                          lambda types: _read_options(config, types), limit, typed)
+        except duckdb.OutOfMemoryException:
+            raise memory_problem() from None
         except duckdb.Error as error:
             raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         finally:
@@ -155,8 +157,7 @@ def _files_of(config: Mapping[str, Any]) -> Files:
 
 
 def _one_input(ctx: StepContext) -> str:
-    raise RuntimeProblem("OML503", f"a CSV writer writes one input, but this step has {len(ctx.input_tables)}",
-                         "join or union the inputs in a duckdb.processor step first")
+    raise inputs_problem("CSV writer", len(ctx.input_tables))
 
 
 def _existing(path: Path, shown: str, files: Files) -> Path:
@@ -181,6 +182,12 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
             "OML503", f"cannot read {shown} as CSV: dtype names the type '{name}', which DuckDB does not know",
             (f"write {instead} for '{name}'; " if instead else "") + f"dtype takes DuckDB type names: {DUCKDB_TYPE_NAMES}",
             value=name)
+    if "COLUMN_TYPES error" in text:  # DuckDB's text withholds the names: they are the step's own
+        typed = sorted(map(str, config.get("dtype") or {}))
+        return RuntimeProblem(
+            "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
+            "correct the names in dtype to the file's header; without a header (header: false) the columns "
+            "are column0, column1, ...")
     detail = conversion_problem(text)
     hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
             if "does not convert" in detail else "check delimiter, header and encoding for this file")

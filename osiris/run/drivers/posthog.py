@@ -35,6 +35,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
+from osiris.run.problems import setting_problem
 from osiris.suggest import did_you_mean, listing
 
 BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
@@ -107,15 +108,15 @@ def query_url(config: Mapping[str, Any]) -> str:
     if region == "self_hosted":
         base = str(config.get("custom_base_url") or "").strip()
         if not base:
-            raise RuntimeProblem("OML505", "a self-hosted PostHog needs custom_base_url, and the step has none",
-                                 "set custom_base_url (e.g. https://posthog.example.com) in the step's posthog "
-                                 "connection in .osiris.yaml")
+            raise setting_problem("a self-hosted PostHog needs custom_base_url, and the step has none",
+                                  "set custom_base_url (e.g. https://posthog.example.com) in the step's posthog "
+                                  "connection in .osiris.yaml")
     elif region in BASE_URLS:
         base = BASE_URLS[region]
     else:
-        raise RuntimeProblem("OML505", f"unknown PostHog region '{region}'",
-                             f"region is one of: us, eu, self_hosted{did_you_mean(region, [*BASE_URLS, 'self_hosted'])}",
-                             value=region)
+        raise setting_problem(f"unknown PostHog region '{region}'",
+                              f"region is one of: us, eu, self_hosted{did_you_mean(region, [*BASE_URLS, 'self_hosted'])}",
+                              value=region)
     return f"{base.rstrip('/')}/api/projects/{quote(str(config.get('project_id') or ''), safe='')}/query/"
 
 

@@ -42,6 +42,9 @@ def tables_in(query: str, dialect: str | None) -> list[str] | None:
     import sqlglot
     from sqlglot import exp
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
+
+    quiet_sqlglot()
     try:
         parsed = sqlglot.parse_one(query, read=dialect)
     except Exception:  # any parse failure: the hint falls back to every table's columns

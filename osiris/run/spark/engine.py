@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
+from osiris.run.interrupts import Interrupts
 from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
@@ -62,6 +63,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
     runner = _Runner(options, side, scratch, listener)
+    stop = Interrupts()  # SIGTERM and SIGHUP stop it as Ctrl-C does
     try:
         spark = _session(settings, order)
         if spark is not None:
@@ -77,6 +79,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     except KeyboardInterrupt:
         return RunResult([s.result for s in steps.values()], interrupted=True)
     finally:
+        stop.restore()
         runner.release()
         side.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -255,8 +258,10 @@ def _refuse_outside_reach(query: str) -> None:
     """OML518 for a transform that reads a file or a URL (validation says OML408 first)."""
     import sqlglot
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
     from osiris.trust.sql import outside_reach
 
+    quiet_sqlglot()
     try:
         tree = sqlglot.parse_one(query, read="duckdb")
     except Exception:  # sqlglot cannot read it: Spark's analyser will refuse it, as it does today

@@ -27,6 +27,9 @@ def spark_sql(query: str) -> str:
     import sqlglot
     from sqlglot.errors import ErrorLevel, SqlglotError
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
+
+    quiet_sqlglot()
     try:
         (converted,) = sqlglot.transpile(query.strip().rstrip(";"), read="duckdb", write="spark",
                                          unsupported_level=ErrorLevel.RAISE)
@@ -80,6 +83,9 @@ def _query_problems(query: str) -> Iterator[tuple[str, str, str, str]]:
     import sqlglot
     from sqlglot.errors import SqlglotError
 
+    from osiris.quiet_sqlglot import quiet_sqlglot
+
+    quiet_sqlglot()
     try:
         tree = sqlglot.parse_one(query, read="duckdb")
     except SqlglotError:
