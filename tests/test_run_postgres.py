@@ -172,3 +172,39 @@ def test_upsert_keys_that_the_rows_lack_or_the_target_does_not_index_are_oml512(
     assert result.returncode == 6
     assert f"{path} OML512 step 'write': the target customers_copy has no primary key or unique index on email\n" in result.stderr
     assert checksum(pg, "customers_copy") == before
+
+
+def test_a_write_stopped_mid_copy_stops_duckdbs_export_before_the_error_leaves_the_driver(proj, pg, postgres_server):
+    """Ctrl-C (or SIGTERM) between two batches: by the time the interrupt leaves the driver, DuckDB's
+    export into the pipe has stopped. Were it left to the generator's collection, the export would
+    wait on a full pipe and the engine's close of DuckDB on the export: a run that hung after
+    printing `write  interrupted` (seen once under SIGTERM in a full suite run)."""
+    import threading
+
+    import duckdb
+
+    from osiris.run.driver import StepContext
+    from osiris.run.drivers.postgres import DRIVER
+
+    pg.execute("DROP TABLE IF EXISTS stopped_write")
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE TABLE df_make AS SELECT i AS id, repeat('x', 200) AS note FROM range(300000) t(i)")
+    server = postgres_server
+    config = {"host": server.host, "port": server.port, "user": server.user, "password": server.password,
+              "database": server.database, "table": "stopped_write", "create_if_missing": True, "batch_size": 1000}
+
+    def interrupt(rows: int) -> None:
+        raise KeyboardInterrupt
+
+    ctx = StepContext(step_id="write", component="postgres.writer", mode="write", config=config, con=con,
+                      output_table="df_write", input_tables={"make": "df_make"}, progress=interrupt,
+                      scratch_dir=proj.root)
+    try:
+        DRIVER.run(ctx)
+    except KeyboardInterrupt:  # the traceback still holds the driver's frames here
+        left = [t.name for t in threading.enumerate() if t.name == "osiris-export"]
+    else:
+        raise AssertionError("the interrupt did not leave the driver")
+    assert left == []
+    assert pg.execute("SELECT to_regclass('stopped_write')").fetchone()[0] is None  # rolled back
+    con.close()

@@ -16,6 +16,7 @@ connection requires TLS, libpq is told to refuse a server that asks for one (`re
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import closing
 from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
@@ -163,9 +164,13 @@ class PostgresDialect(SqlDialect):
                                f"SELECT {names} FROM {ctx.staged_table}")
                 rows = cursor.rowcount
             else:
-                with cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) FROM STDIN (FORMAT CSV)") as copy:
-                    select = select_list(columns, _copy_text)
-                    for data, count in csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
+                select = select_list(columns, _copy_text)
+                batches = csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000)))
+                # closing(): a failed write or Ctrl-C stops DuckDB's export now, not when the generator is
+                # collected; until then DuckDB would wait on the pipe and the engine's close on DuckDB.
+                with closing(batches), cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) "
+                                                   "FROM STDIN (FORMAT CSV)") as copy:
+                    for data, count in batches:
                         copy.write(data)
                         rows += count
                         ctx.progress(rows)

@@ -7,7 +7,7 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ def select_list(columns: list[tuple[str, str]], render: Callable[[str, str], str
     return ", ".join(parts)
 
 
-def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[tuple[bytes, int]]:
+def csv_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Generator[tuple[bytes, int]]:
     """The input as headerless CSV (NULL as an empty field, '' quoted), `batch_size` rows at a time:
     (the batch's bytes, its row count), cut at record ends (`cut_records`). DuckDB writes
     `SELECT {select}` of the table into a named pipe from a thread of its own, so the rows it writes
