@@ -67,6 +67,12 @@ class RunFailedError(OsirisError):
     exit_code = ExitCode.RUN_FAILED
 
 
+class RunInternalError(RunFailedError):
+    """A run stopped at an error no driver maps (OML105): a bug in Osiris, not in the pipeline."""
+
+    exit_code = ExitCode.INTERNAL
+
+
 def where_raised(error: BaseException) -> str:
     """'KeyError in osiris/validate/sql.py:120': the exception's type and the last line of Osiris it
     passed, never its text (which may quote a value from a pipeline or a server, a secret included)."""

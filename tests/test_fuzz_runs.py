@@ -32,6 +32,6 @@ def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path, postgres
 def test_the_findings_see_what_they_look_for() -> None:
     assert findings(5, "", "osiris: internal error: osiris/run/x.py:3 (a bug in Osiris)") == ["exit 5"]
     assert findings(6, "", "p.yaml OML503 step 'r': ValueError: embedded null byte") == ["raw name 'ValueError'"]
-    assert findings(6, "", "    hint: run again with OSIRIS_DEBUG=1 set to see where it failed") == [
-        "unmapped library error"]
+    assert findings(5, "", "p.yaml OML105 step 'r': the rest.extractor driver stopped at an internal error "
+                           "(KeyError in osiris/run/http.py:3)") == ["exit 5", "raw name 'KeyError'", "unmapped library error"]
     assert findings(6, "", "p.yaml OML504 step 'r': a value does not fit: Conversion Error: x") == []

@@ -110,3 +110,49 @@ def test_dtype_naming_a_column_the_file_lacks_is_oml502_with_the_names(tmp_path:
     problem = result.steps[0].problem
     assert problem is not None
     assert (problem.code, problem.message) == ("OML502", "dtype names a column rows.csv does not have (dtype names: zz)")
+
+
+BUG_PLANTED = """
+import sys
+from osiris.run.drivers import filesystem
+
+def broken(self, ctx, files):
+    return {}["no such key"]  # a bug planted in the CSV reader: no real input reaches one
+
+filesystem.FilesystemDriver._read = broken
+from osiris.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_bug_in_a_driver_is_oml105_and_exit_5_with_the_run_recorded(tmp_path: Path) -> None:
+    """An error no driver maps is a bug in Osiris (issue 25): one OML105 line naming the step, the
+    exception's type and Osiris's line (never its text), exit 5, and the session still ends with
+    `run_end`. The bug is planted by patching the CSV reader in the child (it cannot be caused by
+    input, which is the point); everything else is the real `osiris run`."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    from tests.support import clean_env
+
+    (tmp_path / ".osiris.yaml").write_text("connections: {}\n", encoding="utf-8")
+    (tmp_path / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    steps = [csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")]
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump({"oml_version": "0.1.0", "name": "bug", "steps": steps},
+                                                    sort_keys=False), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", BUG_PLANTED, "run", "p.yaml"], cwd=tmp_path, env=clean_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 5, done.stderr
+    lines = done.stderr.splitlines()
+    assert re.fullmatch(r"p\.yaml OML105 step 'read': the filesystem\.csv_extractor driver stopped at an internal "
+                        r"error \(KeyError in osiris/run/drivers/filesystem\.py:\d+\)", lines[0]), lines[0]
+    assert lines[1] == "    hint: this is a bug in Osiris, not in the pipeline: please report it with this line"
+    assert lines[-1] == "osiris: error: the run stopped at an internal error at step 'read'"
+    assert "no such key" not in done.stdout + done.stderr
+    assert not (tmp_path / "out.csv").exists()
+    session = next((tmp_path / ".osiris" / "sessions").iterdir())
+    events = [json.loads(line) for line in (session / "events.jsonl").read_text().splitlines()]
+    [end] = [e for e in events if e["event_type"] == "run_end"]
+    assert end["status"] == "failed", end

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.errors import ExitCode, RunFailedError
+from osiris.errors import ExitCode, RunFailedError, RunInternalError
 
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
@@ -100,6 +100,8 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         raise KeyboardInterrupt
     if not result.ok:
         failed = [s.step_id for s in result.steps if s.status == "failed"]
+        if any(s.problem is not None and s.problem.code == "OML105" for s in result.steps):
+            raise RunInternalError(f"the run stopped at an internal error at step {', '.join(repr(s) for s in failed)}")
         raise RunFailedError(f"the run failed at step {', '.join(repr(s) for s in failed)}")
     return ExitCode.OK
 

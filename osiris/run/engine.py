@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from osiris.errors import where_raised
 from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
@@ -313,11 +314,17 @@ def _has_table(con: Any, name: str) -> bool:
 
 
 def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> RuntimeProblem:
+    """An error no driver mapped: out of memory (OML526) and the operating system's errors (a full
+    disk: OML503, its plain words) are the environment's; anything else is a bug in Osiris (OML105,
+    exit 5), told by the exception's type and the last line of Osiris it passed, never its text."""
     duckdb = sys.modules.get("duckdb")  # a driver's write ran out of the engine's memory (ADR 0170)
     if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
         return memory_problem()
-    return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error, secrets)}",
-                          "run again with OSIRIS_DEBUG=1 set to see where it failed")
+    if isinstance(error, OSError):
+        return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error.strerror or error, secrets)}",
+                              "check the free space, the permissions and the paths this step uses")
+    return RuntimeProblem("OML105", f"the {component} driver stopped at an internal error ({where_raised(error)})",
+                          "this is a bug in Osiris, not in the pipeline: please report it with this line")
 
 
 def _clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:

@@ -30,8 +30,8 @@ DryRunStatus = Literal["passed", "failed", "skipped"]
 SAMPLE_TIER = 5
 # Problems no change to the pipeline can fix: the tier is skipped, not failed.
 # cannot connect, rejected credentials, secret not set, cleartext password refused, connection setting invalid,
-# out of the engine's memory
-ENVIRONMENT_CODES = frozenset({"OML505", "OML506", "OML511", "OML520", "OML521", "OML526"})
+# out of the engine's memory; and a bug in Osiris (OML105), which no answer of the LLM can fix
+ENVIRONMENT_CODES = frozenset({"OML105", "OML505", "OML506", "OML511", "OML520", "OML521", "OML526"})
 
 
 @dataclass
