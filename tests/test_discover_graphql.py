@@ -227,3 +227,37 @@ def test_a_model_using_only_the_prompt_passes_the_sample_run_at_the_first_attemp
     assert [(s["id"], s["rows_out"]) for s in dry_run["steps"]][:2] == [("fetch-tickets", 7), ("pick", 7)]
     assert len(gql.requests) == 1 + 3  # the discovery, then the sample's three pages of 3, 3 and 1 tickets
     assert TOKEN not in json.dumps([r.body for r in fake_api.requests])
+
+
+def test_the_chat_offers_to_read_a_graphql_schema_and_the_request_carries_what_it_read(
+        project: Path, fake_api: Any, gql: GraphQLApi) -> None:
+    """As it offers database and REST discovery (issue 26): a request naming the connection's alias
+    gets the offer once; yes reads the schema (one POST), and the first request to the model holds it."""
+    import subprocess
+    import sys
+
+    from tests.conftest import TEST_API_KEY, cli_env
+    from tests.engine_samples import VALID, fenced
+    from tests.sample_project import last_user_message
+
+    settings(project, gql)
+    fake_api.add(Reply(fenced(VALID)))
+    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, HELPDESK_TOKEN=TOKEN),
+                          input="copy the helpdesk tickets to a csv\ny\nn\n", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert ("No schema catalog for @graphql.helpdesk yet. Read its query fields (its schema) now, so that the "
+            "pipeline uses real names? [y/N] ") in done.stdout
+    assert "Read 4 query fields of @graphql.helpdesk into .osiris/catalog/graphql.helpdesk.json." in done.stdout
+    assert len(gql.requests) == 1 and "__schema" in gql.requests[0]["body"]["query"]
+    assert ("  query field tickets(first: Int, after: String): TicketConnection!; data_path 'data.tickets.nodes'"
+            in last_user_message(fake_api.requests[0]))
+    assert TOKEN not in done.stdout + done.stderr
+
+
+def test_mentioned_connections_finds_a_graphql_api_by_its_alias() -> None:
+    from osiris.chat.discover_offer import mentioned_connections
+
+    connections = {"graphql": {"helpdesk": {}}, "posthog": {"default": {}}}
+    assert mentioned_connections("copy the Helpdesk tickets", connections) == ["@graphql.helpdesk"]
+    assert mentioned_connections("copy the default events", connections) == []  # a PostHog alias is no API name

@@ -1,6 +1,7 @@
 """The chat offers to discover a connection that a request mentions when its catalog is missing,
 so that the LLM sees real table and column names (issue 13), or for an API where its records are
-and what they hold (issue 26: it asks for the endpoint's path). Each connection is offered once."""
+and what they hold (issue 26: it asks for a REST endpoint's path; a GraphQL connection's schema is
+read whole). Each connection is offered once."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, A
     words = set(re.findall(r"[a-z0-9]+", _REFERENCE.sub(" ", request).lower()))
     for family, facts in families().items():
         aliases = list(connections.get(family) or {})
-        if facts.discovers == "endpoints":  # an API is named by its alias ("the helpdesk tickets")
+        if facts.discovers in ("endpoints", "fields"):  # an API is named by its alias ("the helpdesk tickets")
             found |= {(family, alias) for alias in aliases if alias.lower() in words}
         elif facts.kind == "database" and words & {family, *facts.words} and aliases:
             alias = "default" if "default" in aliases else (aliases[0] if len(aliases) == 1 else None)
@@ -62,17 +63,19 @@ class DiscoveryOffer:
             if catalog_path(self.root, name).exists():
                 continue
             self.offered.add(reference)
-            endpoint = discovers_endpoints(name.split(".", 1)[0])
-            paths = self._ask_path(reference) if endpoint else ([] if self._ask(reference) else None)
+            family = name.split(".", 1)[0]
+            endpoint = discovers_endpoints(family)
+            paths = self._ask_path(reference) if endpoint else ([] if self._ask(reference, family) else None)
             if paths is not None:
                 self._discover(reference, paths or None)
             else:
                 self.display.note(f"Not discovered; `osiris discover {reference}{' /PATH' if endpoint else ''}` "
                                   "does it later.")
 
-    def _ask(self, reference: str) -> bool:
+    def _ask(self, reference: str, family: str) -> bool:
+        what = "query fields (its schema)" if _discovers_fields(family) else "tables"
         try:
-            answer = self.reader.ask(f"No schema catalog for {reference} yet. Read its tables now, so that "
+            answer = self.reader.ask(f"No schema catalog for {reference} yet. Read its {what} now, so that "
                                      "the pipeline uses real names? [y/N] ")
         except (EOFError, KeyboardInterrupt):
             return False
@@ -101,6 +104,15 @@ class DiscoveryOffer:
         family, alias = reference[1:].split(".", 1)
         catalog = build_catalog(f"{family}.{alias}", family, reference, found)
         path = write_catalog(self.root, catalog)
-        count, kind = len(catalog.tables), "endpoint" if paths else "table"
+        count = len(catalog.tables)
+        kind = "endpoint" if paths else "query field" if _discovers_fields(family) else "table"
         self.display.note(f"Read {count} {kind}{'s' if count != 1 else ''} of {reference} into "
                           f"{path.relative_to(self.root)}.")
+
+
+def _discovers_fields(family: str) -> bool:
+    """A GraphQL connection: discovery reads its query fields, not tables."""
+    from osiris.run.drivers import families
+
+    facts = families().get(family)
+    return facts is not None and facts.discovers == "fields"
