@@ -73,7 +73,10 @@ class DiscoveryOffer:
                                   "does it later.")
 
     def _ask(self, reference: str, family: str) -> bool:
-        what = "query fields (its schema)" if _discovers_fields(family) else "tables"
+        from osiris.catalog.discovery import source_kind
+
+        kind = source_kind(family)
+        what = "query fields (its schema)" if kind == "query field" else f"{kind}s"
         try:
             answer = self.reader.ask(f"No schema catalog for {reference} yet. Read its {what} now, so that "
                                      "the pipeline uses real names? [y/N] ")
@@ -93,7 +96,7 @@ class DiscoveryOffer:
         return [path if path.startswith("/") else f"/{path}"] if path else None
 
     def _discover(self, reference: str, paths: list[str] | None) -> None:
-        from osiris.catalog.discovery import build_catalog, discover_connection
+        from osiris.catalog.discovery import build_catalog, discover_connection, source_kind
         from osiris.catalog.store import write_catalog
 
         try:
@@ -104,15 +107,7 @@ class DiscoveryOffer:
         family, alias = reference[1:].split(".", 1)
         catalog = build_catalog(f"{family}.{alias}", family, reference, found)
         path = write_catalog(self.root, catalog)
-        count = len(catalog.tables)
-        kind = "endpoint" if paths else "query field" if _discovers_fields(family) else "table"
+        count, kind = len(catalog.tables), source_kind(family)
         self.display.note(f"Read {count} {kind}{'s' if count != 1 else ''} of {reference} into "
                           f"{path.relative_to(self.root)}.")
 
-
-def _discovers_fields(family: str) -> bool:
-    """A GraphQL connection: discovery reads its query fields, not tables."""
-    from osiris.run.drivers import families
-
-    facts = families().get(family)
-    return facts is not None and facts.discovers == "fields"
