@@ -48,6 +48,20 @@ def pipeline(*steps: dict[str, Any], name: str = "sample-test") -> str:
     return f"Here is the pipeline:\n\n```yaml\n{body}```\n"
 
 
+def chat_typing(project: Path, fake_api: Any, typed: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`osiris chat` in `project` as a process, `typed` its input lines, the model answering one valid
+    pipeline; `env`: the connections' secrets."""
+    import sys
+
+    from tests.conftest import cli_env
+    from tests.engine_samples import VALID, fenced
+    from tests.fake_anthropic import Reply
+
+    fake_api.add(Reply(fenced(VALID)))
+    return subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
+                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, **env), input=typed, timeout=60)
+
+
 def last_user_message(request: Any) -> str:
     """The text of the last user message of a recorded Messages API request."""
     content = request.body["messages"][-1]["content"]

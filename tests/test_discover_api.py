@@ -176,17 +176,10 @@ def test_mentioned_connections_finds_an_api_by_its_alias() -> None:
 
 def test_the_chat_asks_for_an_endpoint_path_and_the_request_carries_what_it_read(
         project: Path, fake_api: Any, api: ApiServer) -> None:
-    import subprocess
-    import sys
-
-    from tests.conftest import TEST_API_KEY, cli_env
-    from tests.engine_samples import VALID, fenced
+    from tests.sample_project import chat_typing
 
     helpdesk_settings(project, api)
-    fake_api.add(Reply(fenced(VALID)))
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, HELPDESK_TOKEN=TOKEN),
-                          input="copy the helpdesk tickets to a csv\ntickets\nn\n", timeout=60)
+    done = chat_typing(project, fake_api, "copy the helpdesk tickets to a csv\ntickets\nn\n", HELPDESK_TOKEN=TOKEN)
     assert done.returncode == 0, done.stderr
     assert ("No catalog for @rest.helpdesk yet. Read one page of an endpoint now, so that the pipeline knows where "
             "its records are? Its path (e.g. /tickets), or Enter to skip: ") in done.stdout

@@ -233,18 +233,10 @@ def test_the_chat_offers_to_read_a_graphql_schema_and_the_request_carries_what_i
         project: Path, fake_api: Any, gql: GraphQLApi) -> None:
     """As it offers database and REST discovery (issue 26): a request naming the connection's alias
     gets the offer once; yes reads the schema (one POST), and the first request to the model holds it."""
-    import subprocess
-    import sys
-
-    from tests.conftest import TEST_API_KEY, cli_env
-    from tests.engine_samples import VALID, fenced
-    from tests.sample_project import last_user_message
+    from tests.sample_project import chat_typing, last_user_message
 
     settings(project, gql)
-    fake_api.add(Reply(fenced(VALID)))
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, HELPDESK_TOKEN=TOKEN),
-                          input="copy the helpdesk tickets to a csv\ny\nn\n", timeout=60)
+    done = chat_typing(project, fake_api, "copy the helpdesk tickets to a csv\ny\nn\n", HELPDESK_TOKEN=TOKEN)
     assert done.returncode == 0, done.stderr
     assert ("No schema catalog for @graphql.helpdesk yet. Read its query fields (its schema) now, so that the "
             "pipeline uses real names? [y/N] ") in done.stdout
