@@ -82,13 +82,13 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
                 description = list(cursor.description or [])
                 if direct_select(description) is None or conn.info.encoding != "utf-8":
                     return None
-                csv_target(writer)
+                target = csv_target(writer)
             except RuntimeProblem:  # the target's folder is missing: the engine's route says so, after the read
                 return None
             except Exception as error:
                 raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
             try:
-                with csv_output(writer) as partial, open(partial, "wb") as out:
+                with csv_output(writer, target=target) as partial, open(partial, "wb") as out:
                     rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
                                     out.write, reader.progress)
             except Fallback:

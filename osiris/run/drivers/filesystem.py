@@ -104,11 +104,11 @@ class FilesystemDriver:
 
 
 @contextmanager
-def csv_output(ctx: StepContext, files: Files | None = None) -> Iterator[Path]:
+def csv_output(ctx: StepContext, files: Files | None = None, target: Path | None = None) -> Iterator[Path]:
     """The file a csv_writer step fills, in the run's scratch directory: when the block ends without
     an error it is kept whole, in one rename (`_keep`), so a failure or Ctrl-C leaves the target as
-    it was."""
-    target = csv_target(ctx, files)
+    it was. `target`: the step's `csv_target`, when the caller has checked it already."""
+    target = target or csv_target(ctx, files)
     finished = output_file(ctx.scratch_dir or target.parent, target)
     try:
         yield finished
