@@ -82,7 +82,12 @@ def mask(key: str) -> str:
 
 
 def _backend() -> Any:
-    """The active keyring backend, or KeyringUnavailableError for keyring's fail backend."""
+    """The active keyring backend, or KeyringUnavailableError for keyring's fail backend (told
+    without importing keyring where no backend can be usable: osiris.secrets.keyring_probe)."""
+    from osiris.secrets.keyring_probe import surely_none
+
+    if surely_none():
+        raise KeyringUnavailableError()
     import keyring
     import keyring.backends.fail
 

@@ -1,0 +1,59 @@
+"""Whether this machine can have a usable system keyring at all, told without importing keyring.
+
+Asking keyring which backend it would use costs about 150 ms: it imports every backend it ships
+(the macOS one searches for its framework even on Linux) and the secretstorage stack. On a headless
+Linux machine (a server, CI, a container: where scheduled runs happen) the answer is always "none",
+and a run whose connection secrets are not all in the environment asked it for nothing.
+
+`surely_none` answers "none" only when every backend keyring could pick is out of reach:
+- keyring is not imported yet (once it is, whoever imported it may have set a backend: ask it);
+- `PYTHON_KEYRING_BACKEND` names keyring's fail backend, or, on Linux with it unset: no D-Bus
+  session address (the Secret Service and KWallet backends need one), no PyGObject or dbus-python
+  (libsecret and KWallet could find a bus without it), no `keyringrc.cfg` naming a backend, and no
+  backend from another package (keyring's entry points list only its own).
+Otherwise keyring is asked as before. A wrong "none" could only make a `${NAME}` unresolved (the run
+says which and how to set it); it never lets a secret through unmasked, since a keyring that is not
+asked hands no secret to the run either.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+FAIL_BACKEND = "keyring.backends.fail.Keyring"
+_OWN_BACKENDS = "keyring.backends."
+
+
+def surely_none(env: Mapping[str, str] | None = None) -> bool:
+    """True when no keyring backend can be usable here (above); False when keyring must be asked."""
+    env = os.environ if env is None else env
+    if "keyring" in sys.modules:
+        return False
+    configured = env.get("PYTHON_KEYRING_BACKEND", "").strip()
+    if configured:
+        return configured == FAIL_BACKEND
+    if not sys.platform.startswith("linux") or env.get("DBUS_SESSION_BUS_ADDRESS"):
+        return False
+    return not _bus_clients() and not _config_file(env).exists() and _only_own_backends()
+
+
+def _bus_clients() -> bool:
+    """PyGObject (libsecret's backend) or dbus-python (KWallet's) is installed."""
+    from importlib.util import find_spec
+
+    return any(find_spec(name) is not None for name in ("gi", "dbus"))
+
+
+def _config_file(env: Mapping[str, str]) -> Path:
+    """keyring's own config file on Linux (keyring.util.platform_.config_root)."""
+    root = env.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    return Path(root, "python_keyring", "keyringrc.cfg")
+
+
+def _only_own_backends() -> bool:
+    from importlib.metadata import entry_points
+
+    return all(point.value.startswith(_OWN_BACKENDS) for point in entry_points(group="keyring.backends"))
