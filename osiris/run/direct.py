@@ -11,6 +11,9 @@ Routes:
 - postgres.extractor -> filesystem.csv_writer (comma-separated UTF-8, LF, minimal quoting):
   PostgreSQL's `COPY ... TO STDOUT (FORMAT CSV)` straight into the file, the types and values the
   engine would write (osiris.run.drivers.postgres_csv says which, and what sends a copy back).
+- postgres.extractor -> mysql.writer (`append` or `replace` into an existing table): the same COPY
+  relayed as the file of MySQL's `LOAD DATA LOCAL INFILE`, where the text MySQL reads is the
+  engine's (osiris.run.drivers.postgres_mysql says where, ADR 0177).
 """
 
 from __future__ import annotations
@@ -105,4 +108,51 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
     return Copied(rows, engine_columns(description))
 
 
-ROUTES: dict[tuple[str, str], Route] = {("postgres.extractor", "filesystem.csv_writer"): postgres_to_csv}
+def postgres_to_mysql(reader: StepContext, writer: StepContext) -> Copied | None:
+    """osiris.run.drivers.postgres_mysql. A failure on the MySQL side (or in the middle of the relay)
+    declines: nothing is kept, and the engine's route reports it in its own words."""
+    from osiris.run.drivers import mysql, postgres
+    from osiris.run.drivers.postgres_csv import engine_columns
+    from osiris.run.drivers.postgres_mysql import direct_select, load_rows
+    from osiris.run.drivers.sql_base import execute
+
+    config, dialect = writer.config, mysql.DRIVER.dialect
+    if str(config.get("mode") or "append") not in ("append", "replace"):
+        return None
+    query = postgres.DRIVER.read_query(reader)
+    try:
+        with postgres.DRIVER.session(reader.config, reader.secrets) as pg, pg.cursor() as cursor:
+            try:
+                cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
+                description = list(cursor.description or [])
+            except Exception as error:
+                raise Failed(reader.step_id, postgres.DRIVER.problem(error, pg, reader.config, reader.secrets)) from None
+            if pg.info.encoding != "utf-8":
+                return None
+            try:
+                with mysql.DRIVER.session(config, writer.secrets) as conn:
+                    schema, table = dialect.schema(config), str(config["table"])
+                    found = dialect.discover(conn, schema, [table])
+                    select = direct_select(description, {c.name: c.type for c in found[0].columns}) if found else None
+                    if select is None:
+                        return None
+                    into = f"{dialect.quote(schema)}.{dialect.quote(table)}"
+                    if config.get("mode") == "replace" or config.get("truncate_before"):
+                        dialect.lock(conn, into)
+                        execute(conn, f"DELETE FROM {into}")
+                    rows = load_rows(conn, cursor, pg, query, select, into, [str(c.name) for c in description],
+                                     reader.progress)
+                    if rows is None:
+                        conn.rollback()
+                        return None
+                    conn.commit()
+            except Exception:
+                return None
+    except RuntimeProblem as problem:  # PostgreSQL's connection could not be made
+        raise Failed(reader.step_id, problem) from None
+    reader.progress(rows)
+    return Copied(rows, engine_columns(description))
+
+
+ROUTES: dict[tuple[str, str], Route] = {("postgres.extractor", "filesystem.csv_writer"): postgres_to_csv,
+                                        ("postgres.extractor", "mysql.writer"): postgres_to_mysql}

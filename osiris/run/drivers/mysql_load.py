@@ -20,7 +20,7 @@ for (a hostile server may ask in answer to any statement).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -58,9 +58,12 @@ class LoadRefused(pymysql.err.OperationalError):
 
 
 class GuardedConnection(pymysql.connections.Connection):
-    """A PyMySQL connection with LOCAL INFILE on, that sends the server no file but `loading`."""
+    """A PyMySQL connection with LOCAL INFILE on, that sends the server no file but `loading`: the
+    file of that name, or the pieces of `sending` when a load streams from elsewhere (a direct
+    PostgreSQL -> MySQL copy, osiris.run.drivers.postgres_mysql)."""
 
     loading: bytes | None = None
+    sending: Iterable[bytes | bytearray] | None = None
 
     def _read_query_result(self, unbuffered: bool = False) -> int:
         """PyMySQL's own (pymysql/connections.py), reading results with `_GuardedResult`."""
@@ -97,9 +100,10 @@ class _GuardedResult(MySQLResult):
                 connection.write_packet(b"")  # no data: the server ends the statement
                 connection._read_packet()  # type: ignore[no-untyped-call]  # PyMySQL's, untyped in its stubs
                 raise LoadRefused(2068, "the server asked for a file Osiris did not offer; nothing was sent")
-            with open(asked, "rb") as file:
-                while chunk := file.read(PACKET_BYTES):
-                    connection.write_packet(chunk)
+            for piece in connection.sending if connection.sending is not None else _file_pieces(asked):
+                view = memoryview(piece)
+                for start in range(0, len(view), PACKET_BYTES):
+                    connection.write_packet(view[start:start + PACKET_BYTES])
             connection.write_packet(b"")
             answer = connection._read_packet()  # type: ignore[no-untyped-call]  # PyMySQL's, untyped in its stubs
         except BaseException as error:
@@ -109,6 +113,12 @@ class _GuardedResult(MySQLResult):
         if not answer.is_ok_packet():
             raise pymysql.err.OperationalError(2014, "Commands out of sync")
         self._read_ok_packet(answer)  # type: ignore[attr-defined]  # PyMySQL's, not in its stubs
+
+
+def _file_pieces(path: bytes) -> Iterator[bytes]:
+    with open(path, "rb") as file:
+        while piece := file.read(PACKET_BYTES):
+            yield piece
 
 
 def load(ctx: StepContext, conn: GuardedConnection, into: str, source: str, columns: list[tuple[str, str]],
@@ -127,17 +137,23 @@ def load(ctx: StepContext, conn: GuardedConnection, into: str, source: str, colu
         path.unlink(missing_ok=True)
 
 
-def _loaded(conn: GuardedConnection, into: str, path: Path, names: list[str], expected: int) -> int | None:
+def load_statement(into: str, names: list[str]) -> str:
+    """LOAD DATA LOCAL INFILE %s (the file's name a parameter) of a CSV file with every value quoted
+    and NULL the bare word, into `into`'s columns `names`."""
     from osiris.run.drivers.mysql import quote_mysql
 
     listed = ", ".join(quote_mysql(name) for name in names)
+    return (f"LOAD DATA LOCAL INFILE %s INTO TABLE {into.replace('%', '%%')} CHARACTER SET utf8mb4 "
+            "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' "
+            f"LINES TERMINATED BY '\\n' ({listed.replace('%', '%%')})")
+
+
+def _loaded(conn: GuardedConnection, into: str, path: Path, names: list[str], expected: int) -> int | None:
     with conn.cursor() as cursor:
         cursor.execute("SAVEPOINT osiris_load")
         conn.loading = str(path).encode()
         try:
-            cursor.execute(f"LOAD DATA LOCAL INFILE %s INTO TABLE {into.replace('%', '%%')} CHARACTER SET utf8mb4 "
-                           "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' "
-                           f"LINES TERMINATED BY '\\n' ({listed.replace('%', '%%')})", (str(path),))
+            cursor.execute(load_statement(into, names), (str(path),))
             loaded = cursor.rowcount
             cursor.execute("SELECT @@warning_count")
             warnings = (cursor.fetchone() or (0,))[0]
@@ -156,13 +172,19 @@ def _loaded(conn: GuardedConnection, into: str, path: Path, names: list[str], ex
     return loaded
 
 
+def lands_as_inserted(kind: str, target: str) -> bool:
+    """Whether the text of an engine column of type `kind` reads, into a MySQL column of type
+    `target`, as the value the INSERT path sends (`LOADABLE`)."""
+    word = _TYPE_WORD.match(target.lower())
+    return word is not None and word.group() in LOADABLE.get(kind if kind in LOADABLE else base(kind), set())
+
+
 def _loadable(columns: list[tuple[str, str]], target_types: Mapping[str, str]) -> str | None:
     """The SELECT list DuckDB writes the file from, or None when a column must take the INSERT path."""
     parts = []
     for name, kind in columns:
         target = target_types.get(name, "")
-        word = _TYPE_WORD.match(target.lower())
-        if word is None or word.group() not in LOADABLE.get(kind if kind in LOADABLE else base(kind), set()):
+        if not lands_as_inserted(kind, target):
             return None
         quoted = quote_ident(name)
         if kind == "BOOLEAN":
