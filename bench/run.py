@@ -187,6 +187,7 @@ def memory_series(pg, maria, counts: list[int]) -> None:
 
     proj = RunProject(Path(tempfile.mkdtemp(prefix="osiris-bench-mem-")) / "project", postgres=pg, mariadb=maria)
     print(f"peak RSS by rows (uptime: {uptime()}):")
+    timings: dict[str, list[tuple[int, float, float]]] = {}
     for count in counts:
         with psycopg.connect(pg.dsn(), autocommit=True) as conn:
             conn.execute("DROP TABLE IF EXISTS mem_src")
@@ -206,9 +207,17 @@ def memory_series(pg, maria, counts: list[int]) -> None:
             seconds, peak = run_osiris(proj, proj.pipeline(steps, name=f"mem-{count}"))
             baseline = baselines(name, pg, maria, proj.root, table="mem_src", csv_name="mem.csv")[0]
             theirs = run_baseline(baseline)
+            timings.setdefault(name, []).append((count, seconds, theirs))
             print(f"  {name:24} {count:>11,} rows  {peak / 1024:5.0f} MB  ({count / seconds:,.0f} rows/s; "
                   f"{baseline.name} {count / theirs:,.0f} rows/s, osiris / it {theirs / seconds:.2f})")
         (proj.root / "mem.csv").unlink()
+    for name, points in timings.items():  # the rows beyond the first count: throughput without the fixed start
+        (low, ours_low, theirs_low), (high, ours_high, theirs_high) = points[0], points[-1]
+        if high > low and ours_high > ours_low and theirs_high > theirs_low:
+            extra = high - low
+            print(f"  {name:24} marginal, {low:,} -> {high:,} rows: osiris {extra / (ours_high - ours_low):,.0f} "
+                  f"rows/s, baseline {extra / (theirs_high - theirs_low):,.0f} rows/s, osiris / it "
+                  f"{(theirs_high - theirs_low) / (ours_high - ours_low):.2f}")
 
 
 def reset_targets(pg, maria) -> None:
