@@ -9,6 +9,10 @@ run took (it calls the real route)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from typing import Any
 
 import psycopg
@@ -16,6 +20,7 @@ import pytest
 
 from osiris.run import direct
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step
+from tests.support import clean_env
 
 SOURCE = r"""
 DROP TABLE IF EXISTS dm_src, dm_nan, dm_inf, dm_bc, dm_long;
@@ -141,3 +146,36 @@ def test_what_the_route_does_not_prove_takes_the_engines_route(proj, mariadb_ser
     assert result.returncode == 0, result.stderr
     assert routes == [None]
     assert len(rows_of(mariadb_server, str(step["config"]["table"]))) == 5
+
+
+def test_ctrl_c_in_the_middle_of_the_relay_keeps_the_target(proj, postgres_server, mariadb_server):
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
+        pg.execute("DROP TABLE IF EXISTS dm_big")
+        pg.execute("CREATE TABLE dm_big AS SELECT g AS id, repeat('x', 40) AS v FROM generate_series(1, 2000000) g")
+    targets(mariadb_server, "id INT PRIMARY KEY, v VARCHAR(40)", "(-1, 'kept')")
+    path = proj.pipeline([pg_step("read", "read", table="dm_big"),
+                          mysql_step("write", "write", table="dm_direct", mode="replace")], name="big-mysql")
+    process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
+                               env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watcher = mariadb_server.connect(autocommit=True)
+    deadline = time.monotonic() + 120  # a wait for an event, not a measurement
+    with watcher.cursor() as cursor:
+        while True:
+            cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'LOAD DATA%%'")
+            if cursor.fetchone()[0]:
+                break
+            assert process.poll() is None and time.monotonic() < deadline, "the load never began"
+            time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "read  interrupted" in stdout
+    with watcher.cursor() as cursor:  # the dropped link's transaction is rolled back, its DELETE with it
+        while True:
+            cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'LOAD DATA%%'")
+            if not cursor.fetchone()[0]:
+                break
+            assert time.monotonic() < deadline, "the load went on after the link dropped"
+            time.sleep(0.05)
+    watcher.close()
+    assert rows_of(mariadb_server, "dm_direct") == [(-1, "kept")]
