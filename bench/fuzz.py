@@ -174,19 +174,25 @@ def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
 
     import psycopg
 
-    from tests.fuzz_runs import PG_SOURCE, FuzzApi, findings, run_one, runs
+    from tests.fuzz_runs import MYSQL_SOURCE, PG_SOURCE, FuzzApi, findings, run_one, runs
+    from tests.servers.mariadb import start_mariadb
     from tests.servers.postgres import start_postgres
 
-    pg = start_postgres()
+    pg, maria = start_postgres(), start_mariadb()
     with psycopg.connect(pg.dsn(), autocommit=True) as conn:
         conn.execute(PG_SOURCE)
+    maria_conn = maria.connect(autocommit=True)
+    with maria_conn.cursor() as cursor:
+        for statement in MYSQL_SOURCE:
+            cursor.execute(statement)
+    maria_conn.close()
     signal.signal(signal.SIGALRM, _stop)
     target, codes = Target("osiris run"), Counter[int]()
     root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-runs-"))
     started = time.perf_counter()
 
     def call(pipeline: dict, files: dict[str, bytes]) -> None:
-        code, stdout, stderr = run_one(root / "project", pipeline, files, pg)
+        code, stdout, stderr = run_one(root / "project", pipeline, files, pg, maria)
         codes[code] += 1
         found = findings(code, stdout, stderr)
         if found:
@@ -194,10 +200,11 @@ def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
 
     try:
         with FuzzApi() as api:
-            for number, pipeline, files in runs(seed, count, api.url, postgres=True):
+            for number, pipeline, files in runs(seed, count, api.url, postgres=True, mysql=True):
                 target.run(number, repr(pipeline["steps"]), partial(call, pipeline, files), stop, hang)
     finally:
         pg.stop()
+        maria.stop()
         shutil.rmtree(root, ignore_errors=True)
     total = time.perf_counter() - started
     print(f"fuzzed runs: {count:,} (seed {seed}) in {total:.1f} s, exit codes "

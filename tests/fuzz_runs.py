@@ -57,6 +57,24 @@ PG_SOURCE = (  # what a fuzzed PostgreSQL read reads: the types that need care o
 PG_QUERIES = ["SELECT * FROM fuzz_src", "SELECT id, n FROM fuzz_src", "SELECT id, day, at FROM fuzz_src",
               "SELECT id, raw, doc, tags FROM fuzz_src", "SELECT id, span, note FROM fuzz_src WHERE id > 1",
               "SELECT id, d FROM fuzz_src WHERE id = 2", "SELECT id, note FROM fuzz_src"]
+MYSQL_SOURCE = [  # what a fuzzed MySQL read reads, and the MySQL tables fuzzed writes go to (MariaDB)
+    "SET SESSION sql_mode = ''",  # lets the zero date in, as old data holds it
+    "DROP TABLE IF EXISTS fuzz_src, fuzz_dst, fuzz_new, fuzz_mirror",
+    "CREATE TABLE fuzz_src (id INT PRIMARY KEY, big BIGINT UNSIGNED, n DECIMAL(65,30), f FLOAT, day DATE, "
+    "at DATETIME(6), ts TIMESTAMP NULL, span TIME(6), flags BIT(8), raw BLOB, doc JSON, kind ENUM('a','b'), "
+    "yr YEAR, note TEXT) DEFAULT CHARSET=utf8mb4",
+    "INSERT INTO fuzz_src VALUES (1, 18446744073709551615, -12345678901234567890123456789012345.123456789012345678901234567890, "
+    "1.5, '0000-00-00', '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07', '-838:59:59', b'10100101', x'00ff', "
+    "'{\"a\": [1, null]}', 'b', 1901, 'tab\there 😀'), "
+    "(2, 0, 0, -0, '2024-02-29', '1000-01-01 00:00:00', NULL, '24:00:00.5', b'0', '', 'null', 'a', 2155, '#hash'), "
+    "(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)",
+    "CREATE TABLE fuzz_dst (a VARCHAR(255) PRIMARY KEY, b TEXT) DEFAULT CHARSET=utf8mb4",
+    "CREATE TABLE fuzz_mirror (id INT PRIMARY KEY, n DECIMAL(65,30), d DOUBLE, day DATE, at DATETIME(6), "
+    "span TIME(6), raw BLOB, doc JSON, tags TEXT, note TEXT) DEFAULT CHARSET=utf8mb4",
+]
+MYSQL_QUERIES = ["SELECT * FROM fuzz_src", "SELECT id, big, n FROM fuzz_src", "SELECT id, day, at, ts FROM fuzz_src",
+                 "SELECT id, span, flags, raw FROM fuzz_src", "SELECT id, doc, kind, yr, note FROM fuzz_src WHERE id > 1",
+                 "SELECT id, f, note FROM fuzz_src"]
 CSV_OPTIONS = {"delimiter": [",", ";", "|", "\t"], "header": [True, False], "quoting": ["minimal", "all", "nonnumeric"],
                "encoding": ["utf-8", "utf-16", "ascii", "latin-1"], "newline": ["lf", "crlf"]}
 
@@ -109,10 +127,12 @@ def api_body(rng: random.Random) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def runs(seed: int, count: int, api_url: str, postgres: bool = False
+def runs(seed: int, count: int, api_url: str, postgres: bool = False, mysql: bool = False
          ) -> Iterator[tuple[int, dict[str, Any], dict[str, bytes]]]:
     """(number, pipeline, files to write in the project) for `count` runs from `seed`; with
-    `postgres`, some read `fuzz_src` (PG_SOURCE) or write `fuzz_dst` through `@postgres.default`."""
+    `postgres`, some read `fuzz_src` (PG_SOURCE) or write `fuzz_dst` through `@postgres.default`;
+    with `mysql`, some read MariaDB's `fuzz_src` (MYSQL_SOURCE) or write its tables through
+    `@mysql.default` (a PostgreSQL read straight into one takes the direct route where it can)."""
     for number in range(count):
         rng = random.Random(f"{seed}-{number}")
         files = {"in.csv": _csv_bytes(rng)}
@@ -120,13 +140,18 @@ def runs(seed: int, count: int, api_url: str, postgres: bool = False
         if postgres and source < 0.25:
             first = {"id": "read", "component": "postgres.extractor", "mode": "read",
                      "config": {"connection": "@postgres.default", "query": rng.choice(PG_QUERIES)}}
+        elif mysql and source < 0.4:
+            first = {"id": "read", "component": "mysql.extractor", "mode": "read",
+                     "config": {"connection": "@mysql.default", "query": rng.choice(MYSQL_QUERIES)}}
         else:
             first = _csv_read(rng) if source < 0.8 else _rest_read(rng, api_url, number)
         steps = [first]
         if rng.random() < 0.7:
             steps.append({"id": "shape", "component": "duckdb.processor", "mode": "transform",
                           "config": {"query": rng.choice(QUERIES)}})
-        steps.append(_pg_write(rng) if postgres and rng.random() < 0.3 else _csv_write(rng))
+        target = rng.random()
+        steps.append(_pg_write(rng) if postgres and target < 0.3 else
+                     _mysql_write(rng) if mysql and target < 0.6 else _csv_write(rng))
         yield number, {"oml_version": "0.1.0", "name": f"fuzz-{seed}-{number}", "steps": steps}, files
 
 
@@ -191,6 +216,15 @@ def _pg_write(rng: random.Random) -> dict[str, Any]:
     return {"id": "write", "component": "postgres.writer", "mode": "write", "config": config}
 
 
+def _mysql_write(rng: random.Random) -> dict[str, Any]:
+    config: dict[str, Any] = {"connection": "@mysql.default", "table": rng.choice(["fuzz_dst", "fuzz_new", "fuzz_mirror"]),
+                              "mode": rng.choice(["append", "replace", "replace", "upsert"]),
+                              "create_table": rng.random() < 0.7}
+    if config["mode"] == "upsert":
+        config["upsert_keys"] = [rng.choice(["a", "id"])]
+    return {"id": "write", "component": "mysql.writer", "mode": "write", "config": config}
+
+
 def _csv_write(rng: random.Random) -> dict[str, Any]:
     config: dict[str, Any] = {"path": rng.choice(["out.csv", "out/deep/file.csv", "out é.csv"])}
     for key, choices in CSV_OPTIONS.items():
@@ -199,10 +233,10 @@ def _csv_write(rng: random.Random) -> dict[str, Any]:
     return {"id": "write", "component": "filesystem.csv_writer", "mode": "write", "config": config}
 
 
-def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes], postgres: Any = None
-            ) -> tuple[int, str, str]:
-    """`osiris run` of `pipeline` in a fresh project under `root` (in process), with `postgres` (a
-    test server) as `@postgres.default`: exit code, stdout, stderr."""
+def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes], postgres: Any = None,
+            mariadb: Any = None) -> tuple[int, str, str]:
+    """`osiris run` of `pipeline` in a fresh project under `root` (in process), with `postgres` and
+    `mariadb` (test servers) as `@postgres.default` and `@mysql.default`: exit code, stdout, stderr."""
     import shutil
 
     import yaml
@@ -213,7 +247,7 @@ def run_one(root: Path, pipeline: dict[str, Any], files: dict[str, bytes], postg
     from tests.run_helpers import RunProject
 
     shutil.rmtree(root, ignore_errors=True)
-    project = RunProject(root, postgres=postgres)
+    project = RunProject(root, postgres=postgres, mariadb=mariadb)
     for name, data in files.items():
         (root / name).write_bytes(data)
     (root / "p.yaml").write_text(yaml.safe_dump(pipeline, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -1,5 +1,5 @@
 """A bounded slice of the runs fuzz (tests/fuzz_runs.py, issue 25): 40 fuzzed valid pipelines
-through a real `osiris run` (files, a local API, the test PostgreSQL); none may exit 5, show a
+through a real `osiris run` (files, a local API, the test PostgreSQL and MariaDB); none may exit 5, show a
 Python exception's name or a traceback, or end with a library error no driver mapped. The big
 campaign is `bench/fuzz.py --runs N` (docs/reliability.md)."""
 
@@ -10,19 +10,24 @@ from pathlib import Path
 
 import psycopg
 
-from tests.fuzz_runs import PG_SOURCE, FuzzApi, findings, run_one, runs
+from tests.fuzz_runs import MYSQL_SOURCE, PG_SOURCE, FuzzApi, findings, run_one, runs
 
 COUNT, SEED = 40, 25
 
 
-def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path, postgres_server) -> None:
+def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path, postgres_server, mariadb_server) -> None:
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
         conn.execute(PG_SOURCE)
+    maria = mariadb_server.connect(autocommit=True)
+    with maria.cursor() as cursor:
+        for statement in MYSQL_SOURCE:
+            cursor.execute(statement)
+    maria.close()
     codes: Counter[int] = Counter()
     found = []
     with FuzzApi() as api:
-        for number, pipeline, files in runs(SEED, COUNT, api.url, postgres=True):
-            code, stdout, stderr = run_one(tmp_path / "project", pipeline, files, postgres_server)
+        for number, pipeline, files in runs(SEED, COUNT, api.url, postgres=True, mysql=True):
+            code, stdout, stderr = run_one(tmp_path / "project", pipeline, files, postgres_server, mariadb_server)
             codes[code] += 1
             found += [(number, finding, stderr) for finding in findings(code, stdout, stderr)]
     assert found == []
