@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psycopg
@@ -19,6 +22,7 @@ import yaml
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.conftest import osiris_here
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.support import clean_env
 
 pytestmark = pytest.mark.xdist_group("spark")
 
@@ -570,3 +574,42 @@ def test_the_trust_boundary_holds_on_spark_when_validation_was_skipped(tmp_path,
         codes[name] = [s.problem.code for s in result.steps if s.problem]
     assert codes == {"move": ["OML518"], "sql": ["OML518"], "read": ["OML517"], "write": ["OML517"]}
     assert sorted(p.name for p in outside.iterdir()) == ["secret.csv"] and api.hits("/bearer") == []
+
+
+def test_ctrl_c_in_the_middle_of_a_write_stops_spark_and_leaves_nothing_behind(tmp_path, postgres_server, pg):
+    """A real `osiris run` process with its own JVM: SIGINT once Spark is filling the scratch table.
+    The run ends 130 with the step interrupted and no traceback, the target as it was, the scratch
+    table dropped, and the JVM gone (it would otherwise hold the table until its tasks ended)."""
+    pg.execute("DROP TABLE IF EXISTS spark_big, spark_kept")
+    pg.execute("CREATE TABLE spark_big AS SELECT g AS id, repeat('x', 40) AS v FROM generate_series(1, 1000000) g")
+    pg.execute("CREATE TABLE spark_kept (id integer PRIMARY KEY, v text)")
+    pg.execute("INSERT INTO spark_kept VALUES (-1, 'kept')")
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server))
+    path = project.pipeline([pg_step("read", "read", table="spark_big"),
+                             pg_step("write", "write", table="spark_kept", write_mode="replace")], name="big")
+    others = _spark_jvms()  # this test process's own session, started by the tests before
+    process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=project.root,
+                               env=clean_env(**project.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240  # a wait for an event (a JVM's start, the read), not a measurement
+    while not stage_tables(pg=pg):
+        assert process.poll() is None and time.monotonic() < deadline, "Spark never began writing"
+        time.sleep(0.05)
+    jvms = _spark_jvms() - others
+    assert jvms, "the run's JVM was not found"
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "write  interrupted" in stdout
+    assert "Traceback" not in stderr and "Error" not in stderr, stderr
+    assert pg.execute("SELECT * FROM spark_kept").fetchall() == [(-1, "kept")]
+    assert stage_tables(pg=pg) == []
+    while jvms & _spark_jvms():
+        assert time.monotonic() < deadline, "the run's JVM outlived it"
+        time.sleep(0.1)
+    project.assert_no_secrets(stdout + stderr)
+
+
+def _spark_jvms() -> set[int]:
+    """The process ids of the running Spark JVMs on this machine (a zombie has no command line)."""
+    found = subprocess.run(["pgrep", "-f", "org.apache.spark.deploy.SparkSubmit"], capture_output=True, text=True)
+    return {int(pid) for pid in found.stdout.split()}

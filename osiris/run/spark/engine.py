@@ -66,6 +66,8 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     stop = Interrupts()  # SIGTERM and SIGHUP stop it as Ctrl-C does
     try:
         spark = _session(settings, order)
+        stop.restore()  # a new SparkContext put in its own Ctrl-C handler, which fails calling the JVM
+        stop = Interrupts()  # from inside the signal: Ctrl-C is the run's again (abandon ends the jobs)
         if spark is not None:
             runner.spark = spark
             for step in order:
@@ -77,6 +79,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
             for step in order:
                 runner.run(step, steps, planned=False)
     except KeyboardInterrupt:
+        runner.abandon()
         return RunResult([s.result for s in steps.values()], interrupted=True)
     finally:
         stop.restore()
@@ -224,9 +227,13 @@ class _Runner:
                                       scratch=self.scratch)
             files.write_csv(frame, step.config, target, self.scratch)
         elif family is not None:
-            staged = jdbc.stage(frame, family, step.config)
+            staged = jdbc.stage_name(family, step.config)
             try:
+                jdbc.stage(frame, family, step.config, staged)
                 bridge.write_through_driver(frame, self._context(step, staged), staged=True)
+            except KeyboardInterrupt:
+                self.abandon()  # the JVM's tasks would hold the scratch table until they end
+                raise
             finally:
                 jdbc.drop(family, step.config, staged)
         else:
@@ -243,6 +250,15 @@ class _Runner:
             work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
             secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
             staged_table=staged)
+
+    def abandon(self) -> None:
+        """Ctrl-C: stop Spark's jobs now by ending its JVM (osiris.run.spark.session.abandon)."""
+        from osiris.run.spark.session import abandon
+
+        if self.spark is not None:
+            self.spark = None
+            self.cached = []
+            abandon()
 
     def release(self) -> None:
         """Free the cached rows and the run's views; the session stays for the next run."""

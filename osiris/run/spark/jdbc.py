@@ -71,13 +71,18 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
             .option("numPartitions", str(partitions)).load())
 
 
-def stage(frame: DataFrame, family: str, config: Mapping[str, Any]) -> str:
-    """Write the rows into a new scratch table beside the target; its quoted name."""
+def stage_name(family: str, config: Mapping[str, Any]) -> str:
+    """The quoted name of a new scratch table beside the target (known before it is made, so that it
+    is dropped however its making ends)."""
     dialect = DIALECTS[family]
-    name = _qualified(dialect, config, STAGE_PREFIX + uuid.uuid4().hex[:12])
+    return _qualified(dialect, config, STAGE_PREFIX + uuid.uuid4().hex[:12])
+
+
+def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str) -> None:
+    """Write the rows into the new scratch table `name` (stage_name)."""
+    dialect = DIALECTS[family]
     (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
      .option("batchsize", str(int(config.get("batch_size", 1000)))).mode("errorifexists").save())
-    return name
 
 
 def drop(family: str, config: Mapping[str, Any], name: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import logging
 import os
 import shutil
 import tempfile
@@ -62,6 +63,21 @@ def spark_session(settings: SparkSettings) -> SparkSession:
     return session
 
 
+def abandon() -> None:
+    """Stop the process's Spark at once, for Ctrl-C in the middle of a job: its JVM is killed, so that
+    running tasks end now and their database connections let go of what they hold (a scratch table
+    the run must drop). Only `osiris run`'s main thread does this, just before the process ends; a
+    later session in the same process would have to be a new one."""
+    global _current
+    if _current is None:
+        return
+    session, _current = _current[1], None
+    process = getattr(session.sparkContext._gateway, "proc", None)  # launch_gateway's JVM
+    if process is not None:
+        process.kill()
+        process.wait(timeout=60)
+
+
 def _start(master: str, conf: dict[str, str]) -> SparkSession:
     """Start the JVM with its output sent nowhere (OSIRIS_DEBUG=1: to the terminal), then the session."""
     import subprocess
@@ -72,6 +88,9 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
     from pyspark.sql import SparkSession
 
     PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True  # it prints Java errors as JSON
+    logging.getLogger("py4j").setLevel(logging.CRITICAL + 1)  # its own loggers, and the root logger it also uses
+    if not logging.getLogger().handlers:  # (`logging.exception`), which would set up a stderr handler and print
+        logging.getLogger().addHandler(logging.NullHandler())  # a traceback for Ctrl-C in the middle of a job
     spark_conf = SparkConf(loadDefaults=False).setMaster(master).setAppName("osiris").setAll(list(conf.items()))
     quiet = {} if os.environ.get("OSIRIS_DEBUG") else {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     gateway = launch_gateway(spark_conf, popen_kwargs=quiet)  # type: ignore[no-untyped-call]  # pyspark leaves it untyped
