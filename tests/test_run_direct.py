@@ -20,6 +20,7 @@ import psycopg
 import pytest
 
 from osiris.run import direct
+from tests.direct_routes import routes  # noqa: F401  (a fixture)
 from tests.run_helpers import RunProject, csv_step, pg_step
 from tests.support import clean_env
 
@@ -59,20 +60,6 @@ def proj(tmp_path_factory, postgres_server) -> RunProject:
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute(SOURCE)
     return RunProject(tmp_path_factory.mktemp("direct") / "project", postgres=postgres_server)
-
-
-@pytest.fixture
-def routes(monkeypatch) -> list[Any]:
-    """What each plain copy's route gave: a Copied (the direct route did it) or None (it declined)."""
-    taken: list[Any] = []
-    real = direct.copy
-
-    def spy(reader, writer):
-        taken.append(result := real(reader, writer))
-        return result
-
-    monkeypatch.setattr(direct, "copy", spy)
-    return taken
 
 
 def both_routes(proj: RunProject, name: str, read: dict[str, Any], **writer: Any) -> tuple[Any, Any]:

@@ -19,6 +19,7 @@ import psycopg
 import pytest
 
 from osiris.run import direct
+from tests.direct_routes import routes  # noqa: F401  (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step
 from tests.support import clean_env
 
@@ -49,20 +50,6 @@ def proj(tmp_path_factory, postgres_server, mariadb_server) -> RunProject:
         con.execute(SOURCE)
     return RunProject(tmp_path_factory.mktemp("direct-mysql") / "project", postgres=postgres_server,
                       mariadb=mariadb_server)
-
-
-@pytest.fixture
-def routes(monkeypatch) -> list[Any]:
-    """What each plain copy's route gave: a Copied (the direct route did it) or None (it declined)."""
-    taken: list[Any] = []
-    real = direct.copy
-
-    def spy(reader, writer):
-        taken.append(result := real(reader, writer))
-        return result
-
-    monkeypatch.setattr(direct, "copy", spy)
-    return taken
 
 
 def targets(mariadb_server, columns: str, rows: str = "") -> None:
