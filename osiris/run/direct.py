@@ -18,7 +18,8 @@ Routes:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,25 @@ def copy(reader: StepContext, writer: StepContext) -> Copied | None:
     return ROUTES[(reader.component, writer.component)](reader, writer)
 
 
+@contextmanager
+def _postgres_source(reader: StepContext) -> Iterator[tuple[Any, Any, str, list[Any]]]:
+    """The reader's PostgreSQL connection, a cursor on it, its query and the query's columns (psycopg's
+    `cursor.description` of a LIMIT 0 run), for a route to copy from. Failed, the reader's, when the
+    connection cannot be made or the query is wrong."""
+    from osiris.run.drivers.postgres import DRIVER
+
+    query = DRIVER.read_query(reader)
+    try:
+        with DRIVER.session(reader.config, reader.secrets) as conn, conn.cursor() as cursor:
+            try:
+                cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
+            except Exception as error:
+                raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
+            yield conn, cursor, query, list(cursor.description or [])
+    except RuntimeProblem as problem:  # the connection could not be made
+        raise Failed(reader.step_id, problem) from None
+
+
 def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
     from osiris.run.drivers.filesystem import csv_output, csv_target, plain_csv
     from osiris.run.drivers.postgres import DRIVER
@@ -77,33 +97,25 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
 
     if not plain_csv(writer.config):
         return None
-    query = DRIVER.read_query(reader)
-    try:
-        with DRIVER.session(reader.config, reader.secrets) as conn, conn.cursor() as cursor:
-            try:
-                cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
-                description = list(cursor.description or [])
-                if direct_select(description) is None or conn.info.encoding != "utf-8":
-                    return None
-                target = csv_target(writer)
-            except RuntimeProblem:  # the target's folder is missing: the engine's route says so, after the read
-                return None
-            except Exception as error:
-                raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
-            try:
-                with csv_output(writer, target=target) as partial, open(partial, "wb") as out:
-                    rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
-                                    out.write, reader.progress)
-            except Fallback:
-                return None
-            except OSError as error:
-                raise Failed(writer.step_id, RuntimeProblem(
-                    "OML503", f"cannot write {writer.config['path']}: {error.strerror or error}",
-                    "check the free space and the permissions of the folder it goes to")) from None
-            except Exception as error:
-                raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
-    except RuntimeProblem as problem:  # the connection could not be made
-        raise Failed(reader.step_id, problem) from None
+    with _postgres_source(reader) as (conn, cursor, query, description):
+        if direct_select(description) is None or conn.info.encoding != "utf-8":
+            return None
+        try:
+            target = csv_target(writer)
+        except RuntimeProblem:  # the target's folder is missing: the engine's route says so, after the read
+            return None
+        try:
+            with csv_output(writer, target=target) as partial, open(partial, "wb") as out:
+                rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
+                                out.write, reader.progress)
+        except Fallback:
+            return None
+        except OSError as error:
+            raise Failed(writer.step_id, RuntimeProblem(
+                "OML503", f"cannot write {writer.config['path']}: {error.strerror or error}",
+                "check the free space and the permissions of the folder it goes to")) from None
+        except Exception as error:
+            raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
     reader.progress(rows)
     return Copied(rows, engine_columns(description))
 
@@ -111,45 +123,35 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
 def postgres_to_mysql(reader: StepContext, writer: StepContext) -> Copied | None:
     """osiris.run.drivers.postgres_mysql. A failure on the MySQL side (or in the middle of the relay)
     declines: nothing is kept, and the engine's route reports it in its own words."""
-    from osiris.run.drivers import mysql, postgres
+    from osiris.run.drivers import mysql
     from osiris.run.drivers.postgres_csv import engine_columns
     from osiris.run.drivers.postgres_mysql import direct_select, load_rows
-    from osiris.run.drivers.sql_base import execute
+    from osiris.run.drivers.sql_base import clear_before_write
 
     config, dialect = writer.config, mysql.DRIVER.dialect
-    if str(config.get("mode") or "append") not in ("append", "replace"):
+    mode = str(config.get(dialect.mode_field) or "append")
+    if mode not in ("append", "replace"):
         return None
-    query = postgres.DRIVER.read_query(reader)
-    try:
-        with postgres.DRIVER.session(reader.config, reader.secrets) as pg, pg.cursor() as cursor:
-            try:
-                cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
-                description = list(cursor.description or [])
-            except Exception as error:
-                raise Failed(reader.step_id, postgres.DRIVER.problem(error, pg, reader.config, reader.secrets)) from None
-            if pg.info.encoding != "utf-8":
-                return None
-            try:
-                with mysql.DRIVER.session(config, writer.secrets) as conn:
-                    schema, table = dialect.schema(config), str(config["table"])
-                    found = dialect.discover(conn, schema, [table])
-                    select = direct_select(description, {c.name: c.type for c in found[0].columns}) if found else None
-                    if select is None:
-                        return None
-                    into = f"{dialect.quote(schema)}.{dialect.quote(table)}"
-                    if config.get("mode") == "replace" or config.get("truncate_before"):
-                        dialect.lock(conn, into)
-                        execute(conn, f"DELETE FROM {into}")
-                    rows = load_rows(conn, cursor, pg, query, select, into, [str(c.name) for c in description],
-                                     reader.progress)
-                    if rows is None:
-                        conn.rollback()
-                        return None
-                    conn.commit()
-            except Exception:
-                return None
-    except RuntimeProblem as problem:  # PostgreSQL's connection could not be made
-        raise Failed(reader.step_id, problem) from None
+    with _postgres_source(reader) as (pg, cursor, query, description):
+        if pg.info.encoding != "utf-8":
+            return None
+        try:
+            with mysql.DRIVER.session(config, writer.secrets) as conn:
+                schema, table = dialect.schema(config), str(config["table"])
+                found = dialect.discover(conn, schema, [table])
+                select = direct_select(description, {c.name: c.type for c in found[0].columns}) if found else None
+                if select is None:
+                    return None
+                into = f"{dialect.quote(schema)}.{dialect.quote(table)}"
+                clear_before_write(dialect, conn, into, mode, config)
+                rows = load_rows(conn, cursor, pg, query, select, into, [str(c.name) for c in description],
+                                 reader.progress)
+                if rows is None:
+                    conn.rollback()
+                    return None
+                conn.commit()
+        except Exception:
+            return None
     reader.progress(rows)
     return Copied(rows, engine_columns(description))
 

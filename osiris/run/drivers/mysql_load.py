@@ -137,34 +137,38 @@ def load(ctx: StepContext, conn: GuardedConnection, into: str, source: str, colu
         path.unlink(missing_ok=True)
 
 
-def load_statement(into: str, names: list[str]) -> str:
-    """LOAD DATA LOCAL INFILE %s (the file's name a parameter) of a CSV file with every value quoted
-    and NULL the bare word, into `into`'s columns `names`."""
+def load_data(conn: GuardedConnection, into: str, names: list[str], name: str,
+              sending: Iterable[bytes | bytearray] | None = None) -> tuple[int, int]:
+    """One LOAD DATA LOCAL INFILE into `into`'s columns `names` of a CSV file with every value quoted
+    and NULL the bare word: the file `name`, or the pieces of `sending` offered under that name.
+    (rows loaded, warnings); the guard sends the server nothing else."""
     from osiris.run.drivers.mysql import quote_mysql
 
-    listed = ", ".join(quote_mysql(name) for name in names)
-    return (f"LOAD DATA LOCAL INFILE %s INTO TABLE {into.replace('%', '%%')} CHARACTER SET utf8mb4 "
-            "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' "
-            f"LINES TERMINATED BY '\\n' ({listed.replace('%', '%%')})")
+    listed = ", ".join(quote_mysql(column) for column in names)
+    conn.loading, conn.sending = name.encode(), sending
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"LOAD DATA LOCAL INFILE %s INTO TABLE {into.replace('%', '%%')} CHARACTER SET utf8mb4 "
+                           "FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\"' ESCAPED BY '' "
+                           f"LINES TERMINATED BY '\\n' ({listed.replace('%', '%%')})", (name,))
+            loaded = cursor.rowcount
+            cursor.execute("SELECT @@warning_count")
+            return loaded, (cursor.fetchone() or (0,))[0]
+    finally:
+        conn.loading = conn.sending = None
 
 
 def _loaded(conn: GuardedConnection, into: str, path: Path, names: list[str], expected: int) -> int | None:
     with conn.cursor() as cursor:
         cursor.execute("SAVEPOINT osiris_load")
-        conn.loading = str(path).encode()
         try:
-            cursor.execute(load_statement(into, names), (str(path),))
-            loaded = cursor.rowcount
-            cursor.execute("SELECT @@warning_count")
-            warnings = (cursor.fetchone() or (0,))[0]
+            loaded, warnings = load_data(conn, into, names, str(path))
         except LoadRefused:
             raise
         except pymysql.MySQLError:  # LOCAL INFILE not allowed, or any other refusal: the INSERT path says
             if not conn.open:
                 raise
             loaded, warnings = -1, 0
-        finally:
-            conn.loading = None
         if warnings or loaded != expected:
             cursor.execute("ROLLBACK TO SAVEPOINT osiris_load")
             return None

@@ -27,7 +27,7 @@ The rows are looked at in the client, as they arrive, so PostgreSQL's COPY is as
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from osiris.run.drivers.postgres import engine_column
@@ -50,7 +50,7 @@ def direct_select(description: list[Any]) -> str | None:
     names = [str(column.name) for column in description]
     if not names or len({name.lower() for name in names}) < len(names) or not all(map(_plain_name, names)):
         return None
-    if any(column.type_code in _NOT_DIRECT or not _has_decimal(column) for column in description):
+    if any(column.type_code in _NOT_DIRECT or not has_decimal(column) for column in description):
         return None
     return ", ".join(f"CASE WHEN {q} THEN 'true' WHEN NOT {q} THEN 'false' END AS {q}" if column.type_code == 16
                      else q for q, column in ((quote_ident(str(c.name)), c) for c in description))
@@ -86,28 +86,43 @@ def copy_csv(cursor: Any, conn: Any, query: str, description: list[Any], header:
     select, (marks, lone) = direct_select(description), sent_back(description)
     statement = (f"COPY (SELECT {select} FROM ({query}) AS osiris_source) TO STDOUT "
                  f"(FORMAT CSV{', HEADER' if header else ''})")
-    rows, piece = 0, bytearray()
+    pieces = Pieces(marks, progress, lone)
     with cursor.copy(statement) as copy:
         lines = copied_rows(copy, conn)
         if header:
             write(bytearray(next(lines)))  # the names, checked plain before
+        for piece in pieces.of(lines):
+            write(piece)
+    return pieces.rows
+
+
+class Pieces:
+    """A COPY's rows gathered into pieces of about PIECE_BYTES, each searched whole for `marks` before
+    it is handed on; Fallback when a piece holds one, or when a row is the whole row `lone`. `rows`
+    counts the rows handed on; `progress` hears it after each piece."""
+
+    def __init__(self, marks: tuple[bytes, ...], progress: Callable[[int], None], lone: bytes | None = None) -> None:
+        self.marks, self.progress, self.lone = marks, progress, lone
+        self.rows = 0
+
+    def of(self, lines: Iterable[memoryview]) -> Iterator[bytearray]:
+        rows, piece, lone = self.rows, bytearray(), self.lone  # locals: this loop runs once a row
         for line in lines:
             if lone is not None and bytes(line) == lone:
                 raise Fallback()
             piece += line
             rows += 1
             if len(piece) >= PIECE_BYTES:
-                _hand_on(piece, marks, write)
-                piece = bytearray()
-                progress(rows)
-        _hand_on(piece, marks, write)
-    return rows
+                yield self._checked(piece)
+                self.rows, piece = rows, bytearray()
+                self.progress(rows)
+        self.rows = rows
+        yield self._checked(piece)
 
-
-def _hand_on(piece: bytearray, marks: tuple[bytes, ...], write: Callable[[bytearray], Any]) -> None:
-    if any(mark in piece for mark in marks):
-        raise Fallback()
-    write(piece)
+    def _checked(self, piece: bytearray) -> bytearray:
+        if any(mark in piece for mark in self.marks):
+            raise Fallback()
+        return piece
 
 
 def _plain_name(name: str) -> bool:
@@ -115,7 +130,7 @@ def _plain_name(name: str) -> bool:
     return bool(name) and name.strip() == name and "\\" not in name and not _QUOTED_BY_DUCKDB & set(name)
 
 
-def _has_decimal(column: Any) -> bool:
+def has_decimal(column: Any) -> bool:
     """False for a numeric(p,s) DuckDB has no DECIMAL for (a scale below 0 or above p): the engine's
     route says so; True for every other column."""
     precision, scale = column.precision, column.scale

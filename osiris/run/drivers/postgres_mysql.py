@@ -27,32 +27,30 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
-from osiris.run.drivers.mysql_load import GuardedConnection, lands_as_inserted, load_statement
-from osiris.run.drivers.postgres_csv import PIECE_BYTES
+from osiris.run.drivers.mysql_load import GuardedConnection, lands_as_inserted, load_data
+from osiris.run.drivers.postgres_csv import Pieces, has_decimal
 from osiris.run.spool import quote_ident
 
-_ENGINE_TYPE = {16: "BOOLEAN", 20: "BIGINT", 21: "SMALLINT", 23: "INTEGER", 1700: "DECIMAL", 25: "VARCHAR",
-                1043: "VARCHAR", 1082: "DATE", 1114: "TIMESTAMP"}  # PostgreSQL type oid -> what the engine reads
+_TAKEN = {16, 20, 21, 23, 1700, 25, 1043, 1082, 1114}  # PostgreSQL type oids the route may carry (above)
 _NUMERIC, _INSTANTS = 1700, {1082, 1114}
 LOAD_NAME = "osiris-direct-copy"  # the file the LOAD statement names: the guard sends only these rows for it
-
-
-class Fallback(Exception):
-    """The rows hold a value only the engine's route handles right; nothing is kept."""
 
 
 def direct_select(description: list[Any], target_types: Mapping[str, str]) -> str | None:
     """The SELECT list whose CSV MySQL reads as the engine's route would write it, over a query's
     columns (psycopg's `cursor.description`) into a target's (name -> MySQL type); None when the
-    copy must take the engine's route."""
+    copy must take the engine's route. Each column's engine type is the one the engine's read gives
+    it (postgres.engine_column)."""
+    from osiris.run.drivers.postgres import engine_column
+
     names = [str(column.name) for column in description]
     if not names or len(set(names)) < len(names):
         return None
     parts = []
     for name, column in zip(names, description, strict=True):
-        kind = _ENGINE_TYPE.get(column.type_code)
-        if kind is None or (kind == "DECIMAL" and not _fixed_decimal(column)) or \
-                not lands_as_inserted(kind, target_types.get(name, "")):
+        kind = engine_column(column).type
+        if column.type_code not in _TAKEN or (column.type_code == _NUMERIC and not kind.startswith("DECIMAL")) or \
+                not has_decimal(column) or not lands_as_inserted(kind, target_types.get(name, "")):
             return None
         quoted = quote_ident(name)
         parts.append(f"CASE WHEN {quoted} THEN 1 WHEN NOT {quoted} THEN 0 END AS {quoted}" if kind == "BOOLEAN"
@@ -68,42 +66,20 @@ def load_rows(mysql: GuardedConnection, cursor: Any, pg: Any, query: str, select
     handles, and what PostgreSQL or MySQL raised."""
     from osiris.run.drivers.postgres import copied_rows
 
-    marks = _marks(cursor.description or [])
     statement = (f"COPY (SELECT {select} FROM ({query}) AS osiris_source) TO STDOUT "
                  "(FORMAT CSV, FORCE_QUOTE *, NULL 'NULL')")
-    sent = 0
+    pieces = Pieces(_marks(cursor.description or []), progress)
 
-    def pieces() -> Generator[bytearray]:
-        nonlocal sent
-        piece = bytearray()
+    def relay() -> Generator[bytearray]:
         with cursor.copy(statement) as copy:
-            for line in copied_rows(copy, pg):
-                piece += line
-                sent += 1
-                if len(piece) >= PIECE_BYTES:
-                    yield _checked(piece, marks)
-                    piece = bytearray()
-                    progress(sent)
-        yield _checked(piece, marks)
+            yield from pieces.of(copied_rows(copy, pg))
 
-    relay = pieces()
-    mysql.loading, mysql.sending = LOAD_NAME.encode(), relay
+    sending = relay()
     try:
-        with mysql.cursor() as load:
-            load.execute(load_statement(into, names), (LOAD_NAME,))
-            loaded = load.rowcount
-            load.execute("SELECT @@warning_count")
-            warnings = (load.fetchone() or (0,))[0]
+        loaded, warnings = load_data(mysql, into, names, LOAD_NAME, sending)
     finally:
-        mysql.loading = mysql.sending = None
-        relay.close()
-    return loaded if not warnings and loaded == sent else None
-
-
-def _checked(piece: bytearray, marks: tuple[bytes, ...]) -> bytearray:
-    if any(mark in piece for mark in marks):
-        raise Fallback()
-    return piece
+        sending.close()
+    return loaded if not warnings and loaded == pieces.rows else None
 
 
 def _marks(description: list[Any]) -> tuple[bytes, ...]:
@@ -114,9 +90,3 @@ def _marks(description: list[Any]) -> tuple[bytes, ...]:
     if codes & _INSTANTS:
         marks += [b"infinity", b" BC"]
     return tuple(marks)
-
-
-def _fixed_decimal(column: Any) -> bool:
-    """numeric(p,s) the engine reads as DECIMAL(p,s): p <= 38, 0 <= s <= p."""
-    precision, scale = column.precision, column.scale
-    return bool(precision) and precision <= 38 and scale is not None and 0 <= scale <= precision

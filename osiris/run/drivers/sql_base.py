@@ -260,9 +260,7 @@ class SqlDriver:
                 if name not in known:
                     raise unknown_column_problem(name, known, target.shown)
         into = dialect.prepare(ctx, conn, target, columns)
-        if target.mode == "replace" or ctx.config.get("truncate_before"):
-            dialect.lock(conn, into)
-            execute(conn, f"DELETE FROM {into}")
+        clear_before_write(dialect, conn, into, target.mode, ctx.config)
         rows = dialect.write(ctx, conn, into, target, source, columns)
         dialect.finish(conn, keep=ctx.sample is None)
         return rows
@@ -300,6 +298,14 @@ class SqlDriver:
 
     def _tables(self, conn: Any, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         return self.dialect.discover(conn, self.dialect.schema(config), tables)
+
+
+def clear_before_write(dialect: SqlDialect, conn: Any, into: str, mode: str, config: Mapping[str, Any]) -> None:
+    """`replace` and `truncate_before` empty the target first, in the write's own transaction, under
+    the dialect's lock (a second replace waits for this one)."""
+    if mode == "replace" or config.get("truncate_before"):
+        dialect.lock(conn, into)
+        execute(conn, f"DELETE FROM {into}")
 
 
 def execute(conn: Any, statement: str) -> None:
