@@ -172,20 +172,12 @@ def fuzzed_runs(count: int, seed: int, hang: float, stop: int) -> int:
     """`count` fuzzed valid pipelines through `osiris run`; 1 when any run crashed or hung."""
     from collections import Counter
 
-    import psycopg
-
-    from tests.fuzz_runs import MYSQL_SOURCE, PG_SOURCE, FuzzApi, findings, run_one, runs
+    from tests.fuzz_runs import FuzzApi, findings, load_sources, run_one, runs
     from tests.servers.mariadb import start_mariadb
     from tests.servers.postgres import start_postgres
 
     pg, maria = start_postgres(), start_mariadb()
-    with psycopg.connect(pg.dsn(), autocommit=True) as conn:
-        conn.execute(PG_SOURCE)
-    maria_conn = maria.connect(autocommit=True)
-    with maria_conn.cursor() as cursor:
-        for statement in MYSQL_SOURCE:
-            cursor.execute(statement)
-    maria_conn.close()
+    load_sources(pg, maria)
     signal.signal(signal.SIGALRM, _stop)
     target, codes = Target("osiris run"), Counter[int]()
     root = Path(tempfile.mkdtemp(prefix="osiris-fuzz-runs-"))

@@ -155,6 +155,19 @@ def runs(seed: int, count: int, api_url: str, postgres: bool = False, mysql: boo
         yield number, {"oml_version": "0.1.0", "name": f"fuzz-{seed}-{number}", "steps": steps}, files
 
 
+def load_sources(postgres: Any, mariadb: Any) -> None:
+    """PG_SOURCE into the test PostgreSQL and MYSQL_SOURCE into the test MariaDB (tests/servers)."""
+    import psycopg
+
+    with psycopg.connect(postgres.dsn(), autocommit=True) as conn:
+        conn.execute(PG_SOURCE)
+    maria = mariadb.connect(autocommit=True)
+    with maria.cursor() as cursor:
+        for statement in MYSQL_SOURCE:
+            cursor.execute(statement)
+    maria.close()
+
+
 def findings(returncode: int, stdout: str, stderr: str) -> list[str]:
     """What a run must never show: exit 5, an exception's name or traceback, an unmapped library error."""
     found = []

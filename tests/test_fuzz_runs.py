@@ -8,21 +8,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import psycopg
-
-from tests.fuzz_runs import MYSQL_SOURCE, PG_SOURCE, FuzzApi, findings, run_one, runs
+from tests.fuzz_runs import FuzzApi, findings, load_sources, run_one, runs
 
 COUNT, SEED = 40, 25
 
 
 def test_fuzzed_valid_runs_end_with_a_code_and_one_line(tmp_path: Path, postgres_server, mariadb_server) -> None:
-    with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
-        conn.execute(PG_SOURCE)
-    maria = mariadb_server.connect(autocommit=True)
-    with maria.cursor() as cursor:
-        for statement in MYSQL_SOURCE:
-            cursor.execute(statement)
-    maria.close()
+    load_sources(postgres_server, mariadb_server)
     codes: Counter[int] = Counter()
     found = []
     with FuzzApi() as api:
