@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 
 FAIL_BACKEND = "keyring.backends.fail.Keyring"
@@ -40,6 +41,7 @@ def surely_none(env: Mapping[str, str] | None = None) -> bool:
     return not _bus_clients() and not _config_file(env).exists() and _only_own_backends()
 
 
+@cache  # what is installed: asked once a process, however many `${NAME}`s are looked up
 def _bus_clients() -> bool:
     """PyGObject (libsecret's backend) or dbus-python (KWallet's) is installed."""
     from importlib.util import find_spec
@@ -53,7 +55,10 @@ def _config_file(env: Mapping[str, str]) -> Path:
     return Path(root, "python_keyring", "keyringrc.cfg")
 
 
+@cache
 def _only_own_backends() -> bool:
+    """keyring's entry points list only the backends keyring ships (about 11 ms: every package's
+    metadata is read)."""
     from importlib.metadata import entry_points
 
     return all(point.value.startswith(_OWN_BACKENDS) for point in entry_points(group="keyring.backends"))
