@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,3 +43,16 @@ def run_osiris(
         text=True,
         timeout=timeout,
     )
+
+
+def interrupt_when(process: subprocess.Popen[str], ready: Callable[[], bool], never: str,
+                   wait: float = 120) -> tuple[str, str]:
+    """SIGINT to `process` once `ready()` holds, then its stdout and stderr when it has ended. Polls:
+    a wait for an event, not a measurement; fails with `never` when the process ends first or `wait`
+    seconds pass."""
+    deadline = time.monotonic() + wait
+    while not ready():
+        assert process.poll() is None and time.monotonic() < deadline, never
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    return process.communicate(timeout=60)

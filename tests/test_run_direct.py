@@ -9,11 +9,8 @@ byte for byte. A spy on `direct.copy` says which route a run took (it calls the 
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -22,7 +19,7 @@ import pytest
 from osiris.run import direct
 from tests.direct_routes import routes  # noqa: F401  (a fixture)
 from tests.run_helpers import RunProject, csv_step, pg_step
-from tests.support import clean_env
+from tests.support import clean_env, interrupt_when
 
 SOURCE = r"""
 DROP TABLE IF EXISTS dr_src, dr_floats, dr_big;
@@ -189,13 +186,9 @@ def test_ctrl_c_during_a_direct_copy_leaves_no_file(proj, postgres_server):
                              name="big")
         process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
                                    env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120  # a wait for an event, not a measurement
         partial = ".osiris/tmp/run-*/.osiris-out-*-big.csv"  # the run's scratch directory (docs/security.md)
-        while not list(proj.root.glob(partial)) or not Path(next(proj.root.glob(partial))).stat().st_size:
-            assert process.poll() is None and time.monotonic() < deadline, "the copy never began writing"
-            time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
+        stdout, stderr = interrupt_when(process, lambda: any(p.stat().st_size for p in proj.root.glob(partial)),
+                                        "the copy never began writing")
     assert process.returncode == 130, stderr
     assert "read  interrupted" in stdout
     assert not (proj.root / "big.csv").exists()

@@ -9,7 +9,6 @@ run took (it calls the real route)."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ import pytest
 from osiris.run import direct
 from tests.direct_routes import routes  # noqa: F401  (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step
-from tests.support import clean_env
+from tests.support import clean_env, interrupt_when
 
 SOURCE = r"""
 DROP TABLE IF EXISTS dm_src, dm_nan, dm_inf, dm_bc, dm_long;
@@ -145,24 +144,18 @@ def test_ctrl_c_in_the_middle_of_the_relay_keeps_the_target(proj, postgres_serve
     process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root,
                                env=clean_env(**proj.env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watcher = mariadb_server.connect(autocommit=True)
-    deadline = time.monotonic() + 120  # a wait for an event, not a measurement
-    with watcher.cursor() as cursor:
-        while True:
+
+    def loading() -> bool:
+        with watcher.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'LOAD DATA%%'")
-            if cursor.fetchone()[0]:
-                break
-            assert process.poll() is None and time.monotonic() < deadline, "the load never began"
-            time.sleep(0.02)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+            return bool(cursor.fetchone()[0])
+
+    stdout, stderr = interrupt_when(process, loading, "the load never began")
     assert process.returncode == 130, stderr
     assert "read  interrupted" in stdout
-    with watcher.cursor() as cursor:  # the dropped link's transaction is rolled back, its DELETE with it
-        while True:
-            cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'LOAD DATA%%'")
-            if not cursor.fetchone()[0]:
-                break
-            assert time.monotonic() < deadline, "the load went on after the link dropped"
-            time.sleep(0.05)
+    deadline = time.monotonic() + 120  # the dropped link's transaction is rolled back, its DELETE with it
+    while loading():
+        assert time.monotonic() < deadline, "the load went on after the link dropped"
+        time.sleep(0.05)
     watcher.close()
     assert rows_of(mariadb_server, "dm_direct") == [(-1, "kept")]
