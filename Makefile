@@ -25,8 +25,10 @@ chat: $(VENV)/.installed
 # One worker per core (ADR 0116), each test file on one worker in order (module-scoped servers and
 # tests that scan what the module's earlier tests wrote rely on it); coverage of osiris/ with its floor (ADR 0117). For one file:
 # $(PY) -m pytest -q tests/test_x.py
-# The tests start real PostgreSQL 15 and MariaDB servers: without them, one line says how to install them.
+# The tests start real PostgreSQL 15 and MariaDB servers, and the Spark tests need their JDBC drivers:
+# .ci/system-packages installs what is missing (as root, with apt) or says in one line how to.
 test: $(VENV)/.installed
+	@bash .ci/system-packages
 	@$(PY) -m tests.servers.needs
 	$(PY) -m pytest -q -n auto --dist loadfile --cov --cov-report=
 
