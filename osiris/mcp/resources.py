@@ -13,6 +13,7 @@ a connection's fields; the redactor is the second lock on that door.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ResourceError
@@ -65,7 +66,7 @@ def register(app: MCPServer, project: Project) -> None:
         return shown({"name": name, **found[name].to_dict()})
 
 
-def _register_component(app: MCPServer, project: Project, name: str, shown: Any) -> None:
+def _register_component(app: MCPServer, project: Project, name: str, shown: Callable[[Any], str]) -> None:
     spec = project.registry.components[name]
 
     def component() -> str:
