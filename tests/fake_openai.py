@@ -33,6 +33,7 @@ class FakeOpenAI:
     script: list[Any] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     report_usage: bool = True  # False: a server that sends no usage (as some local servers do)
+    port: int = 0  # 0: any free port
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -109,7 +110,7 @@ class FakeOpenAI:
                 headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
                 self._send(response.status, payload.encode(), "application/json", headers)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
         return self
