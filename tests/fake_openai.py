@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from tests.fake_anthropic import CutStream, Recorded, Reply, Status
+from tests.fake_anthropic import CutStream, FakeAnthropic, FakeHandler, Recorded, Reply, Status
 
 __all__ = ["CutStream", "FakeOpenAI", "Recorded", "Reply", "Status"]
 
@@ -29,55 +29,24 @@ _ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 403:
 
 
 @dataclass
-class FakeOpenAI:
-    script: list[Any] = field(default_factory=list)
-    requests: list[Recorded] = field(default_factory=list)
+class FakeOpenAI(FakeAnthropic):
+    """FakeAnthropic's script, recording and life cycle; OpenAI's wire format."""
+
     report_usage: bool = True  # False: a server that sends no usage (as some local servers do)
     port: int = 0  # 0: any free port
-
-    def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
         """The base URL a client is given, with its `/v1`, as for a real server."""
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    @property
-    def bodies(self) -> list[str]:
-        return [r.raw for r in self.requests]
-
-    def add(self, *responses: Any) -> None:
-        with self._lock:
-            self.script.extend(responses)
-
-    def _next(self, recorded: Recorded) -> Any:
-        with self._lock:
-            index = len(self.requests)
-            self.requests.append(recorded)
-            if not self.script:
-                return Status(500, message="fake server: no scripted response")
-            return self.script[min(index, len(self.script) - 1)]
+        return f"{super().url}/v1"
 
     def start(self) -> FakeOpenAI:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(FakeHandler):
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = {}
-                recorded = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+                recorded = self.read_request()
+                body = recorded.body
                 response = fake._next(recorded)
                 time.sleep(getattr(response, "delay", 0.0))
                 try:
@@ -93,16 +62,6 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(payload)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
-                self.wfile.flush()
-
             def _status(self, response: Status) -> None:
                 code = response.error_type or _ERROR_TYPES.get(response.status, "server_error")
                 payload = json.dumps({"error": {"message": response.message, "type": code, "param": None,
@@ -115,16 +74,8 @@ class FakeOpenAI:
         threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
         return self
 
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
     def __enter__(self) -> FakeOpenAI:
         return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
 
 def _usage(reply: Reply) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from osiris.llm.anthropic_request import message_params, system_blocks
-from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, retry_after, status_error, stream_fault
-from osiris.llm.sdk_client import LazyClient
+from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
+from osiris.llm.sdk_client import SDKProvider
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 
 # An `error` event inside a stream: its type -> our kind. These are transient; other types are fatal.
@@ -25,68 +25,29 @@ _STREAM_ERROR_KINDS = {
 _ENDED_EARLY = "the answer stream ended before message_stop"
 
 
-class AnthropicProvider(LazyClient):
+class AnthropicProvider(SDKProvider):
     """`Provider` for Anthropic. `base_url=None` keeps the SDK default (honours ANTHROPIC_BASE_URL)."""
 
     name = "anthropic"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None,
-        model: str,
-        base_url: str | None = None,
-        max_tokens: int = 4096,
-        timeout_seconds: float = 60.0,
-        deadline_seconds: float = 300.0,
-    ) -> None:
-        super().__init__()
-        self.model = model
-        self.max_tokens = max_tokens
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout_seconds
-        self._deadline = deadline_seconds
-
     def _new_client(self) -> Any:
         import anthropic
 
-        from osiris.llm.deadline import client_with_deadline
-
-        return anthropic.Anthropic(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=0,  # our backoff is the only retry layer
-            http_client=client_with_deadline(
-                anthropic, timeout_seconds=self._timeout, deadline_seconds=self._deadline
-            ),
-        )
+        return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url, **self._transport_options(anthropic))
 
     def complete(self, request: LLMRequest) -> LLMReply:
         import anthropic
 
-        from osiris.llm.deadline import DeadlineExceeded, deadline_error
-
         client = self._get_client()
         system = system_blocks(request)
         started = time.perf_counter()
-        try:
-            with client.messages.stream(
-                model=self.model,
-                max_tokens=request.max_tokens,
-                system=system,
-                messages=message_params(request),  # the history's last message is a cache breakpoint
-            ) as stream:
-                message = _read_to_message_stop(stream)
-        except anthropic.APIError as error:
-            raise translate_error(error) from None
-        except LLMServiceError:
-            raise
-        except DeadlineExceeded:
-            raise deadline_error(self._deadline) from None
-        except Exception as error:  # raised while reading the body: the SDK passes these on as they are
-            raise stream_fault(error, _ENDED_EARLY) from None
+        with self._service_errors(anthropic.APIError, translate_error, _ENDED_EARLY), client.messages.stream(
+            model=self.model,
+            max_tokens=request.max_tokens,
+            system=system,
+            messages=message_params(request),  # the history's last message is a cache breakpoint
+        ) as stream:
+            message = _read_to_message_stop(stream)
         duration_ms = (time.perf_counter() - started) * 1000
         text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
         usage = message.usage
@@ -130,6 +91,3 @@ def translate_error(error: Exception) -> LLMServiceError:
             return LLMServiceError(kind or error.type or "stream_error", message, retryable=kind is not None)
         return status_error(status, message, error.response.headers)
     return LLMServiceError("unknown", first_line(str(error)), retryable=False)
-
-
-__all__ = ["AnthropicProvider", "retry_after", "stream_fault", "translate_error"]

@@ -14,8 +14,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error, stream_fault
-from osiris.llm.sdk_client import LazyClient
+from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
+from osiris.llm.sdk_client import SDKProvider
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 
 _ENDED_EARLY = "the answer stream ended before its finish_reason"
@@ -24,54 +24,28 @@ _OPENAI_HOSTS = ("api.openai.com",)
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}
 
 
-class OpenAIProvider(LazyClient):
+class OpenAIProvider(SDKProvider):
     """`Provider` for an OpenAI-compatible server. `api_key=None`: a local server that wants none."""
 
     name = "openai"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None,
-        model: str,
-        base_url: str | None = None,
-        max_tokens: int = 4096,
-        timeout_seconds: float = 60.0,
-        deadline_seconds: float = 300.0,
-    ) -> None:
-        super().__init__()
-        self.model = model
-        self.max_tokens = max_tokens
-        self._api_key = api_key
-        self._base_url = base_url
-        self._timeout = timeout_seconds
-        self._deadline = deadline_seconds
-
     def _new_client(self) -> Any:
         import openai
-
-        from osiris.llm.deadline import client_with_deadline
 
         return openai.OpenAI(
             api_key=self._api_key or "none",  # a local server ignores it; the SDK insists on one
             base_url=self._base_url,
             organization=None,
             project=None,
-            timeout=self._timeout,
-            max_retries=0,  # our backoff is the only retry layer
-            http_client=client_with_deadline(
-                openai, timeout_seconds=self._timeout, deadline_seconds=self._deadline
-            ),
+            **self._transport_options(openai),
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:
         import openai
 
-        from osiris.llm.deadline import DeadlineExceeded, deadline_error
-
         client = self._get_client()
         started = time.perf_counter()
-        try:
+        with self._service_errors(openai.APIError, translate_error, _ENDED_EARLY):
             stream = client.chat.completions.create(
                 model=self.model,
                 messages=chat_messages(request),
@@ -81,14 +55,6 @@ class OpenAIProvider(LazyClient):
             )
             with stream:
                 text, finish_reason, model, usage = _read_stream(stream)
-        except openai.APIError as error:
-            raise translate_error(error) from None
-        except LLMServiceError:
-            raise
-        except DeadlineExceeded:
-            raise deadline_error(self._deadline) from None
-        except Exception as error:  # raised while reading the body: the SDK passes these on as they are
-            raise stream_fault(error, _ENDED_EARLY) from None
         return LLMReply(
             text=text,
             stop_reason=_STOP_REASONS.get(finish_reason, finish_reason),
