@@ -179,3 +179,17 @@ def test_openai_itself_gets_max_completion_tokens_and_compatible_servers_max_tok
     assert OpenAIProvider(api_key="k", model="m", base_url="https://api.openai.com/v1")._limit_name() == \
         "max_completion_tokens"
     assert OpenAIProvider(api_key="k", model="m", base_url="http://127.0.0.1:11434/v1")._limit_name() == "max_tokens"
+
+
+def test_the_chat_works_through_the_same_provider(openai_project, fake_openai):
+    write_settings(openai_project, {"llm": {"model": "llama3.1", "base_url": fake_openai.url, "timeout_seconds": 5},
+                                    "validation": {"dry_run": "off"}})
+    fake_openai.add(Reply(fenced(BAD_COMPONENT)), Reply(fenced(VALID), input_tokens=210, output_tokens=120))
+
+    done = run_osiris("chat", "--provider", "openai", cwd=openai_project, env=cli_env(), input=REQUEST + "\n")
+
+    assert done.returncode == 0, done.stderr
+    assert "component: filesystem.csv_writer" in done.stdout
+    assert "Tokens this turn: 310 in, 170 out, 0 cache read, 0 cache write; no price known for this model" in done.stdout
+    assert len(fake_openai.requests) == 2 and fake_openai.requests[0].body["model"] == "llama3.1"
+    assert "Traceback" not in done.stderr
