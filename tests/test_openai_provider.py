@@ -193,3 +193,15 @@ def test_the_chat_works_through_the_same_provider(openai_project, fake_openai):
     assert "Tokens this turn: 310 in, 170 out, 0 cache read, 0 cache write; no price known for this model" in done.stdout
     assert len(fake_openai.requests) == 2 and fake_openai.requests[0].body["model"] == "llama3.1"
     assert "Traceback" not in done.stderr
+
+
+def test_the_apis_counts_feed_the_spending_cap(openai_project, fake_openai):
+    write_settings(openai_project, {"llm": {"provider": "openai", "model": "gpt-4.1-mini", "base_url": fake_openai.url,
+                                            "timeout_seconds": 5, "max_cycle_tokens": 6000}})
+    fake_openai.add(Reply(fenced(BAD_COMPONENT), input_tokens=5000, output_tokens=400), Reply(fenced(VALID)))
+
+    done = generate(openai_project)
+
+    assert done.returncode == 1
+    assert len(fake_openai.requests) == 1  # 5,400 reported: the retry would pass 6,000, so it is not sent
+    assert "spending cap reached" in done.stderr and "llm.max_cycle_tokens = 6,000 (5,400 tokens spent" in done.stderr
