@@ -205,3 +205,15 @@ def test_the_apis_counts_feed_the_spending_cap(openai_project, fake_openai):
     assert done.returncode == 1
     assert len(fake_openai.requests) == 1  # 5,400 reported: the retry would pass 6,000, so it is not sent
     assert "spending cap reached" in done.stderr and "llm.max_cycle_tokens = 6,000 (5,400 tokens spent" in done.stderr
+
+
+def test_an_openai_key_written_into_the_settings_is_refused_with_where_it_goes(openai_project, fake_openai):
+    write_settings(openai_project, {"llm": {"provider": "openai", "model": "m", "base_url": fake_openai.url,
+                                            "openai_api_key": OPENAI_KEY}})
+
+    done = generate(openai_project)
+
+    assert done.returncode == 2
+    assert done.stderr == (f"osiris: error: {openai_project / '.osiris.yaml'}: llm.openai_api_key: the API key never "
+                           "goes in .osiris.yaml; use OPENAI_API_KEY or `osiris auth login --provider openai`\n")
+    assert OPENAI_KEY not in done.stderr and fake_openai.requests == []

@@ -110,10 +110,12 @@ def _refuse_api_key(layer: Layer) -> None:
     llm = layer.values.get("llm")
     keys = [str(k) for k in layer.values] + ([f"llm.{k}" for k in llm] if isinstance(llm, Mapping) else [])
     for key in keys:
-        if key.rsplit(".", 1)[-1].lower().replace("-", "_") in API_KEY_NAMES:
+        name = key.rsplit(".", 1)[-1].lower().replace("-", "_")
+        if name in API_KEY_NAMES:
             where = "OSIRIS_* variables" if layer.source.startswith("env ") else CONFIG_FILE_NAME
-            raise SettingsError(f"{layer.source}: {key}: the API key never goes in {where}; "
-                                "use ANTHROPIC_API_KEY (or OPENAI_API_KEY) or `osiris auth login`")
+            instead = ("OPENAI_API_KEY or `osiris auth login --provider openai`" if name == "openai_api_key"
+                       else "ANTHROPIC_API_KEY or `osiris auth login`")
+            raise SettingsError(f"{layer.source}: {key}: the API key never goes in {where}; use {instead}")
 
 
 def _given_config_file(path: Path) -> Path:
