@@ -5,7 +5,7 @@ recorded exchanges of docs/providers.md.
         client = openai.OpenAI(api_key="k", base_url=server.url)
 
 Each POST /v1/chat/completions takes the next scripted response (the last one repeats when the
-script runs out), as tests/fake_anthropic.py does, with the same `Reply`, `Status` and `CutStream`.
+script runs out), as tests/fake_anthropic.py does, with the same `Reply`, `Status`, `CutStream` and `RawStream`.
 Streamed requests get server-sent `data:` chunks ending in `data: [DONE]`, with a usage chunk when
 `stream_options.include_usage` asks for one; others a JSON completion. Every request is recorded.
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from tests.fake_anthropic import CutStream, FakeAnthropic, FakeHandler, Recorded, Reply, Status
+from tests.fake_anthropic import CutStream, FakeAnthropic, FakeHandler, RawStream, Recorded, Reply, Status
 
-__all__ = ["CutStream", "FakeOpenAI", "Recorded", "Reply", "Status"]
+__all__ = ["CutStream", "FakeOpenAI", "RawStream", "Recorded", "Reply", "Status"]
 
 _FINISH = {"end_turn": "stop", "max_tokens": "length"}
 _ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 403: "insufficient_quota",
@@ -55,6 +55,8 @@ class FakeOpenAI(FakeAnthropic):
                     elif isinstance(response, CutStream):
                         self._send(200, _sse(_chunks(response.reply, body, fake.report_usage)[:response.keep],
                                              done=False), "text/event-stream", {})
+                    elif isinstance(response, RawStream):
+                        self._send(200, response.payload, "text/event-stream", {})
                     elif body.get("stream"):
                         self._send(200, _sse(_chunks(response, body, fake.report_usage)), "text/event-stream", {})
                     else:

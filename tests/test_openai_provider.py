@@ -13,7 +13,7 @@ import yaml
 
 from tests.conftest import cli_env, session_dirs, write_settings
 from tests.engine_samples import BAD_COMPONENT, VALID, fenced
-from tests.fake_openai import CutStream, FakeOpenAI, Reply, Status
+from tests.fake_openai import CutStream, FakeOpenAI, RawStream, Reply, Status
 from tests.support import run_osiris
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"
@@ -217,3 +217,19 @@ def test_an_openai_key_written_into_the_settings_is_refused_with_where_it_goes(o
     assert done.stderr == (f"osiris: error: {openai_project / '.osiris.yaml'}: llm.openai_api_key: the API key never "
                            "goes in .osiris.yaml; use OPENAI_API_KEY or `osiris auth login --provider openai`\n")
     assert OPENAI_KEY not in done.stderr and fake_openai.requests == []
+
+
+def test_an_error_inside_the_stream_and_a_broken_stream_are_retried_never_validated(openai_project, fake_openai):
+    fake_openai.add(RawStream(b'data: {"error": {"message": "upstream provider error", "code": 502}}\n\n'),
+                    RawStream(b"<html><body>502 Bad Gateway</body></html>"),
+                    Reply(fenced(VALID)))
+
+    done = generate(openai_project)
+
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load(done.stdout) == yaml.safe_load(VALID)
+    assert len(fake_openai.requests) == 3
+    [session] = session_dirs(openai_project)
+    errors = [(e["class"], e["retryable"]) for e in events(session) if e["event_type"] == "api_error"]
+    assert errors[0] == ("stream_error", True) and errors[1][1] is True
+    assert "upstream provider error" in done.stderr and "Traceback" not in done.stderr
