@@ -41,7 +41,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("sessions", "the audit trail: list, show ID, attempts ID, events ID"),
     Command("config", "effective settings with their sources: show"),
     Command("init", "write .osiris.yaml and the components/ layout where missing"),
-    Command("auth", "the Anthropic API key in the system keyring: login, status, logout"),
+    Command("auth", "an LLM API key in the system keyring: login, status, logout [--provider openai]"),
 )
 
 

@@ -20,9 +20,9 @@ TEST_API_KEY = "sk-ant-test-key-4f1c9a7e2b5d8c3a"
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No ANTHROPIC_* or OSIRIS_* variable leaks in from the machine; no real keyring is used."""
+    """No ANTHROPIC_*, OPENAI_* or OSIRIS_* variable leaks in from the machine; no real keyring is used."""
     for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OSIRIS_")):
+        if name.startswith(("ANTHROPIC_", "OPENAI_", "OSIRIS_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 

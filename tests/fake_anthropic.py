@@ -95,6 +95,33 @@ class Recorded:
     raw: str
 
 
+class FakeHandler(BaseHTTPRequestHandler):
+    """What both fakes' handlers do alike: read and record a JSON request, send a response."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def read_request(self) -> Recorded:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = {}
+        return Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+
+    def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
                 404: "not_found_error", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
 
@@ -148,20 +175,10 @@ class FakeAnthropic:
     def start(self) -> FakeAnthropic:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(FakeHandler):
             def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length).decode("utf-8")
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = {}
-                recorded = Recorded(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+                recorded = self.read_request()
+                body = recorded.body
                 response = fake._next(recorded)
                 if isinstance(response, Reply) and fake.estimate_usage:
                     response = fake._estimated(response, body, first=len(fake.requests) == 1)
@@ -186,16 +203,6 @@ class FakeAnthropic:
                         self._json(response, body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
-
-            def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(payload)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
-                self.wfile.flush()
 
             def _slow(self, response: SlowStream, body: dict[str, Any]) -> None:
                 payload = _sse(_stream_events(response.reply, body))

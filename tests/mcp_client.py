@@ -89,6 +89,22 @@ class McpServer:
 
         return Call(self._portal.call(call), progress)
 
+    def resources(self) -> dict[str, Any]:
+        """Listed resources by URI, and resource templates by their URI template."""
+        listed = self._portal.call(self.client.list_resources)
+        templates = self._portal.call(self.client.list_resource_templates)
+        return {**{str(r.uri): r for r in listed.resources}, **{t.uri_template: t for t in templates.resource_templates}}
+
+    def read(self, uri: str) -> Any:
+        """resources/read: the result as the client received it (an error raises the SDK's MCPError)."""
+        return self._portal.call(self.client.read_resource, uri)
+
+    def prompts(self) -> dict[str, Any]:
+        return {prompt.name: prompt for prompt in self._portal.call(self.client.list_prompts).prompts}
+
+    def prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        return self._portal.call(self.client.get_prompt, name, arguments)
+
     def close(self) -> str:
         """Close the connection (the server ends when its stdin closes); its stderr, for a process."""
         self._stack.close()

@@ -14,11 +14,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """The current environment without ANTHROPIC_* and OSIRIS_* variables, plus `extra`."""
+    """The current environment without ANTHROPIC_*, OPENAI_* and OSIRIS_* variables, plus `extra`."""
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "OSIRIS_"))
+        if not key.startswith(("ANTHROPIC_", "OPENAI_", "OSIRIS_"))
     }
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
     env["NO_COLOR"] = "1"

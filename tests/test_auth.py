@@ -112,3 +112,34 @@ def test_login_does_not_echo_the_key(tmp_path: Path) -> None:
     child.close()
     assert KEY not in child.before
     assert child.exitstatus == 0
+
+
+OPENAI_KEY = "sk-proj-test-planted-9876543210zyxwQRST"
+
+
+def test_openai_key_has_its_own_keyring_entry_and_a_run_finds_it(memory_keyring, monkeypatch, capsys) -> None:
+    from osiris.llm.credentials import openai_api_key
+
+    memory_keyring.set_password("osiris", "anthropic-api-key", KEY)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(OPENAI_KEY + "\n"))
+    assert main(["auth", "login", "--provider", "openai"]) == 0
+    assert memory_keyring.store[("osiris", "openai-api-key")] == OPENAI_KEY
+    assert memory_keyring.store[("osiris", "anthropic-api-key")] == KEY  # untouched
+    assert "Saved the OpenAI API key (…QRST)" in capsys.readouterr().err
+
+    assert openai_api_key({}, "https://llm.example.com/v1") == OPENAI_KEY  # what `generate` sends
+    assert main(["auth", "status", "--provider", "openai"]) == 0
+    assert "API key …QRST from keyring" in capsys.readouterr().out
+
+    assert main(["auth", "logout", "--provider", "openai"]) == 0
+    assert memory_keyring.store == {("osiris", "anthropic-api-key"): KEY}
+    assert main(["auth", "status", "--provider", "openai"]) == 3
+    assert "OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_openai_login_with_fail_backend_points_to_its_variable(tmp_path: Path) -> None:
+    result = run_osiris("auth", "login", "--provider", "openai", cwd=tmp_path, env=clean_env(), input=OPENAI_KEY + "\n")
+    assert result.returncode == 2
+    assert "no usable system keyring" in result.stderr and "export OPENAI_API_KEY=..." in result.stderr
+    assert OPENAI_KEY not in result.stdout + result.stderr
+    assert not list(tmp_path.iterdir())

@@ -63,3 +63,21 @@ def test_validate_leaves_the_keyring_alone_and_still_masks_a_secret_from_the_env
     assert done.stdout.strip().splitlines()[-1] == "False", done.stdout + done.stderr
     assert "surprise" in done.stdout + done.stderr  # the unknown field is reported...
     assert "planted-secret-84121" not in done.stdout + done.stderr  # ...without the secret it holds
+
+
+def test_only_the_openai_provider_imports_the_openai_sdk(tmp_path) -> None:
+    """`osiris --help`, `validate`, `generate --provider demo` and building the Anthropic provider
+    load nothing of the openai SDK; building the OpenAI provider's client does (ADR 0190)."""
+    (tmp_path / "p.yaml").write_text('oml_version: "0.1.0"\nname: p\nsteps: []\n')
+    probe = ("import sys; from osiris.cli import main; main(sys.argv[1:]); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
+    for args in (["--help"], ["validate", "p.yaml"], ["generate", "--provider", "demo", "customers to a CSV"]):
+        done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
+                              env=clean_env(), timeout=120)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout, done.stderr)
+    built = ("import sys; from osiris.llm.anthropic_provider import AnthropicProvider as A; "
+             "A(api_key='k', model='m').prepare(); print('openai' in sys.modules); "
+             "from osiris.llm.openai_provider import OpenAIProvider as O; print('openai' in sys.modules); "
+             "O(api_key='k', model='m').prepare(); print('openai' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", built], capture_output=True, text=True, env=clean_env(), timeout=120)
+    assert loaded.stdout.split() == ["False", "False", "True"], loaded.stderr

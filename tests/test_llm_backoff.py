@@ -7,7 +7,7 @@ import random
 import pytest
 
 from osiris.errors import LLMAuthError, LLMUnavailableError
-from osiris.llm.anthropic_provider import retry_after
+from osiris.llm.errors import retry_after
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
 from osiris.llm.errors import LLMServiceError
 

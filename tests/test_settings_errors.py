@@ -78,8 +78,8 @@ def test_api_key_in_settings_file_is_rejected(tmp_path: Path) -> None:
 
 
 def test_bad_provider_lists_allowed_values(tmp_path: Path) -> None:
-    result = run_osiris("config", "show", "--provider", "openai", cwd=tmp_path)
-    assert_one_line_usage_error(result, "cli", "llm.provider", "'openai'", "anthropic, demo")
+    result = run_osiris("config", "show", "--provider", "gemini", cwd=tmp_path)
+    assert_one_line_usage_error(result, "cli", "llm.provider", "'gemini'", "anthropic, openai, demo")
 
 
 def test_missing_config_path(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_each_setting_at_each_edge_gets_the_same_verdict() -> None:
     {"llm": {"timeout_seconds": 0}},
     {"llm": {"timeout_seconds": math.inf}},
     {"llm": {"model": ""}},
-    {"llm": {"provider": "openai"}},
+    {"llm": {"provider": "gemini"}},  # openai became a provider (ADR 0190)
     {"llm": {"modle": "x"}},
     {"validation": {"rules": [{"name": "r"}]}},  # expr is required
     {"connections": {"mysql": {"default": "db"}}},

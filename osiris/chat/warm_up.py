@@ -15,7 +15,7 @@ import threading
 
 from osiris.llm.types import Provider
 
-SDK_MODULES = {"anthropic": ("anthropic", "anthropic.lib.streaming")}
+SDK_MODULES = {"anthropic": ("anthropic", "anthropic.lib.streaming"), "openai": ("openai", "openai.resources.chat")}
 FIRST_ANSWER_MODULES = ("sqlglot", "sqlglot.optimizer.scope", "rich.syntax", "pygments.lexers.data")
 
 

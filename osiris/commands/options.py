@@ -46,7 +46,7 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
         help=f"retries after the first generation, {lowest}..{highest} (0 is strict mode)",
     )
     parser.add_argument("--model", help="LLM model name")
-    parser.add_argument("--provider", help="LLM provider: anthropic or demo")
+    parser.add_argument("--provider", help="LLM provider: anthropic, openai (any OpenAI-compatible API) or demo")
     dry_run = parser.add_mutually_exclusive_group()
     dry_run.add_argument("--dry-run", dest="dry_run", action="store_const", const="sample",
                          help="test a valid pipeline on sample rows before accepting it (validation.dry_run: sample)")

@@ -22,7 +22,8 @@ RETRY_AFTER_CAP_S = 60.0
 
 _FATAL_ADVICE = {
     "authentication": "the API key was rejected; set a valid one with ANTHROPIC_API_KEY "
-    "or `osiris auth login` (or use `--provider demo` to work offline)",
+    "or `osiris auth login` (for llm.provider openai: OPENAI_API_KEY or `osiris auth login --provider openai`; "
+    "or use `--provider demo` to work offline)",
     "permission": "the API key lacks permission for this request or model; check the key's "
     "workspace and the model name (llm.model)",
     "not_found": "the LLM service does not know this model or endpoint; check llm.model and llm.base_url",

@@ -12,11 +12,18 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from osiris.llm.errors import LLMServiceError
 from osiris.llm.http_library import http
 
 
 class DeadlineExceeded(Exception):
     """The answer was still arriving when the request's deadline passed."""
+
+
+def deadline_error(seconds: float) -> LLMServiceError:
+    """What a passed deadline is to the retry layer: transient, like a timeout."""
+    return LLMServiceError("deadline", f"the answer took longer than {seconds:g} s "
+                           "(llm.request_deadline_seconds)", retryable=True)
 
 
 class DeadlineTransport(http.BaseTransport):
@@ -52,6 +59,6 @@ class _StreamWithDeadline(http.SyncByteStream):
 
 
 def client_with_deadline(sdk: Any, *, timeout_seconds: float, deadline_seconds: float) -> Any:
-    """An HTTP client for `sdk.Anthropic(http_client=...)`, with the SDK's defaults and a deadline."""
+    """An HTTP client for `sdk.Anthropic(http_client=...)` or `sdk.OpenAI(...)`, with the SDK's defaults and a deadline."""
     transport = DeadlineTransport(http.HTTPTransport(), deadline_seconds)
     return sdk.DefaultHttpxClient(transport=transport, timeout=timeout_seconds)

@@ -93,12 +93,14 @@ def takes(schema: dict[str, Any]) -> str:
 
 
 def build_server(project: Project, trail: ServerTrail, *, allow_run: bool) -> OsirisMCP:
-    from osiris.mcp import pipeline_tools, project_tools, run_tools
+    from osiris.mcp import pipeline_tools, project_tools, prompts, resources, run_tools
 
     app = OsirisMCP(project, trail)
     pipeline_tools.register(app, project)
     project_tools.register(app, project)
     run_tools.register(app, project, allow_run=allow_run)
+    resources.register(app, project)
+    prompts.register(app, project)
     return app
 
 

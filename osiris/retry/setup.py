@@ -51,6 +51,12 @@ def open_engine(
     api_key = None
     if provider is None and llm.provider == "anthropic":
         api_key, _source = require_api_key(effective.env)
+    elif provider is None and llm.provider == "openai":
+        from osiris.llm import openai_base_url, openai_model
+        from osiris.llm.credentials import openai_api_key
+
+        openai_model(effective)  # a usage error before anything is written
+        api_key = openai_api_key(effective.env, openai_base_url(effective))
     validator = load_validator(effective)
     redactor = build_redactor(effective, api_key, validator.registry)
     provider = provider or make_provider(effective, api_key=api_key)

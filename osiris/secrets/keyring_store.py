@@ -1,7 +1,8 @@
-"""The Anthropic API key: from ANTHROPIC_API_KEY, else from the system keyring.
+"""An LLM provider's API key: from its variable (ANTHROPIC_API_KEY, OPENAI_API_KEY), else from the
+system keyring, where each provider has an entry of its own.
 
 Never from a settings file, and never a plaintext fallback: on a machine with no usable keyring
-backend, we say so and point to ANTHROPIC_API_KEY.
+backend, we say so and point to the variable.
 """
 
 from __future__ import annotations
@@ -17,27 +18,35 @@ USERNAME = "anthropic-api-key"
 ENV_VAR = "ANTHROPIC_API_KEY"
 ENV_SOURCE = f"env {ENV_VAR}"
 KEYRING_SOURCE = "keyring"
+# provider -> (environment variable, keyring entry); Anthropic's entry is the one older versions wrote.
+KEY_PLACES = {"anthropic": (ENV_VAR, USERNAME), "openai": ("OPENAI_API_KEY", "openai-api-key")}
 T = TypeVar("T")
+
+
+def env_var(provider: str = "anthropic") -> str:
+    """The environment variable that holds `provider`'s key."""
+    return KEY_PLACES[provider][0]
 
 
 class KeyringUnavailableError(UsageError):
     """No usable keyring backend on this machine."""
 
-    def __init__(self, detail: str = "") -> None:
+    def __init__(self, detail: str = "", variable: str = ENV_VAR) -> None:
         reason = f" ({detail})" if detail else ""
         super().__init__(
             f"no usable system keyring on this machine{reason}; "
-            f"set the key in the environment instead: export {ENV_VAR}=..."
+            f"set the key in the environment instead: export {variable}=..."
         )
 
 
-def get_api_key(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+def get_api_key(env: Mapping[str, str] | None = None, provider: str = "anthropic") -> tuple[str | None, str | None]:
     """(key, source): the env var wins; then the keyring; (None, None) when there is none."""
     env = os.environ if env is None else env
-    if env.get(ENV_VAR):
-        return env[ENV_VAR], ENV_SOURCE
+    variable, username = KEY_PLACES[provider]
+    if env.get(variable):
+        return env[variable], f"env {variable}"
     try:
-        key = _call(lambda backend: backend.get_password(SERVICE, USERNAME))
+        key = _call(lambda backend: backend.get_password(SERVICE, username))
     except KeyringUnavailableError:
         return None, None
     return (key, KEYRING_SOURCE) if key else (None, None)
@@ -52,23 +61,29 @@ def keyring_available() -> bool:
     return True
 
 
-def require_keyring() -> None:
+def require_keyring(provider: str = "anthropic") -> None:
     """Raise KeyringUnavailableError (exit 2) when there is no usable keyring backend."""
-    _backend()
+    try:
+        _backend()
+    except KeyringUnavailableError:
+        raise KeyringUnavailableError(variable=env_var(provider)) from None
 
 
-def store_api_key(key: str) -> None:
+def store_api_key(key: str, provider: str = "anthropic") -> None:
     """Save the key in the system keyring (raises KeyringUnavailableError without one)."""
-    _call(lambda backend: backend.set_password(SERVICE, USERNAME, key))
+    username = KEY_PLACES[provider][1]
+    _call(lambda backend: backend.set_password(SERVICE, username, key))
 
 
-def delete_api_key() -> bool:
+def delete_api_key(provider: str = "anthropic") -> bool:
     """Remove the key from the keyring; False when there was none."""
     import keyring.errors
 
+    username = KEY_PLACES[provider][1]
+
     def delete(backend: Any) -> bool:
         try:
-            backend.delete_password(SERVICE, USERNAME)
+            backend.delete_password(SERVICE, username)
         except keyring.errors.PasswordDeleteError:
             return False
         return True

@@ -18,7 +18,7 @@ from osiris.settings.model import Settings
 from osiris.settings.plain import build_plain
 
 CONFIG_FILE_NAME = ".osiris.yaml"
-API_KEY_NAMES = frozenset({"api_key", "apikey", "anthropic_api_key"})
+API_KEY_NAMES = frozenset({"api_key", "apikey", "anthropic_api_key", "openai_api_key"})
 DEFAULT_SOURCE = "default"
 CLI_SOURCE = "cli"
 
@@ -106,14 +106,16 @@ def load_settings(
 
 def _refuse_api_key(layer: Layer) -> None:
     """An API key written into the settings (`llm.api_key`, `anthropic_api_key`, ...) is refused with
-    where it goes instead: it comes only from ANTHROPIC_API_KEY or the keyring (ADR 0003)."""
+    where it goes instead: it comes only from ANTHROPIC_API_KEY (OPENAI_API_KEY) or the keyring (ADR 0003)."""
     llm = layer.values.get("llm")
     keys = [str(k) for k in layer.values] + ([f"llm.{k}" for k in llm] if isinstance(llm, Mapping) else [])
     for key in keys:
-        if key.rsplit(".", 1)[-1].lower().replace("-", "_") in API_KEY_NAMES:
+        name = key.rsplit(".", 1)[-1].lower().replace("-", "_")
+        if name in API_KEY_NAMES:
             where = "OSIRIS_* variables" if layer.source.startswith("env ") else CONFIG_FILE_NAME
-            raise SettingsError(f"{layer.source}: {key}: the API key never goes in {where}; "
-                                "use ANTHROPIC_API_KEY or `osiris auth login`")
+            instead = ("OPENAI_API_KEY or `osiris auth login --provider openai`" if name == "openai_api_key"
+                       else "ANTHROPIC_API_KEY or `osiris auth login`")
+            raise SettingsError(f"{layer.source}: {key}: the API key never goes in {where}; use {instead}")
 
 
 def _given_config_file(path: Path) -> Path:

@@ -26,9 +26,9 @@ def _number(default: float, **bounds: float) -> Any:
 class LLMSettings:
     __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
-    provider: Literal["anthropic", "demo"] = "anthropic"
+    provider: Literal["anthropic", "openai", "demo"] = "anthropic"  # openai: any OpenAI-compatible API
     model: str = field(default=DEFAULT_MODEL, metadata={"min_length": 1})
-    base_url: str | None = None  # None: the SDK's default, which honours ANTHROPIC_BASE_URL
+    base_url: str | None = None  # None: the SDK's default, which honours ANTHROPIC_BASE_URL (OPENAI_BASE_URL)
     max_tokens: int = _whole(4096, ge=1, le=128_000)
     timeout_seconds: float = _number(60.0, gt=0, le=3600)  # each network read
     request_deadline_seconds: float = _number(300.0, gt=0, le=3600)  # a whole answer, streamed
