@@ -80,13 +80,15 @@ class AnthropicProvider:
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:
+        """One streamed call. `duration_ms` runs from this call to the answer's end: the SDK's first
+        import and the client's build (or the wait for the chat's warm-up to finish it) included."""
+        started = time.perf_counter()
         import anthropic
 
         from osiris.llm.deadline import DeadlineExceeded
 
         client = self._get_client()
         system = system_blocks(request)
-        started = time.perf_counter()
         try:
             with client.messages.stream(
                 model=self.model,
