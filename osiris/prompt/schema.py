@@ -4,10 +4,11 @@ prompt: that one stays byte-identical, so that it stays cached).
 Only the tables a request names or plausibly needs are shown: its own name (or its singular/plural),
 one of its columns, a close spelling of its name, or its source's family or connection named in the
 request ("from mysql": every table there). They are chosen best first while they fit the budget
-(`catalog.prompt_tokens`, about 4 characters a token) and shown in a stable order, by source and
-table name with the tables it names first, so that the same tables read the same way in every request. An API endpoint (`osiris discover @rest.NAME
-/path`) is told as the settings a rest.extractor step needs (data_path, paging) and one line per
-key with its JSON and DuckDB type, after one note on how nested values arrive (docs/discover.md).
+(`catalog.prompt_tokens`, about 4 characters a token) and shown in a stable order, by source, the
+tables it names first, then by name, so that the same tables read the same way in every request.
+An API endpoint (`osiris discover @rest.NAME /path`) is told as the settings a rest.extractor step
+needs (data_path, paging) and one line per key with its JSON and DuckDB type, after one note on how
+nested values arrive (docs/discover.md).
 """
 
 from __future__ import annotations
