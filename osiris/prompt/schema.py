@@ -119,9 +119,11 @@ def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
 def _key_lines(entry: dict[str, Any], types_key: str, title: str) -> list[str]:
     """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
     exact = entry.get(types_key) or {}
+    enums = entry.get("enum_values") or {}
     keys = [c for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
     keys += [f for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
     return [f"    {k['name']} {k.get('type', '')}" + (f" ({title} {exact[k['name']]})" if k["name"] in exact else "")
+            + (f", one of: {', '.join(map(str, enums[k['name']]))}" if isinstance(enums.get(k["name"]), list) else "")
             for k in keys]
 
 
