@@ -86,13 +86,20 @@ def table_line(name: str, table: dict[str, Any], room: int) -> str:
     if "data_path" in table:
         return endpoint_lines(name, table, room)
     keys = set(table.get("primary_key") or [])
-    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "")
+    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "") + _facts(c)
                for c in table.get("columns", []) if isinstance(c, dict) and "name" in c]
     line = f"  {name}({', '.join(columns)})"
     while len(line) > room and columns:
         columns.pop()
         line = f"  {name}({', '.join(columns)}, ...)"
     return line if 0 < len(line) <= room else ""
+
+
+def _facts(column: dict[str, Any]) -> str:
+    """` [happy|sad]` for an enum's values, ` default 'new'::text` for a default, as discovered."""
+    values = column.get("values")
+    shown = f" [{'|'.join(map(str, values))}]" if isinstance(values, list) and values else ""
+    return shown + (f" default {column['default']}" if column.get("default") is not None else "")
 
 
 def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
