@@ -205,6 +205,17 @@ def test_resume_last_carries_on_the_newest_session(project, fake_api):
     assert len(fake_api.requests) == 1
 
 
+def test_history_after_resume_shows_the_cycles_before_it(project, fake_api):
+    fake_api.add(Reply(fenced(VALID)), Reply(fenced(VALID.replace("active_customers.csv", "all.csv"))))
+    assert chat(project, REQUEST, "n", "write all of them to output/all.csv", "n").returncode == 0
+    again = chat(project, "/history", args=("--resume", "last"))
+    assert again.returncode == 0, again.stderr
+    shown = again.stdout.split("/history")[-1]
+    assert "No generation yet." not in shown
+    assert shown.index("Cycle 1 (valid):") < shown.index("Cycle 2 (valid):")
+    assert len(fake_api.requests) == 2  # read from the session's trails: no call
+
+
 def test_slash_edit_changes_the_current_pipeline_without_the_llm(project, fake_api, tmp_path):
     fake_api.add(Reply(fenced(VALID)))
     fixer = editor_script(tmp_path, "output/active_customers.csv", "output/edited.csv")

@@ -168,6 +168,53 @@ def test_discover_postgres_tables_columns_types_and_keys(root: Path, postgres_se
     _assert_no_secret(root, done, postgres_server.password)
 
 
+def test_discover_postgres_keeps_enum_values_and_defaults_and_the_prompt_shows_them(root: Path,
+                                                                                    postgres_server: Any) -> None:
+    """Issue 41: a request that says "use the column's default" or filters on an enum gets the facts."""
+    import psycopg
+
+    from osiris.catalog import list_catalogs
+    from osiris.prompt.schema import schema_section
+
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
+        con.execute("DROP TABLE IF EXISTS d41_tickets")
+        con.execute("DROP TYPE IF EXISTS d41_mood")
+        con.execute("CREATE TYPE d41_mood AS ENUM ('happy', 'sad', 'so-so')")
+        con.execute("CREATE TABLE d41_tickets (id integer PRIMARY KEY, mood d41_mood NOT NULL DEFAULT 'happy', "
+                    "status text DEFAULT 'new', note text)")
+    configure(root, "postgres", postgres_server)
+    done = discover(root, "@postgres.default", "d41_tickets", DB_PASSWORD=postgres_server.password)
+    assert done.returncode == 0, done.stderr
+    columns = catalog_file(root, "postgres.default")["tables"]["d41_tickets"]["columns"]
+    assert columns == [
+        {"name": "id", "type": "integer", "nullable": False},
+        {"name": "mood", "type": "d41_mood", "nullable": False, "default": "'happy'::d41_mood",
+         "values": ["happy", "sad", "so-so"]},
+        {"name": "status", "type": "text", "nullable": True, "default": "'new'::text"},
+        {"name": "note", "type": "text", "nullable": True}]
+    section = schema_section("the d41_tickets with their mood", list_catalogs(root), 500)
+    assert ("  d41_tickets(id integer PK, mood d41_mood [happy|sad|so-so] default 'happy'::d41_mood, status text "
+            "default 'new'::text, note text)") in section
+
+
+def test_discover_mariadb_keeps_enum_values_and_defaults(root: Path, mariadb_server: Any) -> None:
+    con = mariadb_server.connect(autocommit=True)
+    try:
+        with con.cursor() as cur:
+            cur.execute("DROP TABLE IF EXISTS d41_books")
+            cur.execute("CREATE TABLE d41_books (id INT PRIMARY KEY, kind ENUM('paper','ebook') NOT NULL DEFAULT "
+                        "'paper', pages INT DEFAULT 100, title VARCHAR(50))")
+    finally:
+        con.close()
+    configure(root, "mysql", mariadb_server)
+    done = discover(root, "@mysql.default", "d41_books", DB_PASSWORD=mariadb_server.password)
+    assert done.returncode == 0, done.stderr
+    columns = {c["name"]: c for c in catalog_file(root, "mysql.default")["tables"]["d41_books"]["columns"]}
+    assert columns["kind"]["type"] == "enum('paper','ebook')"  # MySQL's own type names its values
+    assert (columns["kind"]["default"], columns["pages"]["default"]) in (("'paper'", "100"), ("paper", "100"))
+    assert "default" not in columns["title"] and "default" not in columns["id"]  # NULL or none: no default
+
+
 def test_discover_postgres_with_a_wrong_password_exits_6_without_the_password(root: Path, postgres_server: Any) -> None:
     configure(root, "postgres", postgres_server)
     wrong = "Wrong-Planted-Pw-8812"

@@ -44,6 +44,7 @@ TICKETS_ENTRY = {
                {"name": "requester.manager.name", "type": "string|null"},
                {"name": "requester.manager.manager", "type": "object|null"}],
     "paging": {"style": "graphql", "pagination_path": "data.tickets.pageInfo", "cursor_variable": "after"},
+    "enum_values": {"priority": ["LOW", "HIGH"]},
 }
 
 
@@ -180,7 +181,7 @@ def test_the_request_prompt_tells_the_field_its_data_path_paging_and_each_key(tm
         "pagination_variable_name: after (ask for pageInfo { hasNextPage endCursor })",
         "    id string (GraphQL ID!)",
         "    subject string (GraphQL String!)",
-        "    priority string|null (GraphQL Priority)",
+        "    priority string|null (GraphQL Priority), one of: LOW, HIGH",  # the enum's values (issue 41)
         "    requester object (GraphQL Person!)",
         "    tags array of string (GraphQL [String!]!)",
         "    score number|null (GraphQL Float)",

@@ -57,7 +57,7 @@ def test_unknown_needs_hints_name_the_earlier_steps_or_say_it_is_the_first():
     hints = [(i.path, i.hint) for i in report.issues]
     assert hints == [
         ("/steps/0/needs/0", "use the id of an earlier step; this is the first step: remove needs"),
-        ("/steps/2/needs/0", "use the id of an earlier step (did you mean 'read-users'?); earlier steps: a, read-users"),
+        ("/steps/2/needs/0", "replace 'read-usres' with 'read-users' in needs; earlier steps: a, read-users"),
     ]
 
 

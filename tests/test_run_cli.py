@@ -123,6 +123,22 @@ def test_empty_join_on_sample_is_a_warning_not_a_failure(files):
             "(read-people: 1 row, read-orders: 1 row); the samples may share no keys") in result.stderr
 
 
+def test_a_filter_without_a_join_that_keeps_no_sampled_rows_is_not_called_a_join(files):
+    (files.root / "data" / "orders.csv").write_text("order_id,person\n10,3\n11,3\n")
+    path = files.pipeline([
+        csv_step("read-people", "read", "data/people.csv"), csv_step("read-orders", "read", "data/orders.csv"),
+        sql_step("buyers", "SELECT * FROM df_read_people WHERE id IN (SELECT person FROM df_read_orders)",
+                 needs=["read-people", "read-orders"])])
+    result = files.run(str(path), "--sample", "1")
+    assert result.returncode == 0, result.stderr
+    assert (f"{path} OML513 warning: step 'buyers': the transform returned no rows from sampled inputs "
+            "(read-people: 1 row, read-orders: 1 row); none of the sampled rows met its conditions\n"
+            "    hint: sample more rows (--sample 1000); if the full run should keep rows, check the values its "
+            "conditions compare with") in result.stderr
+    said = result.stderr.replace(str(files.root.parent), "")  # the temporary path holds this test's name
+    assert "join" not in said.lower() and "keys" not in said
+
+
 def test_invalid_pipeline_exits_1_and_runs_nothing(files):
     path = files.pipeline([{"id": "x", "component": "filesystem.csv_extractor", "mode": "read", "config": {}}])
     result = files.run(str(path))

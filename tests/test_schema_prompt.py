@@ -42,12 +42,25 @@ def test_tables_named_in_the_request_come_first_and_the_budget_holds() -> None:
         "</schema>")
 
 
-def test_a_larger_budget_adds_the_closest_tables_in_order() -> None:
+def test_a_larger_budget_adds_the_tables_the_request_needs_in_a_stable_order() -> None:
     section = schema_section("orders per customer_id with the lead source", [SHOP, CSV], budget_tokens=2000)
     lines = [line.strip() for line in section.splitlines()]
     tables = [line.split("(", 1)[0] for line in lines if line.startswith(("orders(", "leads(", "customers(", "audit_log("))]
-    assert tables == ["leads", "orders", "customers", "audit_log"]  # by catalog, best first; all fit
+    assert tables == ["leads", "orders", "customers"]  # by source, named first, then by name; audit_log is not needed
     assert "CSV file data/leads.csv (discovered 2026-11-21):" in lines
+
+
+def test_the_same_tables_read_the_same_in_every_request_and_unrelated_ones_stay_out() -> None:
+    many = Catalog("postgres.dw", "postgres", "@postgres.dw", "2026-11-20T08:00:00Z",
+                   {f"table_{n:02d}": table("id", f"col_{n}") for n in range(35)}
+                   | {"orders": table("id", "customer_id"), "customers": table("id", "email")})
+    first = schema_section("join orders to customers", [many], budget_tokens=2000)
+    second = schema_section("the customers of these orders", [many], budget_tokens=2000)
+    assert first == second
+    assert "  customers(id int PK, email varchar(255))\n  orders(id int PK, customer_id int)\n```" in first
+    assert "table_" not in first
+    assert schema_section("what is the weather like", [many], budget_tokens=2000) == ""
+    assert "table_34" in schema_section("copy everything from postgres", [many], budget_tokens=2000)
 
 
 def test_a_long_table_is_cut_to_fit_rather_than_dropped() -> None:

@@ -171,7 +171,8 @@ def test_schedule_is_a_five_field_cron(schedule, valid):
 
 def test_a_cron_macro_gets_its_five_field_form():
     assert hint(validator().validate(oml(schedule="@daily")), "OML213") == \
-        'write schedule: "0 0 * * *" (the 5-field form of @daily)'
+        'write schedule: "0 0 * * *" (the 5-field form of @daily); the five fields, separated by spaces, are minute ' \
+        "(0-59) hour (0-23) day-of-month (1-31) month (1-12) day-of-week (0-7, 0 and 7 are Sunday)"
 
 
 def test_a_missing_mode_is_named_when_the_component_has_one():

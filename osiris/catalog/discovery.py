@@ -10,7 +10,7 @@ from typing import Any
 from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
-from osiris.run.driver import RuntimeProblem, TableInfo
+from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
 
 
 class DiscoveryFailed(OsirisError):
@@ -110,9 +110,19 @@ def discover_csv(path: Path) -> TableInfo:
         raise DiscoveryFailed(f"{problem.message} ({problem.hint})") from None
 
 
+def column_entry(column: ColumnInfo) -> dict[str, Any]:
+    """A column as the catalog stores it: a default and enum values only where discovery found them."""
+    entry: dict[str, Any] = {"name": column.name, "type": column.type, "nullable": column.nullable}
+    if column.default is not None:
+        entry["default"] = column.default
+    if column.values:
+        entry["values"] = list(column.values)
+    return entry
+
+
 def table_entry(table: TableInfo) -> dict[str, Any]:
     """A table as the catalog stores it."""
-    return {"columns": [{"name": c.name, "type": c.type, "nullable": c.nullable} for c in table.columns],
+    return {"columns": [column_entry(c) for c in table.columns],
             "primary_key": list(table.primary_key), **table.details}
 
 

@@ -27,11 +27,13 @@ from osiris.run.http import HttpClient, safe_url
 
 NESTED_DEPTH = 2  # levels of an object's keys followed below a record's own keys
 MAX_ROOT_FIELDS = 100  # query fields kept when none are named
+MAX_ENUM_VALUES = 50  # an enum's values kept for the prompt; a longer enum is cut
 INTROSPECTION_CODE = "OML531"
 _TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }"
 INTROSPECTION_QUERY = (
     "query OsirisIntrospection { __schema { queryType { name } types { kind name "
-    f"fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} }} }} }}"
+    f"fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} "
+    "enumValues(includeDeprecated: true) { name } } } }"
 )
 _JSON_SCALARS = {"Int": "integer", "Float": "number", "String": "string", "ID": "string", "Boolean": "boolean"}
 _OBJECTS = ("OBJECT", "INTERFACE", "UNION")
@@ -108,6 +110,15 @@ def json_kind(ref: Mapping[str, Any] | None) -> str:
     return f"{base}|null" if nullable else base
 
 
+def enum_values(ref: Mapping[str, Any] | None, types: Mapping[str, Any]) -> list[str]:
+    """The values an ENUM-typed key takes (at most MAX_ENUM_VALUES), [] for any other type."""
+    kind, name, _, _ = _named(ref)
+    found = types.get(name) if kind == "ENUM" else None
+    values = found.get("enumValues") if isinstance(found, Mapping) else None
+    return [str(v["name"]) for v in (values if isinstance(values, list) else [])
+            if isinstance(v, Mapping) and "name" in v][:MAX_ENUM_VALUES]
+
+
 def _object_fields(types: Mapping[str, Any], name: str) -> dict[str, Mapping[str, Any]]:
     found = types.get(name) or {}
     return {str(f["name"]): f for f in found.get("fields") or [] if isinstance(f, Mapping) and "name" in f}
@@ -154,8 +165,13 @@ def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | No
     graphql_types = {name: type_text(f.get("type")) for name, f in own.items()}
     for name, inner in own.items():
         _nested(inner, name, types, 1, nested, graphql_types, len(columns))
+    enums = {name: values for name, f in own.items() if (values := enum_values(f.get("type"), types))}
+    for name, inner in own.items():
+        _nested_enums(inner, name, types, 1, enums)
     details = {"returns": type_text(field.get("type")), "arguments": arguments, "data_path": data_path,
                "record_type": record_type, "graphql_types": graphql_types, "fields": nested, "paging": paging}
+    if enums:
+        details["enum_values"] = enums
     return TableInfo(str(field["name"]), columns, [], details)
 
 
@@ -173,3 +189,17 @@ def _nested(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth
         out.append({"name": dotted, "type": json_kind(inner.get("type"))})
         graphql_types[dotted] = type_text(inner.get("type"))
         _nested(inner, dotted, types, depth + 1, out, graphql_types, top)
+
+
+def _nested_enums(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth: int,
+                  enums: dict[str, list[str]]) -> None:
+    """The values of the enum-typed keys below an object-valued key, by their dotted names."""
+    kind, type_name, lists, _ = _named(field.get("type"))
+    if kind not in _OBJECTS or depth > NESTED_DEPTH:
+        return
+    prefix = f"{name}[]." if lists else f"{name}."
+    for key, inner in _object_fields(types, type_name).items():
+        values = enum_values(inner.get("type"), types)
+        if values:
+            enums[prefix + key] = values
+        _nested_enums(inner, prefix + key, types, depth + 1, enums)

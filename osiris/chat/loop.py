@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from osiris.validate.issue import ValidationReport
 
 MAX_RETRY_ATTEMPTS = 5
+HISTORY_CYCLES = 10  # cycles /history shows, the latest
 
 
 class ChatLoop:
@@ -369,17 +370,23 @@ class ChatLoop:
         return True
 
     def _history(self, _argument: str) -> bool:
+        """Every cycle of the session, from its retry trails: a resumed chat shows the cycles before it."""
+        from osiris.retry.trail import attempt_summary
+        from osiris.session.reader import SessionRecord, read_trails
+
+        cycles = [(t.get("cycle"), t.get("stop_reason"), t.get("attempts") or [])
+                  for t in read_trails(SessionRecord(self.engine.session.path, {}))]
         last = self.engine.last
-        if last is None:
+        if last is not None and last.cycle not in {cycle for cycle, _, _ in cycles}:
+            cycles.append((last.cycle, last.stop_reason, [attempt_summary(a) for a in last.attempts]))
+        if not cycles:
             self.display.note("No generation yet.")
             return True
-        from osiris.retry.trail import attempt_summary
-
-        show_attempts(
-            self.display,
-            [attempt_summary(a) for a in last.attempts],
-            title=f"Cycle {last.cycle} ({last.stop_reason}):",
-        )
+        if len(cycles) > HISTORY_CYCLES:
+            self.display.note(f"{len(cycles) - HISTORY_CYCLES} earlier cycles not shown "
+                              "(osiris sessions attempts lists them all).")
+        for cycle, stop_reason, attempts in cycles[-HISTORY_CYCLES:]:
+            show_attempts(self.display, attempts, title=f"Cycle {cycle} ({stop_reason}):")
         return True
 
     def _session_usage(self) -> TokenUsage:

@@ -22,7 +22,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  "save the current pipeline (default pipelines/<name>.yaml); /save --draft keeps an invalid one"),
     SlashCommand("validate", "/validate", "validate the current pipeline again"),
     SlashCommand("edit", "/edit", "open the current pipeline in $VISUAL / $EDITOR, then validate it"),
-    SlashCommand("history", "/history", "the attempts of the last generation cycle"),
+    SlashCommand("history", "/history", "the attempts of each generation cycle of the session"),
     SlashCommand("cost", "/cost", "tokens and estimated cost: last turn and whole session"),
     SlashCommand("session", "/session", "this session's id and directory"),
     SlashCommand("retry-attempts", "/retry-attempts N", "retries after the first generation, {}..{}".format(

@@ -36,11 +36,13 @@ class AnthropicProvider(SDKProvider):
         return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url, **self._transport_options(anthropic))
 
     def complete(self, request: LLMRequest) -> LLMReply:
+        """One streamed call. `duration_ms` runs from this call to the answer's end: the SDK's first
+        import and the client's build (or the wait for the chat's warm-up to finish it) included."""
+        started = time.perf_counter()
         import anthropic
 
         client = self._get_client()
         system = system_blocks(request)
-        started = time.perf_counter()
         with self._service_errors(anthropic.APIError, translate_error, _ENDED_EARLY), client.messages.stream(
             model=self.model,
             max_tokens=request.max_tokens,

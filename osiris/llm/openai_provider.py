@@ -41,10 +41,11 @@ class OpenAIProvider(SDKProvider):
         )
 
     def complete(self, request: LLMRequest) -> LLMReply:
+        """One streamed call; `duration_ms` runs from this call to the answer's end, as Anthropic's does."""
+        started = time.perf_counter()
         import openai
 
         client = self._get_client()
-        started = time.perf_counter()
         with self._service_errors(openai.APIError, translate_error, _ENDED_EARLY):
             stream = client.chat.completions.create(
                 model=self.model,

@@ -97,6 +97,7 @@ class ComponentSlice:
         return heading + "\n" + "\n".join(describe_component(self.registry.components[name]) for name in names)
 
 
+FACTS_HEADING = "What these components do (said by their drivers; rely on it):"
 REQUEST_HEADING = "Full field lists of components this request likely needs (notation as in the catalogue):"
 ERRORS_HEADING = "Full field lists of the components these errors name (notation as in the catalogue):"
 _COMPONENT_LINE = re.compile(r"^[\s-]*component:\s*[\"']?([A-Za-z0-9_.-]+)", re.MULTILINE)
@@ -109,6 +110,18 @@ def request_details(components: ComponentSlice | None, request: str, current_oml
         return ""
     in_pipeline = _COMPONENT_LINE.findall(current_oml or "")
     return components.section(components.details(request, first=in_pipeline), REQUEST_HEADING)
+
+
+def request_facts(components: ComponentSlice | None, request: str, current_oml: str | None) -> str:
+    """For the request message: the facts (`x-request-facts`) of the components the request points at
+    and those of the current pipeline, whether or not the system prompt lists them in full."""
+    if components is None:
+        return ""
+    specs = components.registry.components
+    first = [name for name in _COMPONENT_LINE.findall(current_oml or "") if name in specs]
+    lines = [f"- {name}: {'; '.join(specs[name].request_facts)}"
+             for name in ranked(specs.values(), request, first=first)[:MAX_DETAILED] if specs[name].request_facts]
+    return FACTS_HEADING + "\n" + "\n".join(lines) if lines else ""
 
 
 def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None,
@@ -149,7 +162,8 @@ class MessageDetails:
 
     def for_request(self, request: str, current_oml: str | None) -> str:
         """The request message's extra sections: component field lists, then the schema slice."""
-        parts = (request_details(self.components, request, current_oml), self.schema_for(request))
+        parts = (request_details(self.components, request, current_oml),
+                 request_facts(self.components, request, current_oml), self.schema_for(request))
         return "\n\n".join(part for part in parts if part)
 
     def for_errors(self, request: str, current_oml: str | None, errors: Sequence[Any], pipeline: Any) -> str:

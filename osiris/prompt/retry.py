@@ -60,8 +60,10 @@ def build_retry_prompt(
     normalised: Sequence[str] = (),
     sample_facts: Sequence[str] = (),
     sample_rows: int | None = None,
+    warnings: Sequence[Any] = (),
 ) -> str:
     """`errors`: the issues of the last attempt; `previous_oml`: its canonical YAML, already redacted;
+    `warnings`: warnings of the last attempt that a fix should correct too (a non-kebab name);
     `earlier`: one summary line per earlier attempt; `render`: issue -> compact line;
     `normalised`: one line per safe coercion already written into `previous_oml`;
     `sample_facts`: what a sample run of `previous_oml` showed (redacted), with `sample_rows` rows a source."""
@@ -86,6 +88,9 @@ def build_retry_prompt(
         if more > 0:
             lines.append(f"- ... and {more} more error(s) of the same kinds")
         body = [_errors_heading(kind, sample_rows), "\n".join(lines)]
+        if warnings and kind is RetryKind.FIX_ERRORS:
+            body.append("Fix these warnings as well: the pipeline would run with them, but they stay wrong:\n"
+                        + "\n".join(f"- {render(issue)}" for issue in list(warnings)[:MAX_ISSUES]))
         if sample_facts:
             body.append("What the sample run showed (names and types only; values withheld):\n"
                         + "\n".join(f"- {fact}" for fact in sample_facts))

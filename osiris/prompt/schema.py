@@ -1,11 +1,14 @@
 """The slice of the schema catalogs that a request needs, for the request prompt (not the system
 prompt: that one stays byte-identical, so that it stays cached).
 
-Tables are ranked by how the request names them: the table's own name (or its singular/plural),
-then its columns, then the closest name; they are added in that order while they fit the budget
-(`catalog.prompt_tokens`, about 4 characters a token). An API endpoint (`osiris discover @rest.NAME
-/path`) is told as the settings a rest.extractor step needs (data_path, paging) and one line per
-key with its JSON and DuckDB type, after one note on how nested values arrive (docs/discover.md).
+Only the tables a request names or plausibly needs are shown: its own name (or its singular/plural),
+one of its columns, a close spelling of its name, or its source's family or connection named in the
+request ("from mysql": every table there). They are chosen best first while they fit the budget
+(`catalog.prompt_tokens`, about 4 characters a token) and shown in a stable order, by source, the
+tables it names first, then by name, so that the same tables read the same way in every request.
+An API endpoint (`osiris discover @rest.NAME /path`) is told as the settings a rest.extractor step
+needs (data_path, paging) and one line per key with its JSON and DuckDB type, after one note on how
+nested values arrive (docs/discover.md).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
 
 CHARS_PER_TOKEN = 4
+NAMED = 10  # the score of a table the request names; such tables are shown first
 _WORD = re.compile(r"[a-z0-9_]+")
 
 
@@ -42,19 +46,22 @@ def schema_section(request: str, catalogs: list[Catalog], budget_tokens: int) ->
                      for catalog in catalogs for table in catalog.tables),
                     key=lambda item: (-item[0], item[1], item[2]))
     budget = budget_tokens * CHARS_PER_TOKEN
-    chosen: dict[str, list[str]] = {}
+    chosen: dict[str, dict[tuple[bool, str], str]] = {}
     used = 0
-    for _, _, table, catalog in ranked:
+    for points, _, table, catalog in ranked:
+        if points <= 0:
+            break  # a table the request neither names nor plausibly needs
         header = 0 if catalog.name in chosen else len(_source(catalog)) + 1
         line = table_line(table, catalog.tables[table], budget - used - header - 1)
         if not line:
             continue
-        chosen.setdefault(catalog.name, []).append(line)
+        chosen.setdefault(catalog.name, {})[(points < NAMED, table)] = line
         used += header + len(line) + 1
     if not chosen:
         return ""
     by_name = {catalog.name: catalog for catalog in catalogs}
-    blocks = [f"{_source(by_name[name])}\n" + "\n".join(lines) for name, lines in chosen.items()]
+    blocks = [f"{_source(by_name[name])}\n" + "\n".join(lines[key] for key in sorted(lines))
+              for name, lines in sorted(chosen.items())]
     note = "".join(f"{text}\n" for family, text in (("rest", API_NOTE), ("graphql", GRAPHQL_NOTE))
                    if any(by_name[name].family == family for name in chosen))
     return ("Known schemas (from `osiris discover`); use these exact table and column names:\n" + note
@@ -79,13 +86,20 @@ def table_line(name: str, table: dict[str, Any], room: int) -> str:
     if "data_path" in table:
         return endpoint_lines(name, table, room)
     keys = set(table.get("primary_key") or [])
-    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "")
+    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "") + _facts(c)
                for c in table.get("columns", []) if isinstance(c, dict) and "name" in c]
     line = f"  {name}({', '.join(columns)})"
     while len(line) > room and columns:
         columns.pop()
         line = f"  {name}({', '.join(columns)}, ...)"
     return line if 0 < len(line) <= room else ""
+
+
+def _facts(column: dict[str, Any]) -> str:
+    """` [happy|sad]` for an enum's values, ` default 'new'::text` for a default, as discovered."""
+    values = column.get("values")
+    shown = f" [{'|'.join(map(str, values))}]" if isinstance(values, list) and values else ""
+    return shown + (f" default {column['default']}" if column.get("default") is not None else "")
 
 
 def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
@@ -112,9 +126,11 @@ def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
 def _key_lines(entry: dict[str, Any], types_key: str, title: str) -> list[str]:
     """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
     exact = entry.get(types_key) or {}
+    enums = entry.get("enum_values") or {}
     keys = [c for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
     keys += [f for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
     return [f"    {k['name']} {k.get('type', '')}" + (f" ({title} {exact[k['name']]})" if k["name"] in exact else "")
+            + (f", one of: {', '.join(map(str, enums[k['name']]))}" if isinstance(enums.get(k["name"]), list) else "")
             for k in keys]
 
 
@@ -158,7 +174,7 @@ def _score(words: set[str], catalog: Catalog, table: str) -> float:
     name = (_WORD.findall(table.lower()) or [""])[-1] if table.startswith("/") else table.rsplit(".", 1)[-1].lower()
     score = 0.0
     if name in words or name.rstrip("s") in words:
-        score += 10
+        score += NAMED
     columns = {str(c.get("name", "")).lower() for c in catalog.tables[table].get("columns", []) if isinstance(c, dict)}
     score += len(columns & words)
     if catalog.family in words or catalog.name.split(".", 1)[-1] in words:

@@ -26,8 +26,8 @@ OML rules:
   e.g. "0 2 * * *" (every day at 02:00). No seconds field, no @daily.
 - Each step: id (unique, kebab-case), component (a name from the catalogue below), mode
   (read | write | transform; never extract or load), config (a mapping), and optionally
-  needs (a list of ids of earlier steps only). No `type` key. A step without needs takes the
-  step just before it; `needs: []` means none.
+  needs (a list of ids of earlier steps only). No `type` key. A write or transform step without
+  needs takes the step just before it; a read step without needs depends on nothing.
 - Data between steps: in a duckdb.processor query, the rows of each step in needs are the table
   df_<that step's id with every character other than a-z, A-Z, 0-9 replaced by _> (needs:
   [extract-orders] -> df_extract_orders); when there is exactly one, input_df names it too.

@@ -40,6 +40,12 @@ class ComponentSpec:
     path: Path | None = None
 
     @property
+    def request_facts(self) -> list[str]:
+        """`x-request-facts`: what the component does that a request's author must know (what replace
+        deletes, whether names keep their case), said in the request message that needs it."""
+        return [fact for fact in self.raw.get("x-request-facts") or [] if isinstance(fact, str)]
+
+    @property
     def family(self) -> str:
         """The connection family: the part of the name before the first dot (mysql.extractor -> mysql)."""
         return self.name.split(".", 1)[0]

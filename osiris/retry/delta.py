@@ -9,6 +9,11 @@ from typing import Any
 from osiris.prompt.retry import build_retry_prompt, summarise_attempt
 from osiris.retry.result import Attempt
 
+# Warnings a fix corrects with the errors, by list: each one's hint is an exact edit of what the model
+# wrote (a name in kebab-case, an unknown top-level key removed). Others stay out: a stale catalogue's
+# OML406 or a coercion already written (OML315) is nothing for the model to change.
+FIXED_WITH_ERRORS = frozenset({"OML204", "OML211"})
+
 
 def delta_prompt(attempts: Sequence[Attempt], history_limit: int, redact: Callable[[str], str],
                  render: Callable[[Any], str]) -> str:
@@ -21,4 +26,5 @@ def delta_prompt(attempts: Sequence[Attempt], history_limit: int, redact: Callab
     sample = last.dry_run
     return build_retry_prompt(last.report.errors, previous, earlier, lambda issue: redact(render(issue)), normalised,
                               sample_facts=[redact(fact) for fact in sample.facts] if sample else (),
-                              sample_rows=sample.rows if sample else None)
+                              sample_rows=sample.rows if sample else None,
+                              warnings=[issue for issue in last.report.warnings if issue.code in FIXED_WITH_ERRORS])

@@ -292,7 +292,7 @@ class GenerationEngine:
         llm_ms = (time.perf_counter() - llm_started) * 1000
         self.session.emit(ev.LlmResponse(
             cycle=cycle, attempt_index=index, model=reply.model, stop_reason=reply.stop_reason,
-            token_usage=reply.usage.to_dict(), duration_ms=round(reply.duration_ms or llm_ms, 1),
+            token_usage=reply.usage.to_dict(), duration_ms=round(llm_ms, 1),  # from llm_request: every try and wait
         ))
         self._unrecorded = (reply.usage, llm_ms)
         self.observer(Validating(cycle, index, total))

@@ -91,6 +91,8 @@ class ColumnInfo:
     name: str
     type: str  # the database's own type name, e.g. "varchar(255)"
     nullable: bool = True
+    default: str | None = None  # the column's default as the database writes it, e.g. "'new'::text"
+    values: list[str] | None = None  # an enum type's values, in their order
 
 
 @dataclass

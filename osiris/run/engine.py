@@ -293,19 +293,29 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
 
 
 def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
-    """OML513: on samples, a join that finds nothing is expected often enough to be a warning."""
+    """OML513: on samples, a transform that finds nothing in inputs that have rows is expected often
+    enough to be a warning. It speaks of keys only for a join; a filter is told its conditions met
+    none of the sampled rows."""
     query = str(ctx.config.get("query", ""))
-    if result.rows_out or not (_JOIN.search(query) or len(ctx.input_tables) > 1):
+    joins = bool(_JOIN.search(query))
+    if result.rows_out or not (joins or len(ctx.input_tables) > 1):
         return
     counts = {step_id: row_count(con, table)
               for step_id, table in ctx.input_tables.items()}
     if counts and not all(counts.values()):
         return
     described = ", ".join(f"{step_id}: {count_rows(count)}" for step_id, count in counts.items()) or "sampled inputs"
+    if joins:
+        result.warnings.append(RuntimeProblem(
+            "OML513", f"the transform returned no rows from sampled inputs ({described}); "
+                      "the samples may share no keys",
+            "sample more rows (--sample 1000), or filter the driving table's query so that the samples match"))
+        return
     result.warnings.append(RuntimeProblem(
         "OML513", f"the transform returned no rows from sampled inputs ({described}); "
-                  "the samples may share no keys",
-        "sample more rows (--sample 1000), or filter the driving table's query so that the samples match"))
+                  "none of the sampled rows met its conditions",
+        "sample more rows (--sample 1000); if the full run should keep rows, check the values its conditions "
+        "compare with"))
 
 
 def _has_table(con: Any, name: str) -> bool:

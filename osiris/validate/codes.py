@@ -77,7 +77,7 @@ CODES: dict[str, Code] = {
     "OML510": Code(5, "error", "file not found"),
     "OML511": Code(5, "error", "connection secret missing"),
     "OML512": Code(5, "error", "key column missing in target"),
-    "OML513": Code(5, "warning", "join produced no rows on sample"),
+    "OML513": Code(5, "warning", "runtime warning"),  # a join or filter with no rows on sample, rows dropped
     "OML514": Code(5, "error", "write rejected by target"),
     "OML515": Code(5, "error", "invalid API response"),
     "OML516": Code(5, "error", "no runtime driver"),

@@ -4,6 +4,7 @@ the `must` fields must satisfy their sub-schemas (or equal the given value). OML
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,8 +79,39 @@ def _hint(field: str, requirement: Any, when: Mapping[str, Any], spec: Component
         return f"set {field}: {describe(requirement)} (when {condition})"
     if spec.is_secret("/" + field):
         return f"{field} must come from the connection: {connection_hint}"
+    facts = field_facts(field, spec, when)
     if field in spec.connection_fields:
-        return f"set {field} (needed when {condition}), or let the connection supply it: {connection_hint}"
+        return f"set {field} (needed when {condition}){facts}, or let the connection supply it: {connection_hint}"
     allowed = spec.properties.get(field, {}).get("enum")
     extra = f" (one of: {', '.join(map(str, allowed))})" if allowed else ""
-    return f"set {field}{extra} (needed when {condition})"
+    return f"set {field}{extra} (needed when {condition}){facts}"
+
+
+def field_facts(field: str, spec: ComponentSpec, when: Mapping[str, Any]) -> str:
+    """": <what the field holds>, e.g. <field>: <value>", from the spec's description and the first
+    example config that sets the field (one matching `when` first); "" when the spec has neither."""
+    description = str(spec.properties.get(field, {}).get("description") or "").strip().rstrip(".")
+    value = _example_value(field, spec, when)
+    if value is _NONE:
+        return f": {description}" if description else ""
+    description = re.split(r",? e\.g\. ", description, maxsplit=1)[0]  # the spec's own example gives the value
+    example = f"e.g. {field}: {flow_yaml(value)}"
+    return f": {description}, {example}" if description else f": {example}"
+
+
+_NONE = object()
+
+
+def _example_value(field: str, spec: ComponentSpec, when: Mapping[str, Any]) -> Any:
+    configs = [example.get("config") for example in spec.examples if isinstance(example, dict)]
+    holding = [config for config in configs if isinstance(config, dict) and field in config]
+    matching = [config for config in holding if all(config.get(k) == v for k, v in when.items())]
+    return (matching or holding)[0][field] if holding else _NONE
+
+
+def flow_yaml(value: Any) -> str:
+    """A value as it is written after `key: ` in a YAML block, on one line."""
+    import yaml
+
+    text: str = yaml.safe_dump(value, default_flow_style=True, width=10_000, sort_keys=False)
+    return text.removesuffix("\n").removesuffix("\n...").strip()

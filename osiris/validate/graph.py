@@ -10,7 +10,7 @@ from typing import Any
 
 from osiris.oml.graph import named_dependencies
 from osiris.suggest import NameIndex, listing, suggestion
-from osiris.validate.graph_hints import StepGraph, later_need_hint, removal_hint
+from osiris.validate.graph_hints import StepGraph, closest_earlier, later_need_hint, removal_hint, unknown_need_fix
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -41,7 +41,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
                              value=need)
             else:
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
-                             "" if findings.full else ids.unknown_need_hint(need, index), value=need)
+                             "" if findings.full else ids.unknown_need_hint(need, index, _kind(need_path)), value=need)
     in_cycle = _report_cycles(steps, edges, base, findings)
     for index, need, need_path in later:
         if (steps[index]["id"], need) in in_cycle:
@@ -65,11 +65,14 @@ class _Ids:
         earlier = self._earlier(index)
         return f"; earlier steps: {listing(earlier)}" if earlier else ""
 
-    def unknown_need_hint(self, need: str, index: int) -> str:
+    def unknown_need_hint(self, need: str, index: int, where: str) -> str:
+        """The exact replacement when an earlier id is close, else the ids to choose from."""
         if self._index is None:
             self._index = NameIndex(self.order)
         count = bisect.bisect_left(self.positions, index)
-        match = self._index.closest(need, before=count or None)  # the first step: any id
+        match = closest_earlier(self._index, need, count)
+        if match is not None and count:
+            return unknown_need_fix(need, match, where) + self.earlier_listing(index)
         return (f"use the id of an earlier step{suggestion(match)}"
                 + (self.earlier_listing(index) or "; this is the first step: remove needs"))
 

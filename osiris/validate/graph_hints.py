@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from osiris.oml.graph import is_explicit, leaves_table, reads_inputs, step_dependencies, step_id_of, table_name
-from osiris.suggest import closest
+from osiris.suggest import NameIndex, closest
 
 
 class StepGraph:
@@ -28,6 +28,7 @@ class StepGraph:
             if step_id is not None:
                 self.position.setdefault(step_id, index)
         self._closure: dict[int, set[int]] = {}
+        self._names: NameIndex | None = None
 
     def id_at(self, index: int) -> str:
         return step_id_of(self.steps[index]) or f"steps[{index}]"
@@ -54,6 +55,19 @@ class StepGraph:
             self._closure[index] = seen
         return self._closure[index]
 
+    def replacement(self, need: str, index: int) -> str | None:
+        """The earlier step id OML401 offers in place of the unknown id `need` in step `index`."""
+        if self._names is None:
+            self._names = NameIndex(self.position)
+        return closest_earlier(self._names, need, sum(1 for p in self.position.values() if p < index))
+
+    def corrected_dependencies(self, index: int) -> list[str]:
+        """Step `index`'s dependencies once OML401's fixes are applied: an unknown id replaced by the
+        id its hint offers, or left out when it offers none."""
+        found = [name if name in self.position else self.replacement(name, index)
+                 for name in step_dependencies(self.steps, index)]
+        return list(dict.fromkeys(name for name in found if name is not None))
+
     def source_before(self, index: int) -> str | None:
         """An earlier step whose rows `index` should take: one its query names, else the nearest that
         leaves a table."""
@@ -61,6 +75,18 @@ class StepGraph:
         named = [i for i in earlier if mentions(query_of(self.steps[index]).lower(), self.id_at(i))]
         chosen = named[0] if named else (earlier[-1] if earlier else None)
         return self.id_at(chosen) if chosen is not None else None
+
+
+def closest_earlier(ids: NameIndex, need: str, earlier: int) -> str | None:
+    """The id closest to the unknown `need` among the first `earlier` ids (any id for the first step)."""
+    return ids.closest(need, before=earlier or None)
+
+
+def unknown_need_fix(need: str, match: str, where: str) -> str:
+    """The exact edit for an unknown id with a close earlier id: the form OML407's needs list agrees with."""
+    if where == "inputs":
+        return f"replace the inputs entry that names '{need}' with \"${{{match}.df}}\""
+    return f"replace '{need}' with '{match}' in needs"
 
 
 def query_of(step: Any) -> str:
@@ -109,11 +135,13 @@ def removal_hint(graph: StepGraph, index: int, need: str, where: str) -> str:
 
 def reads_a_dependency(steps: Sequence[Any], index: int, table: str) -> bool:
     """True when `table` is the rows of a step that step `index` names as a dependency, though not
-    an earlier one: the graph's issue (OML401, OML402, OML403) is the fix, not the table (OML407)."""
+    an earlier one, or that OML401 offers for an unknown one: the graph's issue (OML401, OML402,
+    OML403) is the fix, not the table (OML407)."""
     dependencies = step_dependencies(steps, index)
     if table.lower() == "input_df":
         return len(dependencies) == 1
-    return any(table.lower() == table_name(name).lower() for name in dependencies)
+    fixed = StepGraph(steps).corrected_dependencies(index)  # an unknown id OML401 replaces by this table's step
+    return any(table.lower() == table_name(name).lower() for name in [*dependencies, *fixed])
 
 
 def not_an_input_hint(steps: Sequence[Any], index: int, table: str) -> str | None:
@@ -124,13 +152,13 @@ def not_an_input_hint(steps: Sequence[Any], index: int, table: str) -> str | Non
     if meant is None:
         return None
     step = steps[index]
-    inputs = step_dependencies(steps, index)
+    corrected = graph.corrected_dependencies(index)  # what OML401's hints leave: the two never disagree
     right = table_name(meant)
-    parts = [] if meant in inputs else [_add_need(step, inputs, meant)]
+    parts = [] if meant in corrected else [_add_need(step, corrected, meant)]
     if right.lower() != table.lower():
         parts.append(f"read {right} instead of {table} (the rows of step '{meant}')")
-    if meant not in inputs and len(inputs) == 1 and mentions(query_of(step).lower(), "input_df"):
-        parts.append(f"read {table_name(inputs[0])} instead of input_df: with two inputs there is no input_df")
+    if meant not in corrected and len(corrected) == 1 and mentions(query_of(step).lower(), "input_df"):
+        parts.append(f"read {table_name(corrected[0])} instead of input_df: with two inputs there is no input_df")
     return "; ".join(parts) or None
 
 

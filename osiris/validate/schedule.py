@@ -14,18 +14,67 @@ _NAMES = {3: ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OC
 _PART = re.compile(r"^(\*|(?P<low>\w+)(-(?P<high>\w+))?)(/(?P<step>\d+))?$")
 _MACROS = {"@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *",
            "@weekly": "0 0 * * 0", "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"}
-EXAMPLE = '"0 2 * * *" (every day at 02:00)'
+FIVE_FIELDS = ("the five fields, separated by spaces, are minute (0-59) hour (0-23) day-of-month (1-31) "
+               "month (1-12) day-of-week (0-7, 0 and 7 are Sunday)")
+EXAMPLES = ('"0 * * * *" runs every hour at minute 0, "*/15 * * * *" every 15 minutes, '
+            '"0 2 * * *" every day at 02:00, "30 6 * * 1" every Monday at 06:30')
+_EVERY = re.compile(r"^(?:every|each)\s+(?:(\d+)\s+)?(minute|hour|day|week|month)s?$")
+# "every N minutes/hours" as a step: exact only when N divides the hour or the day.
+_EVERY_FORM = {"minute": ("*/{n} * * * *", 60), "hour": ("0 */{n} * * *", 24)}
+_WORDS = {"hourly": "0 * * * *", "daily": "0 0 * * *", "nightly": "0 0 * * *", "weekly": "0 0 * * 0",
+          "monthly": "0 0 1 * *", "every minute": "* * * * *", "every hour": "0 * * * *",
+          "every day": "0 0 * * *", "every week": "0 0 * * 0", "every month": "0 0 1 * *"}
 
 
 def check_schedule(schedule: Any, findings: Findings) -> None:
-    """Add OML213 when `schedule` is not a valid 5-field cron expression."""
+    """Add OML213 when `schedule` is not a valid 5-field cron expression; the hint keeps the
+    schedule's timing when it can be read (a macro, a word, a seconds or year field), never a guess."""
     problem = cron_problem(schedule)
     if problem:
-        macro = _MACROS.get(schedule.strip().lower()) if isinstance(schedule, str) else None
-        hint = (f'write schedule: "{macro}" (the 5-field form of {schedule.strip()})' if macro
-                else f"write schedule as minute hour day-of-month month day-of-week, e.g. schedule: {EXAMPLE}")
+        meant = intended_schedule(schedule)
+        hint = (f'write schedule: "{meant[0]}" ({meant[1]}); {FIVE_FIELDS}' if meant
+                else f"write schedule with the timing the request asked for: {FIVE_FIELDS}; e.g. {EXAMPLES}")
         findings.add("OML213", "/schedule", f"schedule {problem}", hint,
                      value=schedule if isinstance(schedule, (str, int, float)) else None)
+
+
+def intended_schedule(schedule: Any) -> tuple[str, str] | None:
+    """(the 5-field expression, why) that runs when `schedule` evidently meant to; None if unclear."""
+    if not isinstance(schedule, str):
+        return None
+    text = " ".join(schedule.split())
+    lowered = text.lower()
+    if lowered in _MACROS:
+        return _MACROS[lowered], f"the 5-field form of {text}"
+    if lowered in _WORDS:
+        return _WORDS[lowered], f"'{text}' as cron"
+    every = _EVERY.match(lowered)
+    if every and every.group(1) and every.group(2) in _EVERY_FORM:
+        form, whole = _EVERY_FORM[every.group(2)]
+        count = int(every.group(1))
+        return (form.format(n=count), f"'{text}' as cron") if 0 < count < whole and whole % count == 0 else None
+    fields = text.split()
+    marked = {position for position, field in enumerate(fields) if field == "?"}
+    if len(fields) == 6 and marked and marked <= {2, 4} and _year(fields[5]):  # AWS: min hour dom month dow year
+        kept, why = fields[:5], "the same times without the year field, which 5-field cron does not have"
+    elif len(fields) == 6 and _seconds(fields[0]):  # Quartz, Spring: sec min hour dom month dow
+        kept, why = fields[1:], "the same times without the seconds field, which 5-field cron does not have"
+    elif len(fields) == 7 and _seconds(fields[0]) and _year(fields[6]):
+        kept, why = fields[1:6], "the same times without the seconds and year fields, which 5-field cron does not have"
+    elif len(fields) == 5 and marked:
+        kept, why = fields, "'?' is written '*' in 5-field cron"
+    else:
+        return None
+    written = " ".join("*" if field == "?" else field for field in kept)
+    return (written, why) if cron_problem(written) is None else None
+
+
+def _year(field: str) -> bool:
+    return field == "*"  # every year: leaving it out keeps the times; a given year would not
+
+
+def _seconds(field: str) -> bool:
+    return field.isdigit() and int(field) <= 59  # once a minute: leaving it out keeps the times
 
 
 def cron_problem(schedule: Any) -> str | None:

@@ -39,14 +39,15 @@ def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None]
         sources: dict[str, Source] = {}
         for alias, source in scope.sources.items():
             if not isinstance(source, exp.Table):
-                sources[alias] = (alias, output_names(source.expression))
+                sources[alias] = (alias, renamed(output_names(source.expression), _alias_of(source.expression.parent)))
             elif not isinstance(source.this, exp.Identifier):
                 sources[alias] = (alias, None)  # a table function
             else:
                 known = tables(source.name)
                 if known is None:
                     problems.append(UnknownName("table", source.name, offset_of(source), known=tuple(all_tables)))
-                sources[alias] = known or (source.name, None)
+                spelling, columns = known or (source.name, None)
+                sources[alias] = (spelling, renamed(columns, source.args.get("alias")))
         own[id(scope)] = sources
     for scope in found:
         levels = _visible(scope, own)
@@ -56,6 +57,22 @@ def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None]
             if problem is not None:
                 problems.append(problem)
     return problems
+
+
+def renamed(columns: Columns, alias: Any) -> Columns:
+    """The columns under a column alias list (`AS t(a, b)`): DuckDB renames them by position and keeps
+    the names of those past the list; the old names of renamed columns are gone."""
+    names = [column.name for column in getattr(alias, "columns", None) or []]
+    if not names:
+        return columns
+    return None if columns is None else [*names, *columns[len(names):]]
+
+
+def _alias_of(node: Any) -> Any:
+    """The alias (with its column list) of a derived table or a CTE, from the node around its query."""
+    from sqlglot import exp
+
+    return node.args.get("alias") if isinstance(node, (exp.Subquery, exp.CTE)) else None
 
 
 def _visible(scope: Any, own: Mapping[int, Level]) -> list[Level]:

@@ -29,6 +29,10 @@ LEGACY_KEYS: dict[str, tuple[str | None, str]] = {
     "transform": (None, "move it into 'steps' as a step with mode: transform"),
     "load": (None, "move it into 'steps' as a step with mode: write"),
 }
+# Step keys from other pipeline formats (Airflow, dbt, Dagster, Prefect) -> the OML step key meant.
+STEP_KEY_REPLACEMENTS = {"depends_on": "needs", "dependencies": "needs", "depends": "needs", "requires": "needs",
+                         "upstream": "needs", "after": "needs", "params": "config", "parameters": "config",
+                         "settings": "config", "options": "config", "properties": "config"}
 # Component-level mode names people (and LLMs) write in OML, and the OML mode meant.
 MODE_SYNONYMS = {"extract": "read", "load": "write", "writer": "write", "reader": "read", "process": "transform"}
 _KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -158,15 +162,28 @@ def _check_step(path: str, step: Any, findings: Findings, seen_ids: dict[str, in
                          f"rename 'type' to 'component' (component: {example})"
                          + ("" if "mode" in step else " and add mode: read, write or transform"))
             continue
-        known = STEP_REQUIRED + STEP_OPTIONAL
-        findings.add("OML209", join(path, key), f"unknown step key '{key}'",
-                     f"step keys are: {', '.join(known)}{did_you_mean(key, known)}"
-                     + ("; component settings go under config" if key not in known else ""))
+        findings.add("OML209", join(path, key), f"unknown step key '{key}'", _unknown_step_key_hint(step, key))
     for key in STEP_REQUIRED:
         if key not in step and not (key == "component" and has_type):
             findings.add("OML208", join(path, key), f"step {index} has no '{key}'", _step_field_hint(key, index))
     _check_step_values(path, step, findings, seen_ids)
     return len([i for i in findings.issues if i.is_error]) == before
+
+
+def _unknown_step_key_hint(step: dict[str, Any], key: Any) -> str:
+    """Name the OML key a key from another format stands for; else list the step keys."""
+    known = STEP_REQUIRED + STEP_OPTIONAL
+    target = STEP_KEY_REPLACEMENTS.get(key.lower()) if isinstance(key, str) else None
+    if target is not None and target not in step:
+        return f"rename '{key}' to '{target}' ({_STEP_KEY_MEANING[target]})"
+    if target is not None:
+        return f"move what '{key}' holds into {target} and remove '{key}' ({_STEP_KEY_MEANING[target]})"
+    return (f"step keys are: {', '.join(known)}{did_you_mean(key, known)}"
+            + ("; component settings go under config" if key not in known else ""))
+
+
+_STEP_KEY_MEANING = {"needs": "OML lists the ids of the earlier steps a step depends on under needs",
+                     "config": "OML puts a component's settings under config"}
 
 
 def _step_field_hint(key: str, index: int) -> str:

@@ -80,7 +80,7 @@ SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
     {"kind": "OBJECT", "name": "Event", "fields": fields(
         ("at", non_null(scalar("DateTime"))), ("kind", scalar("String")))},
     {"kind": "SCALAR", "name": "DateTime", "fields": None},
-    {"kind": "ENUM", "name": "Priority", "fields": None},
+    {"kind": "ENUM", "name": "Priority", "fields": None, "enumValues": [{"name": "LOW"}, {"name": "HIGH"}]},
     {"kind": "SCALAR", "name": "String", "fields": None},
 ]}}
 

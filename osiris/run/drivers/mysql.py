@@ -142,7 +142,7 @@ class MySQLDialect(SqlDialect):
             return []
         wanted = " AND TABLE_NAME IN (" + ", ".join(["%s"] * len(tables)) + ")" if tables else ""
         with conn.cursor() as cursor:
-            cursor.execute("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES' "
+            cursor.execute("SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_DEFAULT "
                            f"FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s{wanted} "
                            "ORDER BY TABLE_NAME, ORDINAL_POSITION", (schema, *(tables or ())))
             columns = cursor.fetchall()

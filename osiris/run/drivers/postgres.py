@@ -120,9 +120,12 @@ class PostgresDialect(SqlDialect):
     def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
         with conn.cursor() as cursor:
             cursor.execute(
-                "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
+                "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, "
+                "pg_get_expr(d.adbin, d.adrelid), (SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) "
+                "FROM pg_enum e WHERE e.enumtypid = a.atttypid) "
                 "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
                 "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
                 "WHERE n.nspname = %s AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND a.attnum > 0 "
                 "AND NOT a.attisdropped AND (%s::text[] IS NULL OR c.relname = ANY(%s::text[])) "
                 "ORDER BY c.relname, a.attnum", (schema, tables, tables))

@@ -323,11 +323,14 @@ def _bare(name: str | None) -> str:
 
 
 def tables_found(rows: list[tuple[Any, ...]], keys: list[tuple[Any, ...]]) -> list[TableInfo]:
-    """Discovery rows (table, column, type, nullable) in order, and (table, key column) rows -> tables."""
+    """Discovery rows (table, column, type, nullable[, default[, enum values]]) in order, and (table,
+    key column) rows -> tables. A default that is only NULL (MariaDB writes the text NULL) is none."""
     found: dict[str, TableInfo] = {}
-    for table, column, kind, nullable in rows:
+    for table, column, kind, nullable, *more in rows:
+        default = more[0] if more and more[0] is not None and str(more[0]).upper() != "NULL" else None
+        values = [str(v) for v in more[1]] if len(more) > 1 and more[1] else None
         found.setdefault(str(table), TableInfo(str(table), [])).columns.append(
-            ColumnInfo(str(column), str(kind), bool(nullable)))
+            ColumnInfo(str(column), str(kind), bool(nullable), None if default is None else str(default), values))
     for table, column in keys:
         if str(table) in found:
             found[str(table)].primary_key.append(str(column))
