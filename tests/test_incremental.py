@@ -1,0 +1,146 @@
+"""Incremental reads (docs/run-again.md) on real PostgreSQL and MariaDB: a second run reads exactly
+the rows added or changed since the first, the target (an upsert) equals the source after each run,
+a failed run leaves the state where it was, `--full-refresh` reads everything, and the filter is a
+bound parameter (a cursor value that is SQL stays data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.run_helpers import RunProject, mysql_step, pg_step
+
+STATE = Path(".osiris") / "state" / "orders-sync.json"
+
+
+def rows_read(proj: RunProject, step_id: str = "read") -> int:
+    artifacts = proj.last_session() / "artifacts"
+    run = json.loads(next(p for p in (artifacts / "run.json", artifacts / "dry_run.json") if p.exists()).read_text())
+    return next(s["rows_out"] for s in run["steps"] if s["id"] == step_id)
+
+
+class Postgres:
+    def __init__(self, server: Any) -> None:
+        self.conn = psycopg.connect(server.dsn(), autocommit=True)
+
+    def run(self, sql: str) -> None:
+        self.conn.execute(sql)
+
+    def rows(self, table: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.conn.execute(f"SELECT id, note, changed FROM {table} ORDER BY id").fetchall()]
+
+    def steps(self, **incremental: Any) -> list[dict[str, Any]]:
+        return [pg_step("read", "read", query="SELECT id, note, changed FROM inc_source", incremental=incremental),
+                pg_step("write", "write", table="inc_target", write_mode="upsert", primary_key=["id"])]
+
+
+class Maria:
+    def __init__(self, server: Any) -> None:
+        self.conn = server.connect(autocommit=True)
+
+    def run(self, sql: str) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.execute(sql)
+
+    def rows(self, table: str) -> list[tuple[Any, ...]]:
+        with self.conn.cursor() as cursor:
+            cursor.execute(f"SELECT id, note, changed FROM {table} ORDER BY id")
+            return [tuple(r) for r in cursor.fetchall()]
+
+    def steps(self, **incremental: Any) -> list[dict[str, Any]]:
+        return [mysql_step("read", "read", query="SELECT id, note, changed FROM inc_source", incremental=incremental),
+                mysql_step("write", "write", table="inc_target", mode="upsert", upsert_keys=["id"])]
+
+
+@pytest.fixture(params=["postgres", "mariadb"])
+def database(request: Any, tmp_path: Path) -> tuple[Any, RunProject]:
+    if request.param == "postgres":
+        server = request.getfixturevalue("postgres_server")
+        db: Any = Postgres(server)
+        proj = RunProject(tmp_path / "project", postgres=server)
+        changed = "timestamp(6)"
+    else:
+        server = request.getfixturevalue("mariadb_server")
+        db = Maria(server)
+        proj = RunProject(tmp_path / "project", mariadb=server)
+        changed = "datetime(6)"
+    db.run("DROP TABLE IF EXISTS inc_source")
+    db.run("DROP TABLE IF EXISTS inc_target")
+    db.run(f"CREATE TABLE inc_source (id int PRIMARY KEY, note varchar(40), changed {changed} NOT NULL)")
+    db.run(f"CREATE TABLE inc_target (id int PRIMARY KEY, note varchar(40), changed {changed} NOT NULL)")
+    db.run("INSERT INTO inc_source VALUES (1, 'a%b', '2026-01-01 10:00:00.000001'), "
+           "(2, 'two', '2026-01-01 10:00:00.000002'), (3, 'three', '2026-01-02 00:00:00')")
+    yield db, proj
+    db.run("DROP TABLE IF EXISTS inc_source")
+    db.run("DROP TABLE IF EXISTS inc_target")
+
+
+def test_a_second_run_reads_exactly_what_changed_and_a_failed_run_keeps_the_state(database):
+    db, proj = database
+    path = proj.pipeline(db.steps(cursor="changed"), name="orders-sync")
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert rows_read(proj) == 3 and db.rows("inc_target") == db.rows("inc_source")
+    state = json.loads((proj.root / STATE).read_text())
+    assert state == {"steps": {"read": {"cursor": "changed", "value": "2026-01-02 00:00:00"}}}
+
+    result = proj.run(str(path))  # nothing new
+    assert result.returncode == 0 and rows_read(proj) == 0
+    assert json.loads((proj.root / STATE).read_text()) == state
+
+    db.run("INSERT INTO inc_source VALUES (4, 'four', '2026-01-03 00:00:00.5')")
+    db.run("UPDATE inc_source SET note = 'two again', changed = '2026-01-03 00:00:01' WHERE id = 2")
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert rows_read(proj) == 2 and db.rows("inc_target") == db.rows("inc_source")
+    state = json.loads((proj.root / STATE).read_text())
+    assert state["steps"]["read"]["value"] == "2026-01-03 00:00:01"
+
+    db.run("INSERT INTO inc_source VALUES (5, 'five', '2026-01-04 00:00:00')")
+    db.run("ALTER TABLE inc_target RENAME TO inc_gone")  # the writer fails
+    failed = proj.run(str(path))
+    assert failed.returncode == 6
+    assert json.loads((proj.root / STATE).read_text()) == state  # the state stayed
+    db.run("ALTER TABLE inc_gone RENAME TO inc_target")
+    result = proj.run(str(path), "--sample", "10")
+    assert result.returncode == 0 and rows_read(proj) == 1  # the sample reads what is next...
+    assert json.loads((proj.root / STATE).read_text()) == state  # ...and keeps nothing
+    result = proj.run(str(path))
+    assert result.returncode == 0 and rows_read(proj) == 1  # the row the failed run did not write
+    assert db.rows("inc_target") == db.rows("inc_source")
+
+    db.run("DELETE FROM inc_target WHERE id < 3")
+    result = proj.run(str(path), "--full-refresh")
+    assert result.returncode == 0 and rows_read(proj) == 5
+    assert db.rows("inc_target") == db.rows("inc_source")
+
+
+def test_initial_and_the_state_commands(database):
+    from tests.inprocess import run_inprocess
+    from tests.support import clean_env
+
+    db, proj = database
+    path = proj.pipeline(db.steps(cursor="id", initial=1), name="orders-sync")
+    assert proj.run(str(path)).returncode == 0
+    assert rows_read(proj) == 2  # ids above 1
+    shown = run_inprocess("state", "show", str(path), cwd=proj.root, env=clean_env())
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == "STEP  CURSOR  VALUE\nread  id      3\n"
+    reset = run_inprocess("state", "reset", "orders-sync", cwd=proj.root, env=clean_env())
+    assert reset.returncode == 0 and not (proj.root / STATE).exists()
+    assert "state of 'orders-sync' reset: the next run reads from each step's initial value" in reset.stdout
+    assert proj.run(str(path)).returncode == 0 and rows_read(proj) == 2
+
+
+def test_the_cursor_value_is_bound_never_written_into_the_sql(database):
+    db, proj = database
+    db.run("CREATE TABLE IF NOT EXISTS inc_canary (id int)")
+    path = proj.pipeline(db.steps(cursor="note", initial="x' OR 1=1; DROP TABLE inc_canary; --"), name="orders-sync")
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert rows_read(proj) == 0  # no note is greater than "x'..."
+    db.run("DROP TABLE inc_canary")  # still there
