@@ -165,3 +165,10 @@ def test_a_failing_check_leaves_postgres_targets_as_they_were(tmp_path: Path, po
         assert result.returncode == 0, result.stderr
         assert pg.execute("SELECT count(*) FROM ck_b").fetchone() == (3,)
         pg.execute("DROP TABLE ck_source, ck_a, ck_b")
+
+
+def test_columns_a_step_lacks_are_oml406_where_the_pipeline_tells():
+    found = validate(READ.replace("filesystem.csv_extractor", "duckdb.processor").replace("mode: read", "mode: transform")
+                     .replace("config: {path: p.csv}", "config: {query: \"SELECT 1 AS id, 'a' AS email\"}\n    needs: []")
+                     + "    checks: [{not_null: [emial]}, {unique: [id]}]\n")
+    assert found == [("OML406", "/steps/0/checks/0/not_null", "column 'emial' is not a column of step 'read'")]

@@ -144,3 +144,16 @@ def test_the_cursor_value_is_bound_never_written_into_the_sql(database):
     assert result.returncode == 0, result.stderr
     assert rows_read(proj) == 0  # no note is greater than "x'..."
     db.run("DROP TABLE inc_canary")  # still there
+
+
+def test_validation_knows_the_field_and_the_cursor_column():
+    from tests.validate_helpers import validator
+
+    text = ('oml_version: "0.1.0"\nname: orders-sync\nsteps:\n  - id: read\n    component: mysql.extractor\n'
+            '    mode: read\n    config:\n      connection: "@mysql.default"\n      query: "SELECT id, changed FROM t"\n'
+            '      incremental: {cursor: %s}\n')
+    assert [i.code for i in validator().validate(text % "changed").issues] == []
+    [issue] = validator().validate(text % "chnged").issues
+    assert (issue.code, issue.path, issue.hint) == ("OML406", "/steps/0/config/incremental/cursor",
+                                                   "did you mean 'changed'? columns: id, changed")
+    assert [i.code for i in validator().validate(text % "{}").issues] == ["OML305"]  # a cursor is a column name
