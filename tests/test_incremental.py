@@ -157,3 +157,26 @@ def test_validation_knows_the_field_and_the_cursor_column():
     assert (issue.code, issue.path, issue.hint) == ("OML406", "/steps/0/config/incremental/cursor",
                                                    "did you mean 'changed'? columns: id, changed")
     assert [i.code for i in validator().validate(text % "{}").issues] == ["OML305"]  # a cursor is a column name
+
+
+def test_a_csv_file_is_read_after_its_cursor_and_a_missing_cursor_is_named(tmp_path: Path):
+    from tests.run_helpers import csv_step
+
+    proj = RunProject(tmp_path / "project")
+    source = proj.root / "orders.csv"
+    source.write_text("id,changed\n1,2026-01-01 10:00:00\n2,2026-01-02 10:00:00\n")
+    path = proj.pipeline([csv_step("read", "read", "orders.csv", incremental={"cursor": "changed"}),
+                          csv_step("write", "write", "out.csv")], name="orders-sync")
+    assert proj.run(str(path)).returncode == 0 and rows_read(proj) == 2
+    source.write_text("id,changed\n1,2026-01-01 10:00:00\n2,2026-01-02 10:00:00\n3,2026-01-03 10:00:00\n")
+    assert proj.run(str(path)).returncode == 0 and rows_read(proj) == 1
+    assert (proj.root / "out.csv").read_text() == "id,changed\n3,2026-01-03 10:00:00\n"
+    assert json.loads((proj.root / STATE).read_text())["steps"]["read"]["value"] == "2026-01-03 10:00:00"
+    steps = [csv_step("read", "read", "orders.csv", incremental={"cursor": "chnged", "initial": "x"}),
+             csv_step("write", "write", "out.csv")]
+    _, stderr = proj.run_failing(steps, name="orders-sync")
+    assert "OML502 step 'read': column \"chnged\" does not exist in orders.csv" in stderr
+    del steps[0]["config"]["incremental"]["initial"]  # the first read takes every row: the cursor is still needed
+    _, stderr = proj.run_failing(steps, name="orders-sync")
+    assert ("OML502 step 'read': column \"chnged\" does not exist in the step's rows (its incremental cursor)"
+            in stderr)

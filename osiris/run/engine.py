@@ -34,7 +34,7 @@ from osiris.run.counts import row_count
 from osiris.run.incremental import highest
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.interrupts import Interrupts
-from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted
+from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted, unknown_column_problem
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
@@ -197,7 +197,12 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
                 result.status, result.problem = "failed", failed
         following = incremental_of(step.get("config") or {})
         if following is not None and result.status == "ok" and _has_table(con, ctx.output_table):
-            result.watermark = highest(con, ctx.output_table, following.cursor)
+            names = [name for name, _ in result.columns]
+            if following.cursor in names:
+                result.watermark = highest(con, ctx.output_table, following.cursor)
+            else:  # the first run, unfiltered, still needs the cursor to move on from
+                result.status, result.problem = "failed", unknown_column_problem(
+                    following.cursor, names, "the step's rows (its incremental cursor)")
     except KeyboardInterrupt:
         _interrupted(result, started, listener)
         raise
