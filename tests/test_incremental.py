@@ -86,7 +86,7 @@ def test_a_second_run_reads_exactly_what_changed_and_a_failed_run_keeps_the_stat
     assert result.returncode == 0, result.stderr
     assert rows_read(proj) == 3 and db.rows("inc_target") == db.rows("inc_source")
     state = json.loads((proj.root / STATE).read_text())
-    assert state == {"steps": {"read": {"cursor": "changed", "value": "2026-01-02 00:00:00"}}}
+    assert state == {"steps": {"read": {"cursor": "changed", "value": "2026-01-02T00:00:00"}}}
 
     result = proj.run(str(path))  # nothing new
     assert result.returncode == 0 and rows_read(proj) == 0
@@ -98,7 +98,7 @@ def test_a_second_run_reads_exactly_what_changed_and_a_failed_run_keeps_the_stat
     assert result.returncode == 0, result.stderr
     assert rows_read(proj) == 2 and db.rows("inc_target") == db.rows("inc_source")
     state = json.loads((proj.root / STATE).read_text())
-    assert state["steps"]["read"]["value"] == "2026-01-03 00:00:01"
+    assert state["steps"]["read"]["value"] == "2026-01-03T00:00:01"
 
     db.run("INSERT INTO inc_source VALUES (5, 'five', '2026-01-04 00:00:00')")
     db.run("ALTER TABLE inc_target RENAME TO inc_gone")  # the writer fails
@@ -171,7 +171,7 @@ def test_a_csv_file_is_read_after_its_cursor_and_a_missing_cursor_is_named(tmp_p
     source.write_text("id,changed\n1,2026-01-01 10:00:00\n2,2026-01-02 10:00:00\n3,2026-01-03 10:00:00\n")
     assert proj.run(str(path)).returncode == 0 and rows_read(proj) == 1
     assert (proj.root / "out.csv").read_text() == "id,changed\n3,2026-01-03 10:00:00\n"
-    assert json.loads((proj.root / STATE).read_text())["steps"]["read"]["value"] == "2026-01-03 10:00:00"
+    assert json.loads((proj.root / STATE).read_text())["steps"]["read"]["value"] == "2026-01-03T10:00:00"
     steps = [csv_step("read", "read", "orders.csv", incremental={"cursor": "chnged", "initial": "x"}),
              csv_step("write", "write", "out.csv")]
     _, stderr = proj.run_failing(steps, name="orders-sync")
@@ -180,3 +180,75 @@ def test_a_csv_file_is_read_after_its_cursor_and_a_missing_cursor_is_named(tmp_p
     _, stderr = proj.run_failing(steps, name="orders-sync")
     assert ("OML502 step 'read': column \"chnged\" does not exist in the step's rows (its incremental cursor)"
             in stderr)
+
+
+class _Orders:
+    """A local HTTP API: /orders returns the records updated after `updated_since` (every one without
+    it); GraphQL's /graphql the same through the variable `since`. Each request's parameters are kept."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import parse_qs, urlsplit
+
+        self.records = [{"id": 1, "updated": "2026-01-01T10:00:00"}, {"id": 2, "updated": "2026-01-02T10:00:00"}]
+        self.asked: list[Any] = []
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self, since: Any, wrap: bool) -> None:
+                rows = [r for r in api.records if since is None or r["updated"] > since]
+                body = json.dumps({"data": {"orders": rows}} if wrap else rows).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802
+                query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                api.asked.append(query)
+                self._answer(query.get("updated_since"), wrap=False)
+
+            def do_POST(self) -> None:  # noqa: N802
+                variables = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["variables"]
+                api.asked.append(variables)
+                self._answer(variables.get("since"), wrap=True)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.mark.parametrize("kind", ["rest", "graphql"])
+def test_an_api_is_asked_for_what_changed_through_its_param(tmp_path: Path, kind: str):
+    from tests.run_helpers import csv_step
+
+    api = _Orders()
+    proj = RunProject(tmp_path / "project")
+    if kind == "rest":
+        read = {"id": "read", "component": "rest.extractor", "mode": "read",
+                "config": {"base_url": api.url, "endpoint": "/orders",
+                           "incremental": {"cursor": "updated", "param": "updated_since"}}}
+    else:
+        read = {"id": "read", "component": "graphql.extractor", "mode": "read",
+                "config": {"endpoint": f"{api.url}/graphql", "data_path": "data.orders",
+                           "query": "query($since: String) { orders(since: $since) { id updated } }",
+                           "incremental": {"cursor": "updated", "param": "since"}}}
+    path = proj.pipeline([read, csv_step("write", "write", "out.csv")], name="orders-sync")
+    try:
+        result = proj.run(str(path))
+        assert result.returncode == 0, result.stderr
+        assert rows_read(proj) == 2
+        api.records.append({"id": 3, "updated": "2026-01-03T10:00:00"})
+        result = proj.run(str(path))
+        assert result.returncode == 0, result.stderr
+        assert rows_read(proj) == 1
+        name = "updated_since" if kind == "rest" else "since"
+        assert [a.get(name) for a in api.asked] == [None, "2026-01-02T10:00:00"]
+        assert (proj.root / "out.csv").read_text() == "id,updated\n3,2026-01-03 10:00:00\n"
+    finally:
+        api.server.shutdown()

@@ -25,10 +25,12 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 @dataclass(frozen=True)
 class Incremental:
-    """A step's `incremental` field: the cursor column and where the first run starts (None: everything)."""
+    """A step's `incremental` field: the cursor column, where the first run starts (None:
+    everything) and, for an API, the request parameter that carries the value."""
 
     cursor: str
     initial: Any = None
+    param: str | None = None
 
 
 def incremental_of(config: Mapping[str, Any]) -> Incremental | None:
@@ -36,7 +38,17 @@ def incremental_of(config: Mapping[str, Any]) -> Incremental | None:
     field = config.get("incremental")
     if not isinstance(field, Mapping) or not isinstance(field.get("cursor"), str) or not field["cursor"]:
         return None
-    return Incremental(field["cursor"], field.get("initial"))
+    param = field.get("param")
+    return Incremental(field["cursor"], field.get("initial"), param if isinstance(param, str) and param else None)
+
+
+def with_request_value(config: Mapping[str, Any], field: str, read_after: tuple[str, Any] | None) -> Mapping[str, Any]:
+    """An API extractor's config with the value to read after sent as `incremental.param` among
+    its request's `field` (`params` of a REST call, `variables` of a GraphQL query)."""
+    incremental = incremental_of(config)
+    if read_after is None or incremental is None or incremental.param is None:
+        return config
+    return {**config, field: {**dict(config.get(field) or {}), incremental.param: read_after[1]}}
 
 
 def state_path(project_root: Path, pipeline_name: str) -> Path:

@@ -48,7 +48,7 @@ def advanced(pipeline: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]]
 
 def highest(con: Any, table: str, column: str) -> Any:
     """The highest value of `column` in `table`, as the state keeps it: a whole number as one, other
-    values as text the source database reads back (`2026-11-27 02:00:00.123456`); None when the
+    values as text the source reads back (`2026-11-27T02:00:00.123456`); None when the
     table has no row."""
     import datetime
 
@@ -58,5 +58,5 @@ def highest(con: Any, table: str, column: str) -> Any:
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     if isinstance(value, datetime.datetime):
-        return value.isoformat(sep=" ")
+        return value.isoformat()  # ISO 8601, as APIs write it; PostgreSQL, MySQL and DuckDB read it back
     return str(value)
