@@ -178,3 +178,20 @@ def test_an_unknown_or_malformed_flag_is_a_usage_error(files):
     result = files.run(str(path), "--param", "city")
     assert result.returncode == 2 and "expected name=value" in result.stderr
     assert not (files.root / "out").exists()
+
+
+# The four forms public Osiris's own tests give pipelines with parameters (tests/integration/
+# test_compile_run.py, tests/unit/test_compiler_v0.py, keboola/osiris), written again here.
+@pytest.mark.parametrize("name, default, query, expected", [
+    ("table", "test_table", "SELECT * FROM ${params.table}", "SELECT * FROM test_table"),
+    ("env", "dev", "SELECT '${params.env}' as env", "SELECT 'dev' as env"),
+    ("value", "42", "SELECT ${params.value} as value", "SELECT 42 as value"),
+    ("db", "test_db", "SELECT * FROM ${params.db}", "SELECT * FROM test_db"),
+])
+def test_the_public_pipelines_with_parameters_validate(name, default, query, expected):
+    document = {"oml_version": "0.1.0", "name": "public-form", "params": {name: {"default": default}},
+                "steps": [{"id": "extract", "component": "mysql.extractor", "mode": "read",
+                           "config": {"connection": "@mysql.main", "query": query}}]}
+    report = validator().validate(yaml.safe_dump(document, sort_keys=False))
+    assert report.valid and [i.code for i in report.issues] == [], [i.to_dict() for i in report.issues]
+    assert report.step_configs["extract"].config["query"] == expected
