@@ -20,10 +20,8 @@ Answer with exactly one ```yaml fenced block holding one complete OML document. 
 
 OML rules:
 - Top-level keys: oml_version (the string "0.1.0"), name (lowercase kebab-case), steps (a
-  non-empty list); optional: description, metadata, schedule, params. Nothing else: never version,
+  non-empty list); optional: description, metadata, schedule. Nothing else: never version,
   tasks, connectors, outputs, extract, transform or load.
-- params: {country: {default: NO, description: ...}}, used in a step's config as ${params.country}
-  (whole value or inside SQL). No other ${...} in a pipeline.
 - schedule is a quoted 5-field cron expression: minute hour day-of-month month day-of-week,
   e.g. "0 2 * * *" (every day at 02:00). No seconds field, no @daily.
 - Each step: id (unique, kebab-case), component (a name from the catalogue below), mode
@@ -33,13 +31,7 @@ OML rules:
 - Data between steps: in a duckdb.processor query, the rows of each step in needs are the table
   df_<that step's id with every character other than a-z, A-Z, 0-9 replaced by _> (needs:
   [extract-orders] -> df_extract_orders); when there is exactly one, input_df names it too.
-- A read or transform step may carry checks (beside config) on its rows; a failing one stops the
-  run before anything is written: e.g. "no email may be empty" -> checks: [{not_null: [email]}];
-  also unique: [cols], accepted_values: {col: [values]}, row_count: {min: 1}, expression: "SQL
-  condition"; add level: warning to only warn.
-- "Only new or changed rows since the last run" -> incremental: {cursor: <a column that grows,
-  e.g. updated_at or id>} in a SQL extractor's config (when it lists incremental); write with
-  upsert on the key so re-read rows update.
+- "no email may be empty" -> step key checks: [{not_null: [email]}]
 - A component supports only the modes listed for it. read = extract, write = write,
   transform = transform.
 - config holds only the fields the component lists, with the right types, bounds and enum values.
