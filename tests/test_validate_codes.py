@@ -79,6 +79,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "OML317": (oml(extract_step(), csv_step(path="../outside.csv")), oml(extract_step(), csv_step(path="out/a.csv")), {}),
     "OML318": (oml(extract_step(table="${params.table}"), csv_step()),
                oml(extract_step(table="${params.table}"), csv_step(), params={"table": {"default": "customers"}}), {}),
+    "OML319": (oml(extract_step(incremental={"cursor": "id"}, limit=10), csv_step()),
+               oml(extract_step(incremental={"cursor": "id"}), csv_step()), {}),
     "OML401": (oml(extract_step(), csv_step(needs=["extract-customer"])), GOOD, {}),
     "OML402": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["b"]),
                    step("b", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),

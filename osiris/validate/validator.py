@@ -10,6 +10,7 @@ from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
 from osiris.validate.checks import check_step_checks
+from osiris.validate.incremental import check_incremental
 from osiris.errors import where_raised
 from osiris.validate.codes import CODES
 from osiris.validate.connections import Connections
@@ -98,6 +99,7 @@ class Validator:
                 named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
                 check_sql(steps, named, self.registry, self.catalogs, findings, text)
                 check_step_checks(steps, findings, base)
+                check_incremental(steps, findings, base)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
