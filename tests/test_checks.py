@@ -172,3 +172,22 @@ def test_columns_a_step_lacks_are_oml406_where_the_pipeline_tells():
                      .replace("config: {path: p.csv}", "config: {query: \"SELECT 1 AS id, 'a' AS email\"}\n    needs: []")
                      + "    checks: [{not_null: [emial]}, {unique: [id]}]\n")
     assert found == [("OML406", "/steps/0/checks/0/not_null", "column 'emial' is not a column of step 'read'")]
+
+
+def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path: Path):
+    from osiris.sample.dry_run import SampleOptions, sample_run
+
+    class Quiet:
+        def step_started(self, step: Any) -> None: ...
+        def step_progress(self, step: Any, rows: int) -> None: ...
+        def step_finished(self, step: Any) -> None: ...
+
+    (tmp_path / "people.csv").write_text(PEOPLE)
+    pipeline = {"oml_version": "0.1.0", "name": "checked",
+                "steps": [checked([{"unique": ["id"]}]), csv_step("write", "write", "out.csv")]}
+    verdict = sample_run(pipeline, SampleOptions(rows=10, connections={}, env={}, base_dir=tmp_path), Quiet())
+    assert verdict.status == "failed"
+    assert [(i.code, i.message) for i in verdict.errors] == [
+        ("OML537", "step 'read-people' failed on sample rows: check failed: unique(id): 2 of 4 rows share their key "
+                   "with another row")]
+    assert not (tmp_path / "out.csv").exists()
