@@ -89,7 +89,8 @@ def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: 
     Extractors that name a `table` instead are checked against the catalog too."""
     check_table_fields(steps, sound, registry, catalogs, findings)
     fields = [f for index in sound for f in _fields_of(index, steps[index], registry)]
-    if not fields:
+    if not fields and not any(isinstance(s, dict) and ("checks" in s or "incremental" in (s.get("config") or {}))
+                              for s in steps):
         return
     locator = ValueLocator(text or "", getattr(findings.positions, "line_offset", 0))
     _SqlChecks(steps, registry, catalogs, findings, locator).run(fields)
