@@ -191,3 +191,11 @@ def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path
         ("OML537", "step 'read-people' failed on sample rows: check failed: unique(id): 2 of 4 rows share their key "
                    "with another row")]
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_the_spark_engine_refuses_checks_and_incremental_reads():
+    from osiris.run.spark.transpile import spark_issues
+
+    pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]}]}
+    assert [(i.code, i.path) for i in spark_issues(pipeline)] == [
+        ("OML414", "/steps/0/config/incremental"), ("OML414", "/steps/0/checks")]
