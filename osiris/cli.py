@@ -39,6 +39,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("mcp", "a Model Context Protocol server over stdio for AI assistants; --allow-run"),
     Command("components", "the component registry: list, show NAME, validate"),
     Command("sessions", "the audit trail: list, show ID, attempts ID, events ID"),
+    Command("state", "incremental reads' state of a pipeline: show PIPELINE, reset PIPELINE"),
     Command("config", "effective settings with their sources: show"),
     Command("init", "write .osiris.yaml and the components/ layout where missing"),
     Command("auth", "an LLM API key in the system keyring: login, status, logout [--provider openai]"),

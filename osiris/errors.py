@@ -17,6 +17,7 @@ class ExitCode(IntEnum):
     LLM_UNAVAILABLE = 4  # LLM service unavailable after its retries
     INTERNAL = 5
     RUN_FAILED = 6  # a pipeline run failed at run time (`osiris run`)
+    BUSY = 7  # another run of the same pipeline is running (`osiris run`, docs/run-again.md)
     INTERRUPTED = 130
 
 

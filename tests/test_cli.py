@@ -12,8 +12,8 @@ from osiris.cli import COMMANDS
 from tests.inprocess import run_inprocess
 from tests.support import clean_env, run_osiris
 
-SPEC_COMMANDS = ["chat", "generate", "validate", "run", "discover", "mcp", "components", "sessions", "config", "init",
-                 "auth"]
+SPEC_COMMANDS = ["chat", "generate", "validate", "run", "discover", "mcp", "components", "sessions", "state", "config",
+                 "init", "auth"]
 
 
 def test_help_lists_every_command(tmp_path: Path) -> None:

@@ -176,3 +176,14 @@ def test_without_a_settings_file_the_server_does_not_start(tmp_path: Path) -> No
 def test_help_names_allow_run(tmp_path: Path) -> None:
     done = run_inprocess("mcp", "--help", cwd=tmp_path)
     assert done.returncode == 0 and "--allow-run" in done.stdout
+
+
+def test_run_sample_counts_the_checks_and_names_a_failure(tmp_path: Path, connect) -> None:
+    root = make_project(tmp_path / "p")
+    checked = PIPELINE.replace("      path: people.csv\n", "      path: people.csv\n    checks: [{row_count: {max: 0}}]\n")
+    done = connect(root).call("run_sample", {"oml": checked, "rows": 1}).data
+    assert done["status"] == "failed"
+    [problem] = done["problems"]
+    assert (problem["step"], problem["code"], problem["message"]) == (
+        "read-people", "OML537", "check failed: row_count: 1 row, at most 0 expected")
+    assert [s["status"] for s in done["steps"]] == ["failed", "skipped"]

@@ -473,3 +473,19 @@ def test_an_extractor_table_and_columns_are_checked_against_the_catalog(tmp_path
          "did you mean 'orders'? tables: customers, orders; if ordres was created after the last discovery, run "
          "osiris discover @mysql.default ordres"),
     ]
+
+
+def test_a_cursor_or_check_column_the_catalog_does_not_know_is_oml406(tmp_path):
+    issues = check(HEAD + """\
+      - id: extract
+        component: mysql.extractor
+        mode: read
+        config:
+          connection: "@mysql.default"
+          table: customers
+          incremental: {cursor: updated_at}
+        checks: [{not_null: [emial]}, {unique: [id]}]
+    """, catalogs(tmp_path))
+    assert [(code, message, hint) for code, _, _, _, message, hint in issues] == [
+        ("OML406", "column 'updated_at' is not a column of step 'extract'", "columns: id, email, active"),
+        ("OML406", "column 'emial' is not a column of step 'extract'", "did you mean 'email'? columns: id, email, active")]

@@ -62,12 +62,12 @@ def test_two_postgres_replace_runs_at_once_leave_one_runs_rows(proj: RunProject,
                      "$$ BEGIN PERFORM pg_advisory_lock(4242); PERFORM pg_advisory_unlock(4242); RETURN NULL; END $$")
         gate.execute("CREATE TRIGGER cc_gate BEFORE INSERT ON cc_target FOR EACH STATEMENT EXECUTE FUNCTION cc_gate()")
         gate.execute("SELECT pg_advisory_lock(4242)")
-        path = proj.pipeline([csv_step("read", "read", "rows.csv"),
-                              pg_step("write", "write", table="cc_target", write_mode="replace")])
+        steps = [csv_step("read", "read", "rows.csv"), pg_step("write", "write", table="cc_target", write_mode="replace")]
+        path, other = proj.pipeline(steps), proj.pipeline(steps, name="test-run-2")  # one run of a pipeline at a time
         waiting = "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'osiris' AND wait_event_type = 'Lock'"
         first = start(proj, path)
         wait_for(lambda: gate.execute(waiting).fetchone() == (1,), [first], "the first run waits at the gate")
-        second = start(proj, path)
+        second = start(proj, other)
         wait_for(lambda: gate.execute(waiting).fetchone() == (2,), [first, second], "the second run waits too")
         gate.execute("SELECT pg_advisory_unlock(4242)")
         outcomes = finish([first, second])
@@ -84,8 +84,8 @@ def test_two_mariadb_replace_runs_at_once_leave_one_runs_rows(proj: RunProject, 
         cursor.execute("CREATE TRIGGER cc_gate BEFORE INSERT ON cc_target FOR EACH ROW "
                        "SET @gate = GET_LOCK('cc-gate', 100) + RELEASE_LOCK('cc-gate')")
         cursor.execute("SELECT GET_LOCK('cc-gate', 10)")
-        path = proj.pipeline([csv_step("read", "read", "rows.csv"),
-                              mysql_step("write", "write", table="cc_target", mode="replace")])
+        steps = [csv_step("read", "read", "rows.csv"), mysql_step("write", "write", table="cc_target", mode="replace")]
+        path, other = proj.pipeline(steps), proj.pipeline(steps, name="test-run-2")  # one run of a pipeline at a time
 
         def waiting() -> int:
             cursor.execute("SELECT count(*) FROM information_schema.PROCESSLIST WHERE STATE = 'User lock'")
@@ -93,7 +93,7 @@ def test_two_mariadb_replace_runs_at_once_leave_one_runs_rows(proj: RunProject, 
 
         first = start(proj, path)
         wait_for(lambda: waiting() == 1, [first], "the first run waits at the gate")
-        second = start(proj, path)
+        second = start(proj, other)
         wait_for(lambda: waiting() == 2, [first, second], "the second run waits too")
         cursor.execute("SELECT RELEASE_LOCK('cc-gate')")
         outcomes = finish([first, second])

@@ -101,3 +101,31 @@ def require_sessions_dir(effective: EffectiveSettings) -> None:
         raise SettingsError(
             f"sessions.dir = {value} (from {effective.source('sessions.dir')}): {problem}"
         )
+
+
+def add_param_option(parser: argparse.ArgumentParser) -> None:
+    """`--param name=value` (repeatable): a pipeline parameter, before OSIRIS_PARAM_<NAME> and the
+    pipeline's default (docs/run-again.md)."""
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE", dest="params",
+                        help="set the pipeline parameter NAME (repeatable); before OSIRIS_PARAM_<NAME> and its default")
+
+
+def given_params(args: argparse.Namespace) -> dict[str, str]:
+    """The `--param` flags as a mapping; a flag without `name=` is a usage error."""
+    from osiris.oml.params import parse_given
+
+    try:
+        return parse_given(getattr(args, "params", None))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def check_params_known(given: dict[str, str], known: set[str]) -> None:
+    """A `--param` the pipeline neither declares nor uses is a usage error (most likely a typo)."""
+    from osiris.suggest import did_you_mean
+
+    for name in given:
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            raise UsageError(f"--param {name}: the pipeline has no parameter '{name}' (its parameters: {listed})"
+                             f"{did_you_mean(name, sorted(known))}")

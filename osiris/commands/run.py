@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from osiris.commands.options import add_param_option, check_params_known, given_params
 from osiris.errors import ExitCode, RunFailedError, RunInternalError
 
 if TYPE_CHECKING:
@@ -26,9 +27,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=_positive, metavar="N",
                         help="run on N rows a source and keep nothing: writes are proven, then undone")
     parser.add_argument("--json", action="store_true", help="print the run's result as JSON on stdout")
+    add_param_option(parser)
+    parser.add_argument("--full-refresh", action="store_true",
+                        help="incremental reads read from their initial value again (every row without one); "
+                             "the state then moves on as after any run")
+    parser.add_argument("--wait", action="store_true",
+                        help="if this pipeline is already running here, wait for that run to end (default: exit 7)")
     parser.add_argument("--engine", choices=["duckdb", "spark"],
                         help="where the steps run (run.engine; default duckdb): spark runs the same plan on "
                              "Apache Spark at run.spark.master")
+
+
+UNSET_PARAM = "OML318"
 
 
 def _positive(text: str) -> int:
@@ -56,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
     validator = load_validator(effective)
     raw = _read(args.pipeline)
     text = raw.decode("utf-8-sig", errors="replace")
-    report = validator.validate(text)
+    given = given_params(args)
+    report = validator.validate(text, params=given)
+    if report.pipeline is not None:
+        check_params_known(given, set(report.params))
     if on_spark and report.valid and report.pipeline is not None:
         from osiris.run.spark.transpile import spark_report
 
@@ -67,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.pipeline}: invalid: fix it before running (osiris validate {args.pipeline})", file=sys.stderr)
         if args.json:
             print(json.dumps(_invalid_as_json(args, report), indent=2, default=str))
+        if any(issue.code == UNSET_PARAM for issue in report.errors):
+            return ExitCode.USAGE  # a parameter the command line must give (docs/run-again.md)
         return ExitCode.INVALID
     return _run_valid(args, effective, validator, report, hashlib.sha256(raw).hexdigest())
 
@@ -84,7 +99,9 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         recorded = run_recorded(effective, validator.registry, redactor, report.pipeline or {},
                                 pipeline_path=args.pipeline, pipeline_sha256=sha256, sample=args.sample,
                                 listener=display, step_configs=report.step_configs,
-                                engine=effective.settings.run.engine)
+                                engine=effective.settings.run.engine, params=report.params, wait=args.wait,
+                                full_refresh=args.full_refresh,
+                                waiting=lambda line: print(f"osiris: {line}", file=sys.stderr, flush=True))
     finally:
         display.close()
     result = recorded.result

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from osiris.commands.file_words import for_a_file
+from osiris.commands.options import add_param_option, check_params_known, given_params
 from osiris.errors import ExitCode, UsageError
 from osiris.explain import located
 from osiris.extract import MAX_CHARS
@@ -47,6 +48,7 @@ class UnreadableFile(UsageError):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="OML files to validate; '-' reads standard input")
     parser.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
+    add_param_option(parser)
     rewrite = parser.add_mutually_exclusive_group()
     rewrite.add_argument("--fix", action="store_true",
                          help="write the canonical form back (aliases renamed, values typed, enum case fixed)")
@@ -66,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"osiris: warning: component spec skipped: {problem}", file=sys.stderr)
     if args.fix and STDIN in args.files:
         raise UsageError("--fix cannot write to standard input; use --diff to see the canonical form")
-    results = [_result(validator, name) for name in args.files]
+    given = given_params(args)
+    results = [_result(validator, name, given) for name in args.files]
+    if given and any(r.report.pipeline is not None for r in results):
+        check_params_known(given, {name for r in results for name in r.report.params})
     if args.fix or args.diff:
         _rewrite(results, write=args.fix, out=sys.stderr if args.json else sys.stdout)  # JSON keeps stdout
     for result in results:  # a secret the file holds inline is masked wherever a message repeats it
@@ -80,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
     return max(result.exit_code for result in results)  # the worst: 2 unreadable > 1 invalid > 0
 
 
-def _result(validator: Validator, name: str) -> FileResult:
+def _result(validator: Validator, name: str, params: dict[str, str] | None = None) -> FileResult:
     try:
-        result = _validate_file(validator, name)
+        result = _validate_file(validator, name, params or {})
     except UnreadableFile as error:
         return FileResult(_display_name(name), ValidationReport(), error=str(error))
     result.report.issues = [for_a_file(issue) for issue in result.report.issues]
@@ -93,14 +98,14 @@ def _display_name(name: str) -> str:
     return "<stdin>" if name == STDIN else name
 
 
-def _validate_file(validator: Validator, name: str) -> FileResult:
+def _validate_file(validator: Validator, name: str, params: dict[str, str]) -> FileResult:
     data = _read(name)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         return FileResult(_display_name(name), _single_issue(
             "OML101", f"the file is not UTF-8 text (byte {error.start})", "save the pipeline as UTF-8 YAML text"))
-    return FileResult(_display_name(name), validator.validate(text), text=text,
+    return FileResult(_display_name(name), validator.validate(text, params=params), text=text,
                       bom=data.startswith(b"\xef\xbb\xbf"))
 
 

@@ -31,6 +31,7 @@ OML rules:
 - Data between steps: in a duckdb.processor query, the rows of each step in needs are the table
   df_<that step's id with every character other than a-z, A-Z, 0-9 replaced by _> (needs:
   [extract-orders] -> df_extract_orders); when there is exactly one, input_df names it too.
+- "no email may be empty" -> step key checks: [{not_null: [email]}]
 - A component supports only the modes listed for it. read = extract, write = write,
   transform = transform.
 - config holds only the fields the component lists, with the right types, bounds and enum values.

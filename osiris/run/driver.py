@@ -74,6 +74,8 @@ class StepContext:
     # A writer's rows already in a table of the target database (the Spark engine stages them there,
     # docs/spark.md): the writer moves them from it; `con`'s input table then only gives the columns.
     staged_table: str | None = None
+    # An incremental read (osiris.oml.incremental): (cursor column, value) to read after; None: every row.
+    read_after: tuple[str, Any] | None = None
 
 
 @dataclass

@@ -27,11 +27,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from osiris.errors import where_raised
 from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
+from osiris.oml.incremental import incremental_of
+from osiris.run.checks import CHECK_FAILED, checked_first, run_checks
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
+from osiris.run.incremental import highest
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.interrupts import Interrupts
-from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted
+from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted, unknown_column_problem
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
@@ -58,6 +61,9 @@ class RunOptions:
     boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
     redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
 
+    # step id -> (cursor column, value) for an incremental read (osiris.oml.incremental); none: every row
+    read_after: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+
     @property
     def trust(self) -> Boundary:
         return self.boundary or Boundary(self.base_dir)
@@ -79,6 +85,7 @@ class StepResult:
     skipped_because: str | None = None
     preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
+    watermark: Any = None  # an incremental read's highest cursor value read (None: no row)
 
 
 @dataclass
@@ -106,16 +113,19 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     steps = {str(step["id"]): step for step in pipeline["steps"]}
     dependencies = dependencies_of(pipeline["steps"])
     results = {step_id: _pending(step) for step_id, step in steps.items()}
-    copies = plain_copies(pipeline["steps"], dependencies, options.sample)
+    copies = {reader: writer for reader, writer in plain_copies(pipeline["steps"], dependencies, options.sample).items()
+              if not steps[reader].get("checks") and reader not in options.read_after
+              and incremental_of(steps[reader].get("config") or {}) is None}  # rows counted, cursor read in the engine
     stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
     con: Any = _Engine(scratch)  # DuckDB starts when a step first uses it
+    halted: list[str] = []  # the step whose error-level check failed (osiris.run.checks)
     try:
-        for step_id in run_order(pipeline["steps"]):
+        for step_id in checked_first(pipeline["steps"], run_order(pipeline["steps"]), dependencies):
             result = results[step_id]
             if result.status != "pending":
                 continue  # its reader already did it, on a direct route
-            blocked = [n for n in dependencies[step_id] if results[n].status != "ok"]
+            blocked = [n for n in dependencies[step_id] if results[n].status != "ok"] + halted
             if blocked:
                 result.status, result.skipped_because = "skipped", blocked[0]
                 listener.step_finished(result)
@@ -126,6 +136,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
                 continue
             _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop,
                       announce=not writer)
+            if result.problem is not None and result.problem.code == CHECK_FAILED:
+                halted = [step_id]  # the rows are wrong: nothing after this step runs, no writer commits
     except KeyboardInterrupt:
         return RunResult(list(results.values()), interrupted=True)
     finally:
@@ -178,6 +190,19 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
         _prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         _finish(result, outcome, con, ctx, options)
+        if step.get("checks") and _has_table(con, ctx.output_table):
+            failed, warnings = run_checks(con, ctx.output_table, step, result.rows_out, options.sample)
+            result.warnings += warnings
+            if failed is not None:
+                result.status, result.problem = "failed", failed
+        following = incremental_of(step.get("config") or {})
+        if following is not None and result.status == "ok" and _has_table(con, ctx.output_table):
+            names = [name for name, _ in result.columns]
+            if following.cursor in names:
+                result.watermark = highest(con, ctx.output_table, following.cursor)
+            else:  # the first run, unfiltered, still needs the cursor to move on from
+                result.status, result.problem = "failed", unknown_column_problem(
+                    following.cursor, names, "the step's rows (its incremental cursor)")
     except KeyboardInterrupt:
         _interrupted(result, started, listener)
         raise
@@ -214,7 +239,8 @@ def _context(step: Mapping[str, Any], inputs: list[str], result: StepResult, con
         input_tables=input_tables(step, inputs), sample=options.sample, work_dir=scratch,
         progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
         scratch_dir=scratch, sample_dir=options.sample_dir,
-        files=options.trust.step_files(own, resolved.connection)), secrets
+        files=options.trust.step_files(own, resolved.connection),
+        read_after=options.read_after.get(result.step_id)), secrets
 
 
 def _run_copy(reader_step: Mapping[str, Any], writer_step: Mapping[str, Any], reader: StepResult,

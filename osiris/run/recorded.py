@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from osiris.oml.config import StepConfig
     from osiris.registry import Registry
@@ -39,33 +39,70 @@ class RecordedRun:
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
-                 engine: str = "duckdb") -> RecordedRun:
+                 engine: str = "duckdb", params: Mapping[str, Any] | None = None, wait: bool = False,
+                 waiting: Callable[[str], None] = lambda line: None, full_refresh: bool = False) -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
     `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
     in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
-    at `run.spark.master` (docs/spark.md)."""
+    at `run.spark.master` (docs/spark.md). `params`, the report's `{name: {value, source}}`, are
+    recorded in the trail (`run_start`, run.json): parameters are not secrets (docs/run-again.md).
+    A full run (not `sample`) holds the pipeline's lock (osiris.run.lock): another run of it raises
+    PipelineBusy, or with `wait` is waited for (`waiting` gets the line that says so). Incremental
+    reads start where the pipeline's state says (`full_refresh`: from their `initial`), and the state
+    advances only after a full run that succeeded (osiris.run.incremental)."""
+    from contextlib import nullcontext
+
+    from osiris.run.lock import pipeline_lock
+
+    name = str(pipeline.get("name") or "")
+    lock: Any = (pipeline_lock(effective.project_root, name or Path(pipeline_path).stem, wait=wait, waiting=waiting)
+                 if sample is None else nullcontext())
+    with lock as held:
+        return _run_recorded(effective, registry, redactor, pipeline, pipeline_path=pipeline_path,
+                             pipeline_sha256=pipeline_sha256, sample=sample, listener=listener,
+                             step_configs=step_configs, engine=engine, params=params, full_refresh=full_refresh,
+                             note=held.note if held is not None else lambda session: None)
+
+
+def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
+                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
+                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None, engine: str,
+                  params: Mapping[str, Any] | None, full_refresh: bool, note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
     from osiris.session import Session
     from osiris.trust.boundary import Boundary
 
+    from osiris.errors import UsageError
+    from osiris.oml.incremental import load_state, save_state, state_path
+    from osiris.run.incremental import advanced, starts
+
+    kept = state_path(effective.project_root, str(pipeline.get("name") or Path(pipeline_path).stem))
+    try:
+        state = load_state(kept)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    read_after = starts(pipeline, state, full_refresh)
     root = effective.resolve_path(effective.settings.sessions.dir)
     session = Session.create(root, provider="none", model="none", redactor=redactor,
                              settings=effective.to_dict(), command="run")
+    note(session.id)
     trail = RunTrail(session, pipeline_path=pipeline_path, sample=sample,
                      save_samples=effective.settings.sessions.save_samples,
-                     pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
+                     pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256,
+                     params=dict(params or {}))
     keep = sample is not None and effective.settings.sessions.save_samples  # sample CSV output, in the session
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=sample, sample_dir=session.path / "artifacts" if keep else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {},
-        boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data)
+        boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
+        read_after=read_after)
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark
@@ -73,6 +110,10 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
         result = run_on_spark(pipeline, options, effective.settings.run.spark, Listeners(trail, listener))
     else:
         result = run_pipeline(pipeline, options, Listeners(trail, listener))
+    if result.ok and sample is None and engine != "spark":  # every writer committed: the state moves on
+        after = advanced(pipeline, state, read_after, result)
+        if after != state:
+            save_state(kept, after)
     return RecordedRun(session, trail.finish(result), result, trail)
 
 

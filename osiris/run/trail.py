@@ -22,17 +22,20 @@ class RunTrail:
     """A RunListener that records each step in the session as it happens."""
 
     def __init__(self, session: Session, *, pipeline_path: str, sample: int | None, save_samples: bool,
-                 pipeline_name: str | None = None, pipeline_sha256: str | None = None) -> None:
+                 pipeline_name: str | None = None, pipeline_sha256: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
         self.session = session
         self.sample = sample
         self.save_samples = save_samples
         self.pipeline_path = pipeline_path
         self.pipeline_name = pipeline_name
         self.pipeline_sha256 = pipeline_sha256
+        self.params = params or {}  # name -> {value, source}; not secrets (docs/run-again.md)
 
     def start(self, steps: int) -> None:
         self.session.emit(events.RunStart(pipeline=self.pipeline_path, pipeline_name=self.pipeline_name,
-                                          pipeline_sha256=self.pipeline_sha256, steps=steps, sample=self.sample))
+                                          pipeline_sha256=self.pipeline_sha256, steps=steps, sample=self.sample,
+                                          params=self.params or events.OMITTED))
 
     def step_started(self, step: StepResult) -> None:
         self.session.emit(events.StepStart(step_id=step.step_id, component=step.component, mode=step.mode))
@@ -63,7 +66,7 @@ class RunTrail:
         name = SAMPLE_RUN_FILE if self.sample is not None else RUN_FILE
         self.session.write_json(f"artifacts/{name}", {
             "pipeline": self.pipeline_path, "pipeline_name": self.pipeline_name,
-            "pipeline_sha256": self.pipeline_sha256, "sample": self.sample, "status": status,
+            "pipeline_sha256": self.pipeline_sha256, "params": self.params, "sample": self.sample, "status": status,
             "steps": [self._step_record(step) for step in result.steps]})
         self.session.emit(run_end(status, result.steps, self.sample))
         self.session.finish(status)

@@ -267,6 +267,7 @@ class RunStart(Event):
     pipeline_sha256: str | None  # of the file's bytes: what `sha256sum` prints
     steps: int
     sample: int | None
+    params: dict[str, Any] = OMITTED  # name -> {value, source}: parameters are not secrets (docs/run-again.md)
 
 
 class StepStart(Event):

@@ -36,6 +36,8 @@ CODES: dict[str, Code] = {
     "OML213": Code(2, "error", "schedule not a 5-field cron expression"),
     "OML214": Code(2, "error", "step id not a plain name"),
     "OML215": Code(2, "error", "two step ids name the same table"),
+    "OML216": Code(2, "error", "malformed params"),
+    "OML217": Code(2, "error", "malformed checks"),
     "OML301": Code(3, "error", "unknown component"),
     "OML302": Code(3, "error", "mode not supported by component"),
     "OML303": Code(3, "error", "required config field missing"),
@@ -53,6 +55,8 @@ CODES: dict[str, Code] = {
     "OML315": Code(3, "warning", "value coerced"),
     "OML316": Code(3, "error", "reference in a step"),
     "OML317": Code(3, "error", "path outside the project"),
+    "OML318": Code(3, "error", "parameter has no value"),
+    "OML319": Code(3, "error", "incremental read with a limit"),
     "OML401": Code(4, "error", "unknown dependency"),
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),
@@ -92,4 +96,6 @@ CODES: dict[str, Code] = {
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
     "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)
+    "OML537": Code(5, "error", "check on data failed"),
+    "OML538": Code(5, "warning", "check on data failed (level: warning)"),
 }

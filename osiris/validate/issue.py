@@ -43,6 +43,7 @@ class ValidationReport:
     source_text: str | None = None  # the YAML exactly as cut from the input
     coerced: list[Issue] = field(default_factory=list)  # the OML315 coercions written into oml_text
     step_configs: dict[str, StepConfig] = field(default_factory=dict)  # step id -> its effective config
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {value, source} (docs/run-again.md)
 
     @property
     def normalised(self) -> bool:

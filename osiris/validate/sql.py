@@ -89,7 +89,8 @@ def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: 
     Extractors that name a `table` instead are checked against the catalog too."""
     check_table_fields(steps, sound, registry, catalogs, findings)
     fields = [f for index in sound for f in _fields_of(index, steps[index], registry)]
-    if not fields:
+    if not fields and not any(isinstance(s, dict) and ("checks" in s or "incremental" in (s.get("config") or {}))
+                              for s in steps):
         return
     locator = ValueLocator(text or "", getattr(findings.positions, "line_offset", 0))
     _SqlChecks(steps, registry, catalogs, findings, locator).run(fields)
@@ -132,6 +133,34 @@ class _SqlChecks:
                     self._check_processor(item)
             else:
                 self._check_against_catalog(item)
+        for index, step in enumerate(self.steps):
+            if isinstance(step, dict):
+                self._check_named_columns(index, step)
+
+    def _check_named_columns(self, index: int, step: dict[str, Any]) -> None:
+        """OML406 for a column a step's checks or incremental cursor name that its rows, as far as
+        the pipeline or a catalog tells, do not have (docs/run-again.md)."""
+        from osiris.oml.checks import read_checks
+        from osiris.oml.incremental import incremental_of
+
+        named = [(join("/steps", index, "checks", c.index, c.kind), column)
+                 for c in read_checks(step.get("checks"))[0] for column in c.columns]
+        config = step.get("config")
+        following = incremental_of(config) if isinstance(config, dict) else None
+        if following is not None:
+            named.append((join("/steps", index, "config", "incremental", "cursor"), following.cursor))
+        known = self._columns_of(index) if named else None
+        if known is None or known.columns is None:
+            return
+        lower = {c.lower() for c in known.columns}
+        for path, column in named:
+            if column.lower() in lower:
+                continue
+            match = closest(column, known.columns)
+            stale = f"; {known.stale}, so this may have changed" if known.stale else ""
+            self.findings.add("OML406", path, f"column '{column}' is not a column of step '{step_label(step, index)}'"
+                              f"{stale}", (f"did you mean '{match}'? " if match else "") + f"columns: "
+                              f"{listing(known.columns)}", value=column, severity="warning" if known.stale else None)
 
     def _add_at(self, code: str, item: SqlField, offset: int, message: str, hint: str,
                 severity: str | None = None) -> None:

@@ -15,9 +15,9 @@ from osiris.validate.schedule import check_schedule
 
 OML_VERSION = "0.1.0"
 REQUIRED_KEYS = ("oml_version", "name", "steps")
-OPTIONAL_KEYS = ("description", "metadata", "schedule")
+OPTIONAL_KEYS = ("description", "metadata", "schedule", "params")
 STEP_REQUIRED = ("id", "component", "mode")
-STEP_OPTIONAL = ("config", "needs", "inputs", "description", "name")
+STEP_OPTIONAL = ("config", "needs", "inputs", "description", "name", "checks")
 OML_MODES = ("read", "write", "transform")
 # Legacy top-level key -> (the OML key it stands for, or None, and how to fix it).
 LEGACY_KEYS: dict[str, tuple[str | None, str]] = {

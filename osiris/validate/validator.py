@@ -9,12 +9,15 @@ from osiris.oml.config import StepConfig
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
+from osiris.validate.checks import check_step_checks
+from osiris.validate.incremental import check_incremental
 from osiris.errors import where_raised
 from osiris.validate.codes import CODES
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
+from osiris.validate.params import apply_params
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
 from osiris.validate.runnable import check_runnable
 from osiris.validate.secrets_inline import check_free_form_secrets
@@ -34,19 +37,22 @@ class Validator:
     """Checks OML against a registry, the configured connections and the user's rules. Reusable."""
 
     def __init__(self, registry: Registry, connections: Connections | None = None,
-                 rules: list[CompiledRule] | None = None, catalogs: Catalogs | None = None) -> None:
+                 rules: list[CompiledRule] | None = None, catalogs: Catalogs | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
         self.registry = registry
+        self.env: Mapping[str, str] = env or {}  # where OSIRIS_PARAM_<NAME> is read (docs/run-again.md)
         self.catalogs = catalogs  # schema catalogs for the SQL checks (OML406); None: none
         self.connections: Connections = connections or {}
         self.rules = rules or []
 
-    def validate(self, text: str, *, truncated: bool = False) -> ValidationReport:
+    def validate(self, text: str, *, truncated: bool = False, params: Mapping[str, str] | None = None) -> ValidationReport:
         """Validate raw LLM output or a file's contents. Never raises on any input: a check that
-        fails unexpectedly ends the run with what was found so far plus one issue saying so."""
+        fails unexpectedly ends the run with what was found so far plus one issue saying so.
+        `params` are the `--param name=value` flags; they come before `OSIRIS_PARAM_<NAME>` and defaults."""
         findings = Findings()
         report = ValidationReport()
         try:
-            self._validate(text if isinstance(text, str) else str(text), truncated, findings, report)
+            self._validate(text if isinstance(text, str) else str(text), truncated, findings, report, params or {})
         except RecursionError:
             _stopped(report, findings, "OML105", "the pipeline is too deeply nested to check",
                      "flatten the document; an OML pipeline needs only a few levels")
@@ -56,7 +62,8 @@ class Validator:
                      "a pipeline that was not checked to the end is never accepted")
         return report
 
-    def _validate(self, text: str, truncated: bool, findings: Findings, report: ValidationReport) -> None:
+    def _validate(self, text: str, truncated: bool, findings: Findings, report: ValidationReport,
+                  params: Mapping[str, str]) -> None:
         parsed = parse_answer(text, truncated, findings)
         report.oml_text = report.source_text = parsed.text
         if not parsed.ok:
@@ -65,6 +72,10 @@ class Validator:
         text = parsed.text or ""  # a parsed answer always has its text
         document = parsed.document  # freshly built for this run: safe to coerce in place
         check_structure(document, findings)
+        written: set[str] = set()  # config values a parameter gave: never coerced into the text
+        if isinstance(document, dict):
+            resolved, written = apply_params(document, params, self.env, findings)
+            report.params = resolved.record()
         check_free_form_secrets(document, findings)
         edits: list[Edit] = []
         if isinstance(document, dict):
@@ -87,10 +98,15 @@ class Validator:
                 check_runnable(steps, findings, base)
                 named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
                 check_sql(steps, named, self.registry, self.catalogs, findings, text)
+                check_step_checks(steps, findings, base)
+                check_incremental(steps, findings, base)
             if not any(i.is_error and i.tier == 2 for i in findings.issues):
                 check_rules(self.rules, document, findings)
             report.pipeline = document
         findings.note_dropped()
+        if written:  # the text keeps `${params.name}`: a coercion of the value is the run's, not the text's
+            findings.issues = [i for i in findings.issues if not (i.code == COERCED and i.path in written)]
+            edits = [e for e in edits if e.pointer not in written]
         report.issues = _ordered(findings.issues)
         report.oml_text = canonical_text(text, edits)
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
@@ -132,4 +148,5 @@ def load_validator(effective: EffectiveSettings) -> Validator:
     from osiris.catalog import Catalogs
 
     catalogs = Catalogs(effective.project_root, settings.catalog.max_age_days)
-    return Validator(registry, connections, compile_rules(list(settings.validation.rules)), catalogs)
+    return Validator(registry, connections, compile_rules(list(settings.validation.rules)), catalogs,
+                     env=effective.env)

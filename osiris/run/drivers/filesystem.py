@@ -24,7 +24,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import inputs_problem, masked, memory_problem
+from osiris.run.problems import inputs_problem, masked, memory_problem, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -71,7 +71,9 @@ class FilesystemDriver:
         typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
         try:
             read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                         lambda types: _read_options(config, types), limit, typed)
+                         lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
+            if ctx.read_after is not None:
+                _keep_after(ctx, *ctx.read_after, limit)
         except duckdb.OutOfMemoryException:
             raise memory_problem() from None
         except duckdb.Error as error:
@@ -115,6 +117,17 @@ def csv_output(ctx: StepContext, files: Files | None = None, target: Path | None
         _keep(finished, target, ctx)
     finally:
         finished.unlink(missing_ok=True)
+
+
+def _keep_after(ctx: StepContext, cursor: str, value: Any, limit: str) -> None:
+    """An incremental read (docs/run-again.md): keep the rows whose cursor is greater than `value`,
+    a bound parameter, then the row limit. A cursor the file lacks is OML502 naming its columns."""
+    table = quote_ident(ctx.output_table)
+    columns = [str(row[0]) for row in ctx.con.execute(f"DESCRIBE {table}").fetchall()]
+    if cursor not in columns:
+        raise unknown_column_problem(cursor, columns, str(ctx.config.get("path")))
+    ctx.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {table} WHERE {quote_ident(cursor)} > ?{limit}",
+                    [value])
 
 
 def csv_target(ctx: StepContext, files: Files | None = None) -> Path:

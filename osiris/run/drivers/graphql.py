@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from osiris.oml.incremental import with_request_value
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import HttpClient, safe_url
@@ -26,7 +27,7 @@ MAX_ERRORS_SHOWN = 3
 
 class GraphQLDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
+        config = with_request_value(ctx.config, "variables", ctx.read_after)  # an incremental read (docs/run-again.md)
         flat = bool(config.get("flatten_result", True))
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
             read_pages(_pages(client, config), ctx, spool)

@@ -121,12 +121,12 @@ class MySQLDialect(SqlDialect):
             return query
         return f"{query} LIMIT 18446744073709551615 OFFSET {int(config['offset'])}"
 
-    def read(self, ctx: StepContext, conn: Any, query: str) -> int:
+    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
         import pymysql.cursors
 
         batch_size = int(ctx.config.get("batch_size", 10_000))
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
-            cursor.execute(query)
+            cursor.execute(query, params or None)
             typed = ReadColumns(cursor._result.fields)  # PyMySQL's field packets: flags and charset too
             spool = CsvSpool(ctx.con, ctx.output_table, typed.columns, spool_path(ctx), batch_size, ctx.progress)
             try:

@@ -104,14 +104,14 @@ class PostgresDialect(SqlDialect):
     def quote(self, name: str) -> str:
         return quote_ident(name)
 
-    def read(self, ctx: StepContext, conn: Any, query: str) -> int:
+    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
         with conn.cursor() as cursor:
-            cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0")
+            cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
             columns = [engine_column(c) for c in cursor.description or []]
             spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
                              int(ctx.config.get("batch_size", 10_000)), ctx.progress)
             try:
-                with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)") as copy:
+                with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)", params or None) as copy:
                     spool.add_lines(copied_rows(copy, conn))
             finally:
                 rows = spool.close()

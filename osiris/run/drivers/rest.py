@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from osiris.oml.incremental import with_request_value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
@@ -37,7 +38,7 @@ def rest_client(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClie
 
 class RestDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
-        config = ctx.config
+        config = with_request_value(ctx.config, "params", ctx.read_after)  # an incremental read (docs/run-again.md)
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(_pages(client, config), ctx, spool)
             known = None if spool.count else catalog_columns(config)

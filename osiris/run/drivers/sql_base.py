@@ -127,7 +127,7 @@ class SqlDialect(ABC):
         return f"SELECT {columns} FROM {self.table_name(config)}"
 
     @abstractmethod
-    def read(self, ctx: StepContext, conn: Any, query: str) -> int:
+    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
         """Stream the rows of `query` into `ctx.output_table`; the row count."""
 
     @abstractmethod
@@ -216,12 +216,26 @@ class SqlDriver:
             query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
         return query
 
+    def read_statement(self, ctx: StepContext) -> tuple[str, tuple[Any, ...]]:
+        """The read's SQL and its bound parameters: an incremental read filters its source query in
+        the database, `cursor > %s` with the value bound by the client library, never written into
+        the text (docs/run-again.md); the row limit applies after it."""
+        if ctx.read_after is None:
+            return self.read_query(ctx), ()
+        cursor, value = ctx.read_after
+        source = self.dialect.source_query(ctx.config).replace("%", "%%")  # pyformat: a % of the query is itself
+        query = f"SELECT * FROM ({source}) AS osiris_incremental WHERE {self.dialect.quote(cursor)} > %s"
+        limits = [n for n in (ctx.config.get("limit"), ctx.sample) if n is not None]
+        if limits:
+            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
+        return query, (value,)
+
     def _read(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
-        query = self.read_query(ctx)
+        query, params = self.read_statement(ctx)
         with self.session(config, ctx.secrets) as conn:
             try:
-                rows = self.dialect.read(ctx, conn, query)
+                rows = self.dialect.read(ctx, conn, query, params) if params else self.dialect.read(ctx, conn, query)
             except Exception as error:
                 raise self.problem(error, conn, config, ctx.secrets) from None
         return StepOutcome(rows_in=rows, rows_out=rows)

@@ -1,0 +1,22 @@
+"""An extractor's `incremental` read (docs/run-again.md): OML319 when its step also has a `limit`.
+The next run starts after the highest cursor read, so rows a limit left out would never be read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from osiris.oml.incremental import incremental_of
+from osiris.validate.findings import Findings
+from osiris.validate.pointer import join
+
+
+def check_incremental(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+    for index, step in enumerate(steps):
+        config = step.get("config") if isinstance(step, dict) else None
+        if not isinstance(config, dict) or incremental_of(config) is None or config.get("limit") is None:
+            continue
+        findings.add("OML319", join(base, index, "config", "limit"),
+                     "an incremental read cannot have a limit: the next run starts after the highest value "
+                     "read, so the rows the limit left out would never be read",
+                     "remove limit (to try the pipeline on a few rows, use osiris run --sample N: it keeps no "
+                     "state)", value=config["limit"])
