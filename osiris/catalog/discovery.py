@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import RuntimeProblem, TableInfo
+
+if TYPE_CHECKING:
+    from osiris.secrets.redact import Redactor
 
 
 class DiscoveryFailed(OsirisError):
@@ -32,12 +35,22 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
         raise UsageError(f"'{name}' connections cannot be discovered: {why}")
     config = resolve_connection(connections, env, name, alias)
     driver = family_driver(name)
+    redactor = Redactor(known_values=list(secret_values(config)))
     try:
-        return driver.discover(config, tables)
+        return [masked_table(table, redactor) for table in driver.discover(config, tables)]
     except RuntimeProblem as problem:
-        redactor = Redactor(known_values=list(secret_values(config)))
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
+
+
+def masked_table(table: TableInfo, redactor: Redactor) -> TableInfo:
+    """`table` with every known secret masked in its names as in its details: a server may echo the
+    connection's own token back as a field, table or column name (docs/security.md)."""
+    from osiris.run.driver import ColumnInfo
+
+    return TableInfo(redactor.text(table.name),
+                     [ColumnInfo(redactor.text(c.name), redactor.text(c.type), c.nullable) for c in table.columns],
+                     [redactor.text(key) for key in table.primary_key], redactor.data(table.details))
 
 
 @dataclass

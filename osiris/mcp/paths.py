@@ -23,6 +23,8 @@ class PathRefused(UsageError):
 
 def project_pipeline(root: Path, given: str, settings_file: Path | None = None) -> Path:
     """The file `given` (e.g. "pipelines/orders.yaml") names under `root`, or PathRefused."""
+    from osiris.trust.paths import first_link, name_breach
+
     relative = PurePosixPath(given.replace("\\", "/"))
     if not given.strip() or relative.is_absolute() or given.startswith("~"):
         raise PathRefused(f"'{given}' is not a path inside the project; give one relative to the project "
@@ -34,15 +36,32 @@ def project_pipeline(root: Path, given: str, settings_file: Path | None = None) 
     if any(part.startswith(".") for part in relative.parts):
         raise PathRefused(f"'{given}' is hidden or inside a hidden folder (.osiris/, .git/, ...), where Osiris keeps "
                           "its settings and sessions; save pipelines in a visible folder such as pipelines/")
-    target = root
-    for part in relative.parts:
-        target = target / part
-        if target.is_symlink():
-            raise PathRefused(f"'{given}' passes through a symbolic link ({target.relative_to(root)}); "
-                              "Osiris does not read or write through links")
+    reason = name_breach(relative.parts)
+    if reason:
+        raise PathRefused(f"'{shown(given)}' {reason}; give a plain relative path, e.g. pipelines/orders.yaml")
+    try:
+        link = first_link(root, relative.parts)
+    except OSError as error:
+        raise PathRefused(f"'{shown(given)}' cannot be used: {describe(error)}") from None
+    if link:
+        raise PathRefused(f"'{given}' passes through a symbolic link ({link}); "
+                          "Osiris does not read or write through links")
+    target = root.joinpath(*relative.parts)
     if settings_file is not None and target.resolve() == settings_file.resolve():
         raise PathRefused(f"'{given}' is the settings file; Osiris never reads or writes it as a pipeline")
     return target
+
+
+def describe(error: OSError) -> str:
+    """'file name too long', without Python's '[Errno 36]'."""
+    from osiris.output_path import describe_os_error
+
+    return describe_os_error(error)
+
+
+def shown(given: str, limit: int = 80) -> str:
+    """`given` cut to `limit` characters for a message (a 300-character name is not repeated whole)."""
+    return given if len(given) <= limit else given[: limit - 3] + "..."
 
 
 def read_pipeline(path: Path, given: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
-from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
+from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
@@ -169,4 +169,5 @@ def _next_link(response: Any, url: str, client: HttpClient) -> str:
 
 
 DRIVER = RestDriver()
-FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api", discoverable=True, discovers="endpoints")
+FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api", discoverable=True, discovers="endpoints",
+                endpoints=("base_url", *ENDPOINT_FIELDS))
