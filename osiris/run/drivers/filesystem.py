@@ -8,8 +8,9 @@ DuckDB itself may reach only the run's scratch directory, so the driver moves fi
 - a writer has DuckDB COPY into the scratch directory, then renames the finished file onto the
   target in one step, so a failure or Ctrl-C leaves the target as it was, and two runs writing one
   target never mix their rows. Both reach the project's folders through handles that refuse links
-  (osiris.trust.handles), so a folder swapped for a link after the check redirects nothing. On `--sample` the real target is checked but never written: the
-  file is kept in the session (`ctx.sample_dir`, with `sessions.save_samples: true`) or dropped.
+  (osiris.trust.handles), so a folder swapped for a link after the check redirects nothing. On
+  `--sample` the real target is checked but never written: the file is kept in the session
+  (`ctx.sample_dir`, with `sessions.save_samples: true`) or dropped.
 """
 
 from __future__ import annotations
