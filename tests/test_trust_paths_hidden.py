@@ -22,8 +22,11 @@ import yaml
 from osiris.run.display import Listeners
 from osiris.run.engine import RunOptions, RunResult, run_pipeline
 from osiris.trust.paths import static_breach
+from tests.conftest import TEST_API_KEY
+from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
 from tests.run_helpers import csv_step
+from tests.sample_project import last_user_message
 from tests.support import clean_env
 
 GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n"
@@ -34,7 +37,7 @@ HOOK = "fsmonitor = touch pwned"  # what the rows of the attack in item 3 form
 class Project:
     """A project with a `.git/config`, a `.env` and data; `outside/` beside it holds nothing yet."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, llm_url: str | None = None) -> None:
         self.root, self.outside = root / "project", root / "outside"
         (self.root / "data").mkdir(parents=True)
         (self.root / ".git").mkdir()
@@ -42,8 +45,9 @@ class Project:
         (self.root / ".git" / "config").write_text(GIT_CONFIG)
         (self.root / ".env").write_text(DOTENV)
         (self.root / "data" / "rows.csv").write_text(f"[core]\n{HOOK}\n")
-        (self.root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {}}))
-        self.env = clean_env(HOME=str(self.outside))
+        llm = {"llm": {"base_url": llm_url, "timeout_seconds": 10}} if llm_url else {}
+        (self.root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {}, **llm}))
+        self.env = clean_env(HOME=str(self.outside), ANTHROPIC_API_KEY=TEST_API_KEY)
 
     def pipeline(self, *steps: dict[str, Any]) -> Path:
         path = self.root / "attack.yaml"
@@ -138,6 +142,27 @@ def test_a_reader_cannot_read_a_hidden_file(project, source):
         assert code == "OML517" and "AWS_SECRET" not in message, message
     assert not any("AWS_SECRET" in p.read_text(errors="replace")
                    for p in (project.root / ".osiris").rglob("*") if p.is_file())
+
+
+def test_a_dotenv_reading_answer_sends_the_llm_nothing_of_it(tmp_path, fake_api):
+    """Item 4 as found: an LLM answer reading `.env` got `columns the database knows:
+    AWS_SECRET_ACCESS_KEY, ...` in the dry run's retry request. Now the retry request says OML317."""
+    project = Project(tmp_path, llm_url=fake_api.url)
+    env_read = csv_step("read-env", "read", ".env", delimiter="=")
+    fake_api.add(answer(env_read, {"id": "pick", "component": "duckdb.processor", "mode": "transform",
+                                   "needs": ["read-env"], "config": {"query": "SELECT * FROM df_read_env"}}),
+                 answer(*copy_rows("out/rows.csv")))
+    done = project.osiris("generate", "read my settings", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 2
+    assert "OML317 /steps/0/config/path" in last_user_message(fake_api.requests[1])
+    for shown in (*fake_api.bodies, done.stdout, done.stderr):
+        assert "AWS_SECRET" not in shown and "DOTENV_SECRET" not in shown and "planted-Dotenv" not in shown
+
+
+def answer(*steps: dict[str, Any]) -> Reply:
+    text = yaml.safe_dump({"oml_version": "0.1.0", "name": "env", "steps": list(steps)}, sort_keys=False)
+    return Reply(f"Here is the pipeline:\n\n```yaml\n{text}```\n")
 
 
 def test_a_link_inside_the_project_is_not_followed_either(project):
