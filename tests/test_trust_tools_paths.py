@@ -101,3 +101,33 @@ def test_run_cannot_write_git_config(server, project):
     done = server.call("run", {"oml": oml(path=".git/config", header=False)})
     assert "OML317" in done.text and "has a hidden component '.git'" in done.text, done.text
     assert (project / ".git" / "config").read_text() == GIT_CONFIG
+
+
+def test_discovery_of_a_file_whose_folder_is_swapped_after_the_check_reads_nothing_outside(server, project,
+                                                                                          monkeypatch):
+    """Item 8 for `discovery_request`'s file: the folder becomes a link to outside right after the
+    check; the file is read through handles that refuse links, so no name of the outside file comes back."""
+    from osiris.mcp import paths
+
+    (project / "data").mkdir()
+    (project / "data" / "people.csv").write_text("id,name\n1,Ann\n")
+    outside = project.parent / "outside"
+    (outside / "people.csv").write_text("planted_outside_column\n1\n")
+    checked = paths.project_csv
+
+    def swapped_after_the_check(root: Path, given: str, settings_file: Path | None = None) -> Path:
+        found = checked(root, given, settings_file)
+        (project / "data").rename(project / "data-real")
+        (project / "data").symlink_to(outside)
+        return found
+
+    monkeypatch.setattr(paths, "project_csv", swapped_after_the_check)
+    done = server.call("discovery_request", {"file": "data/people.csv"})
+    assert done.error and "passes through a symbolic link (data)" in done.text, done.text
+    assert "planted_outside_column" not in done.text
+    assert not (project / ".osiris" / "catalog" / "csv.people.json").exists()
+    monkeypatch.setattr(paths, "project_csv", checked)
+    (project / "data").unlink()
+    (project / "data-real").rename(project / "data")
+    found = server.call("discovery_request", {"file": "data/people.csv"}).data
+    assert [c["name"] for c in found["tables"]["people"]["columns"]] == ["id", "name"]

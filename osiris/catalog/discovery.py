@@ -92,13 +92,14 @@ def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, 
     return CatalogUpdate(build_catalog(name, family, f"@{name}", found, keep), fresh=True, missing=missing)
 
 
-def update_csv_catalog(root: Path, path: Path, refresh: bool) -> CatalogUpdate:
+def update_csv_catalog(root: Path, path: Path, refresh: bool, staged: Path | None = None) -> CatalogUpdate:
     """The catalog of the CSV file `path` (`csv.<stem>`): the project's own unless `refresh` or there
-    is none, else sniffed now; its `connection` is the path relative to `root` when inside it."""
+    is none, else sniffed now (from `staged`, its copy brought in through link-refusing handles, when
+    given); its `connection` is the path relative to `root` when inside it."""
     previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
     if previous is not None and not refresh:
         return CatalogUpdate(previous, fresh=False)
-    table = discover_csv(path)
+    table = discover_csv(staged or path, path)
     where, inside = path.resolve(), root.resolve()
     shown = where.relative_to(inside) if where.is_relative_to(inside) else where
     return CatalogUpdate(build_catalog(f"csv.{table.name}", "csv", shown.as_posix(), [table]), fresh=True)
@@ -112,13 +113,15 @@ def source_kind(family_name: str) -> str:
     return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")
 
 
-def discover_csv(path: Path) -> TableInfo:
+def discover_csv(path: Path, shown: Path | None = None) -> TableInfo:
+    """The table of the CSV file `path`, named in messages as `shown` (its place in the project, when
+    `path` is a staged copy of it)."""
     from osiris.catalog.csv_file import sniff_csv
 
     if not path.is_file():
-        raise UsageError(f"cannot read {path}: no such file")
+        raise UsageError(f"cannot read {shown or path}: no such file")
     try:
-        return sniff_csv(path)
+        return sniff_csv(path, shown)
     except RuntimeProblem as problem:
         raise DiscoveryFailed(f"{problem.message} ({problem.hint})") from None
 

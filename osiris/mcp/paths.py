@@ -9,9 +9,15 @@ must be a visible `.csv` file: a sniffed file's first line comes back as column 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from osiris.errors import UsageError
+
+if TYPE_CHECKING:
+    from osiris.trust.paths import Files
 
 PIPELINE_SUFFIXES = (".yaml", ".yml")
 MAX_PIPELINE_BYTES = 4 * 1024 * 1024  # a larger file is no pipeline worth reading here
@@ -94,12 +100,10 @@ def project_csv(root: Path, given: str, settings_file: Path | None = None) -> Pa
     """The real path of the CSV file `given` names in the project, or PathRefused: outside the trust
     boundary (OML517's rule: absolute, `..`, a link out, Osiris's own files), hidden, or not `.csv`."""
     from osiris.run.driver import RuntimeProblem
-    from osiris.trust.paths import Files
 
     relative = PurePosixPath(given.replace("\\", "/"))
-    protected = [root / ".osiris", *([settings_file] if settings_file else [])]
     try:
-        real = Files.at(root, protected).resolve(given, field="file")
+        real = _files(root, settings_file).resolve(given, field="file")
     except RuntimeProblem as problem:
         raise PathRefused(f"{problem.message}; give a CSV file's path relative to the project folder, "
                           "e.g. data/customers.csv") from None
@@ -110,3 +114,31 @@ def project_csv(root: Path, given: str, settings_file: Path | None = None) -> Pa
     if not real.is_file():
         raise PathRefused(f"'{given}' is not a file in the project" + ("" if real.exists() else " (no such file)"))
     return real
+
+
+@contextmanager
+def staged_csv(root: Path, real: Path, given: str, settings_file: Path | None = None) -> Iterator[Path]:
+    """The checked CSV file `real` (`project_csv`) copied into a scratch folder through handles that
+    refuse links (osiris.trust.handles), for as long as the block runs: a folder swapped for a link
+    after the check is not followed. PathRefused when it was."""
+    import shutil
+
+    from osiris.run.driver import RuntimeProblem
+    from osiris.trust.sandbox import scratch_dir
+
+    scratch = scratch_dir(root)
+    try:
+        try:
+            staged = _files(root, settings_file).stage(real, scratch, given, field="file")
+        except RuntimeProblem as problem:
+            raise PathRefused(f"{problem.message}; nothing was read") from None
+        yield staged
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _files(root: Path, settings_file: Path | None) -> Files:
+    """The trust boundary of the project for a tool: never `.osiris/` nor the settings file."""
+    from osiris.trust.paths import Files
+
+    return Files.at(root, [root / ".osiris", *([settings_file] if settings_file else [])])
