@@ -100,8 +100,12 @@ def project_csv(root: Path, given: str, settings_file: Path | None = None) -> Pa
     """The real path of the CSV file `given` names in the project, or PathRefused: outside the trust
     boundary (OML517's rule: absolute, `..`, a link out, Osiris's own files), hidden, or not `.csv`."""
     from osiris.run.driver import RuntimeProblem
+    from osiris.trust.paths import components, hidden_part, name_breach, static_breach
 
     relative = PurePosixPath(given.replace("\\", "/"))
+    parts = components(given)
+    if hidden_part(parts) is not None and static_breach(given) == name_breach(parts):  # hidden, nothing graver
+        raise PathRefused(f"'{given}' is hidden or inside a hidden folder; Osiris reads no hidden files for an assistant")
     try:
         real = _files(root, settings_file).resolve(given, field="file")
     except RuntimeProblem as problem:
@@ -109,8 +113,6 @@ def project_csv(root: Path, given: str, settings_file: Path | None = None) -> Pa
                           "e.g. data/customers.csv") from None
     if relative.suffix.lower() != ".csv" or real.suffix.lower() != ".csv":
         raise PathRefused(f"'{given}' is not a .csv file; discovery_request reads CSV files, e.g. data/customers.csv")
-    if any(part.startswith(".") for part in relative.parts):
-        raise PathRefused(f"'{given}' is hidden or inside a hidden folder; Osiris reads no hidden files for an assistant")
     if not real.is_file():
         raise PathRefused(f"'{given}' is not a file in the project" + ("" if real.exists() else " (no such file)"))
     return real

@@ -68,14 +68,21 @@ def static_breach(text: str) -> str | None:
 
 def name_breach(parts: Iterable[str]) -> str | None:
     """Why one of the path components `parts` is no plain visible name; None when each is one."""
+    parts = tuple(parts)
+    hidden = hidden_part(parts)
+    if hidden is not None:
+        return f"has a hidden component '{hidden}' (names starting with '.' are out of reach)"
     for part in parts:
-        if part.startswith("."):
-            return f"has a hidden component '{part}' (names starting with '.' are out of reach)"
         if _CONTROL.search(part):
             return "holds a control character"
         if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
             return f"has a name longer than {MAX_NAME_BYTES} bytes"
     return None
+
+
+def hidden_part(parts: Iterable[str]) -> str | None:
+    """The first of `parts` that is hidden (starts with `.`: `.git`, `.env`), or None."""
+    return next((part for part in parts if part.startswith(".")), None)
 
 
 def components(path: str) -> tuple[str, ...]:
