@@ -131,3 +131,12 @@ def test_discovery_of_a_file_whose_folder_is_swapped_after_the_check_reads_nothi
     (project / "data-real").rename(project / "data")
     found = server.call("discovery_request", {"file": "data/people.csv"}).data
     assert [c["name"] for c in found["tables"]["people"]["columns"]] == ["id", "name"]
+
+
+def test_a_pipeline_file_that_cannot_be_read_is_a_tool_error(server, project):
+    """Any path error in a tool: a file run_sample cannot read says so, never an internal error."""
+    (project / "locked.yaml").mkdir()  # not a file
+    assert server.call("run_sample", {"path": "locked.yaml"}).text == (
+        "run_sample: 'locked.yaml' is not a file in the project")
+    assert server.call("run_sample", {"path": LONG}).text.startswith(
+        f"run_sample: '{LONG[:77]}...' has a name longer than 255 bytes")

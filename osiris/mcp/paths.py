@@ -74,8 +74,11 @@ def read_pipeline(path: Path, given: str) -> str:
     """The text of a pipeline file the tools may read (`project_pipeline` first)."""
     if not path.is_file():
         raise PathRefused(f"'{given}' is not a file in the project" + ("" if path.exists() else " (no such file)"))
-    with path.open("rb") as handle:
-        data = handle.read(MAX_PIPELINE_BYTES + 1)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PIPELINE_BYTES + 1)
+    except OSError as error:
+        raise PathRefused(f"'{shown(given)}' cannot be read: {describe(error)}") from None
     if len(data) > MAX_PIPELINE_BYTES:
         raise PathRefused(f"'{given}' is larger than {MAX_PIPELINE_BYTES // (1024 * 1024)} MiB; no pipeline is that large")
     return data.decode("utf-8-sig", errors="replace")
