@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse: --help, --version and usage errors
         return _exit_status(exit_.code)
     except OsirisError as error:
-        print(f"osiris: error: {error}", file=sys.stderr)
+        _error_line(f"osiris: error: {error}")
         return int(error.exit_code)
     except KeyboardInterrupt:  # on a terminal, start a new line after the echoed ^C
         print(("\n" if sys.stderr.isatty() else "") + "osiris: interrupted", file=sys.stderr)
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return ExitCode.OK
     except OSError as error:
-        print(f"osiris: error: {_describe_os_error(error)}", file=sys.stderr)
+        _error_line(f"osiris: error: {_describe_os_error(error)}")
         return ExitCode.INTERNAL
     except Exception as error:  # an Osiris bug: say where in one line, never the text (it may quote a secret)
         if os.environ.get("OSIRIS_DEBUG"):
@@ -126,6 +126,14 @@ def _exit_status(code: object) -> int:
         return code
     print(code, file=sys.stderr)
     return ExitCode.USAGE
+
+
+def _error_line(text: str) -> None:
+    """An error on stderr, its control characters escaped: it may quote a server, a file or data
+    (a REST error body holding ESC]52 would otherwise write to the clipboard)."""
+    from osiris.text_table import printable
+
+    print(printable(text, keep="\n\t"), file=sys.stderr)
 
 
 def _describe_os_error(error: OSError) -> str:

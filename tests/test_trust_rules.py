@@ -15,7 +15,7 @@ import sqlglot
 from osiris.registry import load_registry
 from osiris.run.driver import RuntimeProblem
 from osiris.secrets.redact import Redactor, connection_secrets
-from osiris.trust import sandbox
+from osiris.trust import handles, sandbox
 from osiris.trust.disclosure import conversion_problem, shorten, withhold_values
 from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides
 from osiris.trust.paths import Files, path_fields, sample_file, sample_name, static_breach
@@ -24,7 +24,8 @@ from osiris.trust.sql import outside_reach
 
 
 @pytest.mark.parametrize("text, reason", [
-    ("data/a.csv", None), ("./out/a.csv", None), ("a..b.csv", None), ("x/.osiris.yaml", None),
+    ("data/a.csv", None), ("./out/a.csv", None), ("a..b.csv", None),
+    ("x/.osiris.yaml", "has a hidden component '.osiris.yaml' (names starting with '.' are out of reach)"),
     ("../a.csv", "goes up with '..'"), ("out/../../a.csv", "goes up with '..'"), ("..\\a.csv", "goes up with '..'"),
     ("/etc/passwd", "is an absolute path"), ("C:\\x.csv", "is an absolute path"), ("\\\\host\\x", "is an absolute path"),
     ("~/x.csv", "starts with ~ (a home folder, outside the project)"), ("~root/x", "starts with ~ (a home folder, outside the project)"),
@@ -63,7 +64,9 @@ def test_the_real_path_is_checked_after_links(tree):
     project, outside = tree
     files = files_of(project, project / "pipe.yaml")
     assert files.resolve("data/a.csv") == project.resolve() / "data" / "a.csv"
-    assert files.resolve("data/inner.csv") == project.resolve() / "data" / "a.csv"  # a link inside is fine
+    assert oml517(files, "data/inner.csv") == (  # allowed by list: no link, even one that stays inside
+        "path 'data/inner.csv' passes through a symbolic link (data/inner.csv); Osiris reads and writes no file "
+        "through links: files stay inside the project")
     assert oml517(files, "out/x.csv") == ("path 'out/x.csv' leads out of the project through a symbolic link: "
                                           "files stay inside the project")
     assert "symbolic link" in oml517(files, "data/link.csv")
@@ -207,7 +210,9 @@ def test_endpoint_fields_come_from_the_specs_marker_and_the_default_list():
     registry = load_registry()
     assert endpoint_fields(registry.get("rest.extractor")) == {"base_url", "validate_ssl"}
     assert endpoint_fields(registry.get("postgres.writer")) == {"host", "port", "sslmode"}
-    assert endpoint_fields(registry.get("supabase.writer")) == {"url", "project_id", "pg_dsn"}
+    assert endpoint_fields(registry.get("supabase.writer")) == {  # and what its driver reads (Family.endpoints)
+        "url", "project_id", "validate_ssl", "pg_dsn", "dsn", "sql_dsn", "host", "port", "sslmode", "pg_host",
+        "pg_port", "pg_sslmode"}
     assert endpoint_fields(registry.get("duckdb.processor")) == frozenset()
 
 
@@ -298,7 +303,7 @@ def test_staging_links_the_checked_file_and_placing_is_one_rename(tmp_path):
     source, scratch = tmp_path / "a.csv.gz", tmp_path / "scratch"
     scratch.mkdir()
     source.write_bytes(b"data")
-    staged = sandbox.stage(source, scratch)
+    staged = handles.stage_from(tmp_path, ("a.csv.gz",), scratch)
     assert staged.parent == scratch and staged.name.endswith("-a.csv.gz") and os.path.samefile(staged, source)
     target = tmp_path / "t.csv"
     target.write_text("old")

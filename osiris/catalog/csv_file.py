@@ -7,9 +7,9 @@ from pathlib import Path
 from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
 
 
-def sniff_csv(path: Path) -> TableInfo:
-    """One table named after the file's stem, with DuckDB's inferred types. RuntimeProblem when
-    DuckDB cannot read the file as CSV."""
+def sniff_csv(path: Path, shown: Path | None = None) -> TableInfo:
+    """One table named after the file's stem (of `shown`, the name messages use, when given), with
+    DuckDB's inferred types. RuntimeProblem when DuckDB cannot read the file as CSV."""
     import duckdb  # only for `discover FILE.csv`
 
     literal = "'" + str(path).replace("'", "''") + "'"
@@ -18,9 +18,9 @@ def sniff_csv(path: Path) -> TableInfo:
         rows = con.execute(f"DESCRIBE SELECT * FROM read_csv_auto({literal})").fetchall()
     except duckdb.Error as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise RuntimeProblem("", f"cannot read {path} as CSV: {first}",
+        raise RuntimeProblem("", f"cannot read {shown or path} as CSV: {first}",
                              "check that the file is a CSV file with a header row") from None
     finally:
         con.close()
-    return TableInfo(path.stem, [ColumnInfo(str(name), str(kind), str(null).upper() != "NO")
+    return TableInfo((shown or path).stem, [ColumnInfo(str(name), str(kind), str(null).upper() != "NO")
                                  for name, kind, null, *_ in rows])

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
 from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+
+if TYPE_CHECKING:
+    from osiris.secrets.redact import Redactor
 
 
 class DiscoveryFailed(OsirisError):
@@ -32,12 +35,22 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
         raise UsageError(f"'{name}' connections cannot be discovered: {why}")
     config = resolve_connection(connections, env, name, alias)
     driver = family_driver(name)
+    redactor = Redactor(known_values=list(secret_values(config)))
     try:
-        return driver.discover(config, tables)
+        return [masked_table(table, redactor) for table in driver.discover(config, tables)]
     except RuntimeProblem as problem:
-        redactor = Redactor(known_values=list(secret_values(config)))
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
+
+
+def masked_table(table: TableInfo, redactor: Redactor) -> TableInfo:
+    """`table` with every known secret masked in its names as in its details: a server may echo the
+    connection's own token back as a field, table or column name (docs/security.md)."""
+    from osiris.run.driver import ColumnInfo
+
+    return TableInfo(redactor.text(table.name),
+                     [ColumnInfo(redactor.text(c.name), redactor.text(c.type), c.nullable) for c in table.columns],
+                     [redactor.text(key) for key in table.primary_key], redactor.data(table.details))
 
 
 @dataclass
@@ -79,13 +92,14 @@ def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, 
     return CatalogUpdate(build_catalog(name, family, f"@{name}", found, keep), fresh=True, missing=missing)
 
 
-def update_csv_catalog(root: Path, path: Path, refresh: bool) -> CatalogUpdate:
+def update_csv_catalog(root: Path, path: Path, refresh: bool, staged: Path | None = None) -> CatalogUpdate:
     """The catalog of the CSV file `path` (`csv.<stem>`): the project's own unless `refresh` or there
-    is none, else sniffed now; its `connection` is the path relative to `root` when inside it."""
+    is none, else sniffed now (from `staged`, its copy brought in through link-refusing handles, when
+    given); its `connection` is the path relative to `root` when inside it."""
     previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
     if previous is not None and not refresh:
         return CatalogUpdate(previous, fresh=False)
-    table = discover_csv(path)
+    table = discover_csv(staged or path, path)
     where, inside = path.resolve(), root.resolve()
     shown = where.relative_to(inside) if where.is_relative_to(inside) else where
     return CatalogUpdate(build_catalog(f"csv.{table.name}", "csv", shown.as_posix(), [table]), fresh=True)
@@ -99,13 +113,15 @@ def source_kind(family_name: str) -> str:
     return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")
 
 
-def discover_csv(path: Path) -> TableInfo:
+def discover_csv(path: Path, shown: Path | None = None) -> TableInfo:
+    """The table of the CSV file `path`, named in messages as `shown` (its place in the project, when
+    `path` is a staged copy of it)."""
     from osiris.catalog.csv_file import sniff_csv
 
     if not path.is_file():
-        raise UsageError(f"cannot read {path}: no such file")
+        raise UsageError(f"cannot read {shown or path}: no such file")
     try:
-        return sniff_csv(path)
+        return sniff_csv(path, shown)
     except RuntimeProblem as problem:
         raise DiscoveryFailed(f"{problem.message} ({problem.hint})") from None
 

@@ -60,8 +60,9 @@ def _save(project: Project, oml: str, given: str) -> dict[str, Any]:
     import hashlib
 
     from osiris.explain import compact
-    from osiris.mcp.paths import PathRefused, project_pipeline, replace_problem
-    from osiris.output_path import output_problem, write_output
+    from osiris.mcp.paths import PathRefused, describe, project_pipeline, replace_problem
+    from osiris.output_path import output_problem
+    from osiris.trust.handles import LinkInTheWay, write_text
 
     target = project_pipeline(project.root, given, project.effective.config_path)
     report = project.validate(oml)
@@ -74,7 +75,13 @@ def _save(project: Project, oml: str, given: str) -> dict[str, Any]:
         subject = "it " if problem.startswith(("is ", "exists ")) else ""
         raise PathRefused(f"cannot save to '{given}': {subject}{problem}")
     text = report.oml_text if report.oml_text.endswith("\n") else report.oml_text + "\n"
-    write_output(target, text)
+    try:
+        write_text(project.root, target.relative_to(project.root).parts, text)
+    except LinkInTheWay as link:
+        raise PathRefused(f"cannot save to '{given}': {link} became a symbolic link; Osiris does not write "
+                          "through links; nothing was written") from None
+    except OSError as error:
+        raise PathRefused(f"cannot save to '{given}': {describe(error)}; nothing was written") from None
     return {"saved": True, "path": target.relative_to(project.root).as_posix(),
             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
             "warnings": [issue.to_dict() for issue in report.warnings]}

@@ -122,12 +122,17 @@ async def _discover(project: Project, ctx: Context, connection: str, tables: lis
 
 async def _discover_file(project: Project, ctx: Context, file: str, refresh: bool, timeout: int) -> dict[str, Any]:
     from osiris.catalog.discovery import update_csv_catalog
-    from osiris.mcp.paths import project_csv
+    from osiris.mcp.paths import project_csv, staged_csv
     from osiris.mcp.waiting import in_thread
 
-    path = project_csv(project.root, file, project.effective.config_path)
-    update: CatalogUpdate = await in_thread(lambda: update_csv_catalog(project.root, path, refresh), ctx,
-                                            doing=f"reading the CSV file {file}", timeout=timeout,
+    settings_file = project.effective.config_path
+    path = project_csv(project.root, file, settings_file)
+
+    def read() -> CatalogUpdate:
+        with staged_csv(project.root, path, file, settings_file) as staged:
+            return update_csv_catalog(project.root, path, refresh, staged=staged)
+
+    update: CatalogUpdate = await in_thread(read, ctx, doing=f"reading the CSV file {file}", timeout=timeout,
                                             advice="give a longer timeout_seconds")
     return _result(project, update, [])
 

@@ -51,6 +51,9 @@ class Family:
     discovers: str = "tables"  # "endpoints": discover reads the API paths named (`@rest.api /customers`)
     dialect: str | None = None  # the sqlglot dialect of its SQL, for specs that do not mark `x-sql`
     words: tuple[str, ...] = ()  # what people call it in a request ("mariadb"), besides its name
+    # The config fields its driver reads to pick where (and how safely) it connects: the run-time
+    # check (osiris.trust.endpoints) covers them whether or not a spec names them.
+    endpoints: tuple[str, ...] = ()
 
 
 @dataclass

@@ -313,7 +313,7 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
     if options.sample is not None and produced:
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
         rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
-        result.preview = ([d[0] for d in cursor.description], rows)
+        result.preview = (list(options.redact([d[0] for d in cursor.description])), rows)  # names as values
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
 

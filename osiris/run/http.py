@@ -48,6 +48,9 @@ class HttpDefaults:
     max_retries: int = 3
 
 
+ENDPOINT_FIELDS = ("validate_ssl",)  # what `client_for` reads that says how safely a client connects
+
+
 def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str],
                defaults: HttpDefaults = HttpDefaults()) -> HttpClient:
     """The step's HTTP client: `timeout`, `max_retries` (supabase: `retries`), `retry_delay`,

@@ -12,6 +12,9 @@ person may allow it for one connection in `.osiris.yaml`:
 Which fields say where a connection goes is data: a spec lists them in `x-endpoint-fields`; for any
 spec, the fields of DEFAULT_ENDPOINT_FIELDS that it names as connection fields count too, so a
 spec without the marker (one written for public Osiris) is covered, and a marker can only add.
+Last, the fields its family's driver reads to connect (`Family.endpoints`, declared beside the
+code that reads them, e.g. supabase.writer's `host`, `port`, `pg_host`, `pg_port`): a field a
+driver reads can never bypass the check because a spec forgot it.
 """
 
 from __future__ import annotations
@@ -34,9 +37,13 @@ DEFAULT_ENDPOINT_FIELDS = frozenset({
 
 def endpoint_fields(spec: ComponentSpec) -> frozenset[str]:
     """The config fields of `spec` that say where its connection goes."""
+    from osiris.run.drivers import family
+
     marked = spec.raw.get("x-endpoint-fields") or []
     named = {str(name) for name in marked if isinstance(name, str)}
-    return frozenset(named | (DEFAULT_ENDPOINT_FIELDS & set(spec.connection_fields)))
+    facts = family(spec.family)
+    read = set(facts.endpoints) if facts is not None and spec.name in facts.components else set()
+    return frozenset(named | read | (DEFAULT_ENDPOINT_FIELDS & set(spec.connection_fields)))
 
 
 def allowed_overrides(connection: Mapping[str, Any]) -> frozenset[str]:

@@ -7,8 +7,10 @@ and its configuration is locked, so no SQL can undo this (measured with duckdb 2
 `enable_external_access` is false and `lock_configuration` true, neither can be changed back).
 
 Files cross the boundary only through the filesystem driver, in Python, after `osiris.trust.paths`
-has checked them: `stage` brings a source file into the scratch directory (a hard link, or a copy
-across file systems); `place` moves a finished output onto its target with one atomic rename.
+has checked them: `Files.stage` brings a source file into the scratch directory (a hard link, or a
+copy across file systems) and `Files.place` moves a finished output onto its target with one atomic
+rename, both through handles that refuse links (osiris.trust.handles); `place` here puts a sample's
+output into Osiris's own session folder.
 """
 
 from __future__ import annotations
@@ -62,17 +64,6 @@ def refused(detail: str) -> RuntimeProblem:
     """OML518: DuckDB's sandbox refused what a step's SQL tried to reach."""
     return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the sandbox refused it: {detail}",
                           READ_WITH_A_STEP)
-
-
-def stage(source: Path, scratch: Path) -> Path:
-    """`source` (already checked) inside `scratch` under a name of its own, keeping its suffixes (so
-    that DuckDB still infers `.gz`): a hard link, or a copy where linking is refused."""
-    staged = scratch / f"in-{uuid.uuid4().hex}-{source.name}"
-    try:
-        os.link(source, staged)
-    except OSError:
-        shutil.copyfile(source, staged)
-    return staged
 
 
 def output_file(scratch: Path, target: Path) -> Path:

@@ -7,8 +7,10 @@ DuckDB itself may reach only the run's scratch directory, so the driver moves fi
 - a reader links (or copies) the checked file into the scratch directory and reads it there;
 - a writer has DuckDB COPY into the scratch directory, then renames the finished file onto the
   target in one step, so a failure or Ctrl-C leaves the target as it was, and two runs writing one
-  target never mix their rows. On `--sample` the real target is checked but never written: the
-  file is kept in the session (`ctx.sample_dir`, with `sessions.save_samples: true`) or dropped.
+  target never mix their rows. Both reach the project's folders through handles that refuse links
+  (osiris.trust.handles), so a folder swapped for a link after the check redirects nothing. On
+  `--sample` the real target is checked but never written: the file is kept in the session
+  (`ctx.sample_dir`, with `sessions.save_samples: true`) or dropped.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
 from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files, sample_file, sample_name
-from osiris.trust.sandbox import output_file, place, stage
+from osiris.trust.sandbox import output_file, place
 
 DUCKDB_TYPE_NAMES = "VARCHAR, BIGINT, INTEGER, DOUBLE, DECIMAL(18,2), BOOLEAN, DATE, TIMESTAMP"
 PANDAS_TYPES = {"str": "VARCHAR", "string": "VARCHAR", "object": "VARCHAR", "int": "BIGINT", "int64": "BIGINT",
@@ -65,7 +67,7 @@ class FilesystemDriver:
 
         config, shown = ctx.config, str(ctx.config["path"])
         path = _existing(files.resolve(shown), shown, files)
-        source = stage(path, ctx.scratch_dir) if ctx.scratch_dir is not None else path
+        source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
         typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
@@ -110,11 +112,12 @@ def csv_output(ctx: StepContext, files: Files | None = None, target: Path | None
     """The file a csv_writer step fills, in the run's scratch directory: when the block ends without
     an error it is kept whole, in one rename (`_keep`), so a failure or Ctrl-C leaves the target as
     it was. `target`: the step's `csv_target`, when the caller has checked it already."""
+    files = files or ctx.files or _files_of(ctx.config)
     target = target or csv_target(ctx, files)
     finished = output_file(ctx.scratch_dir or target.parent, target)
     try:
         yield finished
-        _keep(finished, target, ctx)
+        _keep(finished, target, ctx, files)
     finally:
         finished.unlink(missing_ok=True)
 
@@ -134,10 +137,11 @@ def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
     """A csv_writer step's target file, checked against the trust boundary (on a sample run too:
     consent never widens it), its folder made (`create_dirs`, the default; not on a sample) or found."""
     config, shown = ctx.config, str(ctx.config["path"])
-    target = (files or ctx.files or _files_of(config)).resolve(shown, write=True)
+    files = files or ctx.files or _files_of(config)
+    target = files.resolve(shown, write=True)
     if config.get("create_dirs", True):
         if ctx.sample is None:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            files.make_folders(target, shown)
     elif not target.parent.is_dir():
         raise RuntimeProblem("OML510", f"the directory of {shown} does not exist",
                              "create it, or set create_dirs: true")
@@ -151,10 +155,11 @@ def plain_csv(config: Mapping[str, Any]) -> bool:
     return (form.delimiter, form.quoting, form.encoding, form.newline) == (",", "minimal", "utf-8", "\n")
 
 
-def _keep(finished: Path, target: Path, ctx: StepContext) -> None:
-    """A real run's file goes onto its target; a sample's into the session, or nowhere."""
+def _keep(finished: Path, target: Path, ctx: StepContext, files: Files) -> None:
+    """A real run's file goes onto its target (through link-refusing handles, osiris.trust.handles);
+    a sample's into the session, or nowhere."""
     if ctx.sample is None:
-        place(finished, target)
+        files.place(finished, target, str(ctx.config["path"]))
     elif ctx.sample_dir is not None:
         folder = ctx.sample_dir / "sample-output" / sample_name(ctx.step_id)
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -231,4 +236,4 @@ def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = N
 
 DRIVER = FilesystemDriver()
 FAMILY = Family("filesystem", "CSV files", ("filesystem.csv_extractor", "filesystem.csv_writer"), kind="files",
-                discoverable=True)
+                discoverable=True, endpoints=("base_dir",))

@@ -18,7 +18,7 @@ from typing import Any
 from osiris.oml.incremental import with_request_value
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
-from osiris.run.http import HttpClient, safe_url
+from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 
@@ -103,4 +103,5 @@ def _raise_errors(client: HttpClient, payload: Any, where: str) -> None:
 
 
 DRIVER = GraphQLDriver()
-FAMILY = Family("graphql", "GraphQL API", ("graphql.extractor",), kind="api", discoverable=True, discovers="fields")
+FAMILY = Family("graphql", "GraphQL API", ("graphql.extractor",), kind="api", discoverable=True, discovers="fields",
+                endpoints=("endpoint", *ENDPOINT_FIELDS))

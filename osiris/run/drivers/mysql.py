@@ -28,7 +28,7 @@ from osiris.run.problems import rejected_problem
 from osiris.run.spool import CsvSpool, quote_ident
 
 FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
-                discoverable=True, dialect="mysql", words=("mariadb",))
+                discoverable=True, dialect="mysql", words=("mariadb",), endpoints=("host", "port"))
 
 _CONNECT, _UNKNOWN_HOST, _AUTH, _DB_ACCESS, _UNKNOWN_DB = 2003, 2005, 1045, 1044, 1049
 _NO_TABLE, _NO_COLUMN = 1146, 1054

@@ -26,7 +26,7 @@ from osiris.run.drivers.sql_types import is_nested, notes
 from osiris.run.spool import REFUSED, Column, CsvSpool, quote_ident
 
 FAMILY = Family("postgres", "PostgreSQL", ("postgres.extractor", "postgres.writer"), kind="database",
-                discoverable=True, dialect="postgres", words=("postgresql",))
+                discoverable=True, dialect="postgres", words=("postgresql",), endpoints=("host", "port", "sslmode"))
 
 # PostgreSQL type OIDs -> the engine's (DuckDB's) column for what a query returns; anything else is
 # VARCHAR: PostgreSQL's own text of the value (arrays, bit strings, money, ranges, ...). docs/types.md.

@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
@@ -269,4 +270,5 @@ def rows(payload: Any, url: str) -> list[dict[str, Any]]:
 
 
 DRIVER = PostHogDriver()
-FAMILY = Family("posthog", "PostHog", ("posthog.extractor",), kind="api", discoverable=True)
+FAMILY = Family("posthog", "PostHog", ("posthog.extractor",), kind="api", discoverable=True,
+                endpoints=("region", "custom_base_url", *HTTP_ENDPOINT_FIELDS))

@@ -22,7 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from osiris.oml.incremental import with_request_value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
-from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
+from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
 from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
@@ -170,4 +170,5 @@ def _next_link(response: Any, url: str, client: HttpClient) -> str:
 
 
 DRIVER = RestDriver()
-FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api", discoverable=True, discovers="endpoints")
+FAMILY = Family("rest", "REST API", ("rest.extractor",), kind="api", discoverable=True, discovers="endpoints",
+                endpoints=("base_url", *ENDPOINT_FIELDS))

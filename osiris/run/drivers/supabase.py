@@ -39,8 +39,10 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
 from osiris.run.drivers.sql_common import input_columns, key_list
+from osiris.run.drivers.supabase_postgres import ENDPOINT_FIELDS as DATABASE_ENDPOINT_FIELDS
 from osiris.run.drivers.supabase_postgres import database_fields, json_columns, write_through_database
 from osiris.run.spool import quote_ident
+from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
@@ -296,4 +298,5 @@ def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, 
 
 DRIVER = SupabaseDriver()
 FAMILY = Family("supabase", "Supabase", ("supabase.extractor", "supabase.writer"), kind="database",
-                discoverable=True, dialect="postgres")
+                discoverable=True, dialect="postgres",
+                endpoints=("url", "project_id", *HTTP_ENDPOINT_FIELDS, *DATABASE_ENDPOINT_FIELDS))

@@ -25,6 +25,8 @@ from osiris.run.spool import quote_ident
 DSN_FIELDS = ("pg_dsn", "dsn", "sql_dsn")
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 DATABASE_FIELDS = ("host", "port", "database", "user", "password", "sslmode")
+# Where `database_fields` connects: a DSN, or host, port and sslmode, each also with `pg_`.
+ENDPOINT_FIELDS = (*DSN_FIELDS, *(prefix + name for prefix in ("", "pg_") for name in ("host", "port", "sslmode")))
 PASSED_ON = ("table", "schema", "write_mode", "primary_key", "batch_size")
 _DSN_NAMES = {"host": "host", "port": "port", "dbname": "database", "user": "user", "password": "password",
               "sslmode": "sslmode"}

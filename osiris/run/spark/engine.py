@@ -140,7 +140,8 @@ class _Runner:
         if family is not None:
             return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
         if component == "filesystem.csv_extractor":
-            return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample)
+            return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample,
+                                  self.scratch)
         frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
         return frame
 
@@ -208,7 +209,7 @@ class _Runner:
         result.columns = duckdb_columns(frame.schema)
         if self.options.sample is not None:
             preview = frame.limit(int(self.options.preview_rows)).collect()
-            result.preview = (list(frame.columns), [tuple(self.options.redact(list(row))) for row in preview])
+            result.preview = (list(self.options.redact(list(frame.columns))), [tuple(self.options.redact(list(row))) for row in preview])
         self.listener.step_progress(result, rows)
 
     def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
@@ -222,10 +223,10 @@ class _Runner:
         rows = steps[source].result.rows_out
         component, family = step.result.component, jdbc.family_of(step.result.component)
         if component == "filesystem.csv_writer":
-            target = files.csv_target(step.config, step.result.step_id, step.files or self.options.trust.files({}),
-                                      sample=self.options.sample is not None, sample_dir=self.options.sample_dir,
-                                      scratch=self.scratch)
-            files.write_csv(frame, step.config, target, self.scratch)
+            where, sample = step.files or self.options.trust.files({}), self.options.sample is not None
+            target = files.csv_target(step.config, step.result.step_id, where, sample=sample,
+                                      sample_dir=self.options.sample_dir, scratch=self.scratch)
+            files.write_csv(frame, step.config, target, self.scratch, None if sample else where)
         elif family is not None:
             staged = jdbc.stage_name(family, step.config)
             try:

@@ -55,8 +55,12 @@ def csv_target(config: Mapping[str, Any], step_id: str, files: Files, *, sample:
     return folder / sample_file(name)
 
 
-def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sample: int | None) -> DataFrame:
-    path = project_file(files, str(config["path"]), existing=True)
+def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sample: int | None,
+             scratch: Path) -> DataFrame:
+    """The rows of a CSV extractor's file: the checked file is first brought into `scratch` through
+    handles that refuse links (osiris.trust.handles), and Spark reads that copy, never the name."""
+    name = str(config["path"])
+    path = files.stage(project_file(files, name, existing=True), scratch, name)
     columns = _sniffed_columns(path, config)
     reader = (spark.read.schema(spark_ddl(columns)).option("sep", str(config.get("delimiter", ",")))
               .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")
@@ -87,16 +91,21 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
-def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch: Path) -> None:
-    """Write the rows to `target` as one file; the old file stays until the new one is complete."""
+def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch: Path, files: Files | None) -> None:
+    """Write the rows to `target` as one file; the old file stays until the new one is complete.
+    `files`: the boundary of a project file, whose folders are made and which is placed through
+    handles that refuse links; None for a sample's file in Osiris's own folders."""
     form = CsvFormat(config, duckdb_columns(frame.schema))
-    if config.get("create_dirs", True):
+    name = str(config["path"])
+    if config.get("create_dirs", True) and files is not None:
+        files.make_folders(target, name)
+    elif config.get("create_dirs", True):
         target.parent.mkdir(parents=True, exist_ok=True)
     elif not target.parent.is_dir():
-        raise RuntimeProblem("OML510", f"the directory of {config['path']} does not exist",
+        raise RuntimeProblem("OML510", f"the directory of {name} does not exist",
                              "create it, or set create_dirs: true")
     folder = scratch / f"csv-{os.getpid()}-{id(frame)}"
-    partial = target.with_name(f".{target.name}.osiris-partial")
+    partial = scratch / f"{folder.name}-{target.name}" if files else target.with_name(f".{target.name}.osiris-partial")
     try:
         (frame.coalesce(1).write.mode("overwrite").option("sep", form.delimiter)
          .option("header", form.header and not form.own_header).option("quote", '"').option("escape", '"')
@@ -109,7 +118,10 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
             form.finish(written, partial)
         else:
             shutil.move(written, partial)
-        os.replace(partial, target)
+        if files is not None:
+            files.place(partial, target, name)
+        else:
+            os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
