@@ -32,8 +32,7 @@ OML rules:
   df_<that step's id with every character other than a-z, A-Z, 0-9 replaced by _> (needs:
   [extract-orders] -> df_extract_orders); when there is exactly one, input_df names it too.
 - "no email may be empty" -> step key checks: [{not_null: [email]}]
-- A component supports only the modes listed for it. read = extract, write = write,
-  transform = transform.
+- A component supports only the modes listed for it.
 - config holds only the fields the component lists, with the right types, bounds and enum values.
 - Connections: set `connection: "@family.alias"` (e.g. "@mysql.default"); the family must be the
   component's family and the alias a configured one. The connection supplies host, user,
