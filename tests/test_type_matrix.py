@@ -20,10 +20,12 @@ from typing import Any
 import psycopg
 import pytest
 
+from tests.api_fixtures import api_server  # noqa: F401 (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.servers.http_apis import NUMBERS_BODY
 
 PG_SOURCE = r"""
-DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad CASCADE;
+DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad, tm_from_api CASCADE;
 DROP TYPE IF EXISTS tm_mood;
 CREATE TYPE tm_mood AS ENUM ('happy', 'sad');
 CREATE TABLE tm_src (id int PRIMARY KEY, t text, sm smallint, i int, b bigint, wide numeric, nnan numeric,
@@ -145,14 +147,14 @@ MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "
 
 
 @pytest.fixture(scope="module")
-def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
+def copied(tmp_path_factory, postgres_server, mariadb_server, api_server) -> dict[str, Any]:  # noqa: F811
     """Both sources, and one run per path: PostgreSQL -> PostgreSQL (existing and created), -> CSV
     -> PostgreSQL, -> MariaDB; MariaDB -> PostgreSQL, -> CSV -> MariaDB; then the refusals."""
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute(PG_SOURCE)
     maria = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
     with maria.cursor() as cursor:
-        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants"):
+        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria"):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in MARIA_SOURCE:
             cursor.execute(statement)
@@ -174,6 +176,13 @@ def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
         name="from-maria")))
     runs["maria_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "maria.csv"),
                                                      mysql_step("write", "write", table="tm_back")], name="maria-back")))
+    api = {"id": "read", "component": "rest.extractor", "mode": "read",
+           "config": {"base_url": api_server.url, "endpoint": "/numbers", "data_path": "items"}}
+    runs["from_api"] = proj.run(str(proj.pipeline([
+        api, {**csv_step("csv", "write", "api.csv"), "needs": ["read"]},
+        {**pg_step("pg", "write", table="tm_from_api", create_if_missing=True), "needs": ["read"]},
+        sql_step("flat", "SELECT * EXCLUDE (owner) FROM df_read", needs=["read"]),
+        mysql_step("maria", "write", table="tm_api_maria", create_table=True)], name="from-api")))
     for column in REFUSED_BY_MARIADB:
         path = proj.pipeline([pg_step("read", "read", query=f"SELECT id, {column} FROM tm_src"),
                               mysql_step("write", "write", table="tm_refused", create_table=True)], name=f"refuse-{column}")
@@ -182,7 +191,7 @@ def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
 
 
 def test_every_path_runs(copied):
-    for name in ("from_pg", "pg_back", "from_maria", "maria_back"):
+    for name in ("from_pg", "pg_back", "from_maria", "maria_back", "from_api"):
         result = copied["runs"][name]
         assert result.returncode == 0, (name, result.stderr)
 
@@ -290,3 +299,50 @@ def test_postgres_values_the_engine_cannot_hold_are_refused_when_read(copied, co
     assert f"{path} OML504 step 'read': {line}\n" in stderr
     assert "NaN" not in stderr.replace("holds NaN", "") and "0044" not in stderr  # the value itself is never shown
     assert not (proj.root / f"{column}.csv").exists()
+
+
+# --- JSON numbers from an API (issue 35): every size arrives exactly, to a CSV file and to both databases ---
+
+API_NUMBERS = {  # column -> its values in rows 1 and 2 as the API wrote them (tests/servers/http_apis.py)
+    "big": ("9223372036854775807", "1"), "neg": ("-9223372036854775808", "0"),
+    "huge": ("12345678901234567890123", "-5"), "dec": ("1234567890.123456789", "1.5"),
+    "wide": ("99999999999999999999.99", "0"), "small": ("0.1", "2.5"), "sci": ("1e300", "1.5"),
+    "long": ("123456789012345678901234567890123456789012.5", "1")}
+
+
+def test_the_api_body_holds_the_numbers_the_matrix_compares():
+    text = NUMBERS_BODY.decode()
+    for first, second in API_NUMBERS.values():
+        assert f": {first}," in text and f": {second}," in text
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied):
+    text = (copied["proj"].root / "api.csv").read_text(encoding="utf-8")
+    assert text.splitlines() == [
+        "id,big,neg,huge,dec,wide,small,sci,long,owner",
+        '1,9223372036854775807,-9223372036854775808,12345678901234567890123,1234567890.123456789,'
+        '99999999999999999999.99,0.1,1e+300,123456789012345678901234567890123456789012.5,'
+        '"{""rank"":""1234567890.123456789""}"',
+        '2,1,0,-5,1.500000000,0.00,2.5,1.5,1,"{""rank"":1}"',
+        "3,,,,,,,,,"]
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied):
+    names, rows = pg_rows(copied["pg"].dsn(), "tm_from_api")
+    for column, values in API_NUMBERS.items():
+        cells = [row[names.index(column)] for row in rows]
+        assert [Decimal(cell) for cell in cells[:2]] == [Decimal(value) for value in values], column
+        assert cells[2] is None
+    with psycopg.connect(copied["pg"].dsn()) as con:
+        types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+                                 "WHERE attrelid = 'tm_from_api'::regclass AND attnum > 0").fetchall())
+    assert {k: types[k] for k in ("big", "huge", "dec", "wide", "long")} == {
+        "big": "bigint", "huge": "numeric(39,0)", "dec": "numeric(19,9)", "wide": "numeric(22,2)",
+        "long": "text"}
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_mariadb(copied):
+    names, rows = maria_rows(copied["maria"], "tm_api_maria")
+    for column, values in API_NUMBERS.items():
+        cells = [row[names.index(column)] for row in rows]
+        assert [Decimal(cell) for cell in cells[:2]] == [Decimal(value) for value in values], column

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 from osiris.run.counts import first_value
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.http import safe_url
+from osiris.run.json_numbers import settle_columns, spool_form
 from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
@@ -176,6 +177,7 @@ class RecordSpool:
         self._file = self.path.open("w", encoding="utf-8")
         self.flat = flat
         self.count = 0
+        self.wide: set[str] = set()  # top-level columns holding a number a double or BIGINT cannot hold
 
     def __enter__(self) -> RecordSpool:
         return self
@@ -187,8 +189,9 @@ class RecordSpool:
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
+            form, wide = spool_form(flatten(record) if self.flat else record)
             try:
-                line = record_line(flatten(record) if self.flat else record)
+                line = record_line(form)
             except JsonTextError as error:
                 raise _record_problem(self.count + 1, str(error)) from None
             if len(line) > MAX_RECORD_BYTES:
@@ -199,6 +202,7 @@ class RecordSpool:
             except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
                 self._file.write(without_surrogates(line) + "\n")
             self.count += 1
+            self.wide |= wide
 
     def load(self, con: duckdb.DuckDBPyConnection, table: str,
              known: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -212,6 +216,8 @@ class RecordSpool:
             con.execute(f"CREATE OR REPLACE TABLE {target} ({body or 'record JSON'})")
         else:
             self._read_json(con, target)
+            if self.wide:
+                settle_columns(con, table, sorted(self.wide))
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
 
     def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
@@ -221,12 +227,16 @@ class RecordSpool:
 
         threads = first_value(con, "SELECT current_setting('threads')")
         con.execute("SET threads = 1")
+        source = (f"read_json(?, format = 'newline_delimited', sample_size = -1, "
+                  f"maximum_object_size = {MAX_RECORD_BYTES}")
         try:
-            con.execute(
-                f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
-                [str(self.path)],
-            )
+            if self.wide:  # their columns as JSON, to be settled (osiris.run.json_numbers)
+                inferred = con.execute(f"DESCRIBE SELECT * FROM {source})", [str(self.path)]).fetchall()
+                types = ", ".join(f"'{name.replace(chr(39), chr(39) * 2)}': "
+                                  f"'{'JSON' if name in self.wide else kind.replace(chr(39), chr(39) * 2)}'"
+                                  for name, kind, *_ in inferred)
+                source += f", columns = {{{types}}}"
+            con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {source})", [str(self.path)])
         except duckdb.InvalidInputException as error:
             if "recursion depth" in str(error):
                 raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
