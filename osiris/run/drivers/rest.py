@@ -110,9 +110,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     page_param = str(config.get("page_param") or "page")
     start = str(params.get(page_param, 1 if style == "page" else 0))
     number = int(start) if start.isdigit() else (1 if style == "page" else 0)
-    guard = PageGuard(config, safe_url(url), client.notes)
-    repeat_hint = f"check that the API reads '{page_param}'" if style in ("page", "offset") else \
-        "the API is paging in a loop"
+    guard = PageGuard(config, safe_url(url), client.notes, _paging_check(config, style, page_param))
     first_size: int | None = None
     while url:
         if style in ("page", "offset"):
@@ -121,8 +119,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         page = Page(client, response, data_path)
         if not page.first and guard.pages:
             return
-        if not guard.read(page.fingerprint if page.first else [], repeat_hint):
-            return
+        guard.read(page.fingerprint if page.first else [])
         yield from page.batches()
         if style == "none" or not page.count:
             return
@@ -142,6 +139,17 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             if url and not guard.may_follow("link", url):
                 return
             params = {}
+
+
+def _paging_check(config: Mapping[str, Any], style: str, page_param: str) -> str:
+    """What to check when paging does not advance (OML535's hint), in the step's own settings."""
+    if style in ("page", "offset"):
+        return (f"check that the API pages by the parameter '{page_param}' (page_param; pagination: {style}); "
+                "set page_param to the one its documentation names")
+    if style == "cursor":
+        return (f"check cursor_path ('{config.get('cursor_path') or ''}': the next cursor in a response) and "
+                f"cursor_param ('{config.get('cursor_param') or 'cursor'}': the parameter it is sent back in)")
+    return "check pagination: link_header: the API's Link rel=\"next\" leads to a page already read"
 
 
 def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
