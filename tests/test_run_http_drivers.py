@@ -258,7 +258,8 @@ def test_no_planted_secret_reaches_a_message(api: ApiServer, waits: list[float],
                                  params={"token": TOKEN, "key": API_KEY}, **auth))  # `fails` scans the message
 
 
-GRAPHQL = {"query": "query Items($first: Int, $after: String) { items(first: $first, after: $after) { nodes pageInfo } }", "variables": {"first": 5},
+GRAPHQL = {"query": "query Items($first: Int, $after: String) { items(first: $first, after: $after) { nodes pageInfo } }",
+           "variables": {"first": 5},
            "pagination_enabled": True, "pagination_path": "data.items.pageInfo", "data_path": "data.items.nodes"}
 
 

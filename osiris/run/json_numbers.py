@@ -23,11 +23,12 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from osiris.run.decimal_fit import column_texts, holding_type
+
 if TYPE_CHECKING:
     import duckdb
 
 BIGINT_MIN, BIGINT_MAX = -(1 << 63), (1 << 63) - 1
-MAX_DIGITS = 38  # DuckDB's widest DECIMAL
 _MARK = f"osiris-number-{secrets.token_hex(8)}:"  # no API text holds it: a random token, new each process
 _read = {"wide": 0}  # how many wide numbers this process has parsed: records are walked only after one
 
@@ -109,35 +110,21 @@ def settle_columns(con: duckdb.DuckDBPyConnection, table: str, names: list[str])
     for name in names:
         column = _quote(name)
         text = f"replace(json_extract_string({column}, '$'), '{_MARK}', '')"
-        cursor = con.execute(f"SELECT {column}::VARCHAR FROM {quoted_table} WHERE {column} IS NOT NULL")
-        kind = _holding_type(cursor)
+        kind = holding_type((_number_text(t) for t in column_texts(con, quoted_table, column)), whole="HUGEINT")
         if kind is None:
             kind, text = "JSON", (f"CASE WHEN starts_with(json_extract_string({column}, '$'), '{_MARK}') "
                                   f"THEN to_json({text}) ELSE {column} END")
         con.execute(f"ALTER TABLE {quoted_table} ALTER {column} TYPE {kind} USING CAST({text} AS {kind})")
+        if kind == "VARCHAR":  # numbers as text: a created PostgreSQL column is `numeric` (osiris.run.spool.Column)
+            con.execute(f"COMMENT ON COLUMN {quoted_table}.{column} IS 'numeric'")
 
 
-def _holding_type(cursor: Any) -> str | None:
-    """HUGEINT, DECIMAL(p,s) or VARCHAR for a column's JSON texts; None when one is not a number."""
-    whole, scale = 0, 0
+def _number_text(json_text: str) -> str:
+    """The number a JSON text holds (a marked string's digits, or a number as written); "" for another value."""
     marked = '"' + _MARK
-    while batch := cursor.fetchmany(10_000):
-        for (text,) in batch:
-            if text.startswith(marked):
-                text = text[len(marked):-1]
-            elif not text or text[0] not in "-0123456789":
-                return None
-            try:
-                _, digits, exponent = Decimal(text).as_tuple()
-            except InvalidOperation:
-                return None
-            assert isinstance(exponent, int)
-            significant = len(digits) - next((i for i, d in enumerate(digits) if d), len(digits))
-            trailing = next((i for i, d in enumerate(reversed(digits)) if d), len(digits))
-            whole, scale = max(whole, significant + exponent), max(scale, -(exponent + trailing))
-    if whole + scale > MAX_DIGITS:
-        return "VARCHAR"
-    return "HUGEINT" if scale == 0 else f"DECIMAL({max(whole + scale, 1)},{scale})"
+    if json_text.startswith(marked):
+        return json_text[len(marked):-1]
+    return json_text if json_text[:1] in ("-", *"0123456789") else ""
 
 
 def _quote(name: str) -> str:

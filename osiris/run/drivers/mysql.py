@@ -252,8 +252,8 @@ def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) ->
     """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
     source = next(iter(ctx.input_tables.values()))
     noted = notes(ctx, source)
-    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n) if noted.get(n) == "numeric" else None))
-            for n, t in columns]
+    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n)
+                           if noted.get(n) == "numeric" and t == "VARCHAR" else None)) for n, t in columns]
 
 
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:
