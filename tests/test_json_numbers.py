@@ -60,3 +60,17 @@ def test_each_size_of_number_gets_the_type_that_holds_it(text: str, kind: str) -
     columns, rows = load(parse_json(b'{"items": [{"id": 1, "x": ' + text.encode() + b"}]}")["items"])
     assert columns["x"] == kind
     assert Decimal(str(rows[0][1])) == Decimal(text)
+
+
+def test_flattening_adds_no_column_for_a_parent_object_that_is_null() -> None:
+    """Issue 35, item 5: `address: null` in some records gave an all-NULL `address` beside `address_city`."""
+    records = [{"id": 1, "address": {"city": "Oslo"}, "due": None}, {"id": 2, "address": None, "due": None}]
+    columns, rows = load(records, flat=True)
+    assert list(columns) == ["id", "address_city", "due"]  # `due`, null everywhere but never an object, stays
+    assert rows == [(1, "Oslo", None), (2, None, None)]
+
+
+def test_a_name_that_is_an_object_in_one_record_and_a_value_in_another_keeps_its_column() -> None:
+    columns, rows = load([{"id": 1, "a": {"b": 1}}, {"id": 2, "a": 5}], flat=True)
+    assert list(columns) == ["id", "a_b", "a"]
+    assert rows == [(1, 1, None), (2, None, 5)]

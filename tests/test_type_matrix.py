@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from decimal import Decimal
 from typing import Any
 
@@ -55,19 +56,20 @@ INSERT INTO tm_pg_bad VALUES (1, 'NaN', '2024-01-01'), (2, 1.5, '0044-03-15 BC')
 """
 MARIA_SOURCE = ["""CREATE TABLE tm_src (id INT PRIMARY KEY, t TEXT, ti TINYINT, ub BIGINT UNSIGNED, b BIGINT,
   dec65 DECIMAL(65,30), d10 DECIMAL(10,2), fl FLOAT, db DOUBLE, dt DATE, dtm DATETIME(6), ts TIMESTAMP(6) NULL,
-  tm TIME(6), bl BLOB, bt1 BIT(1), bt10 BIT(10), js JSON, en ENUM('s','m'), yr YEAR, vb VARBINARY(8), u UUID)
+  tm TIME(6), bl BLOB, bt1 BIT(1), bt10 BIT(10), js JSON, en ENUM('s','m'), yr YEAR, vb VARBINARY(8), u UUID,
+  f24 FLOAT)
   DEFAULT CHARSET=utf8mb4""",
                 r"""INSERT INTO tm_src VALUES
   (1, NULL, -128, 18446744073709551615, -9223372036854775808,
    '12345678901234567890123456789012345.123456789012345678901234567890', -12345678.99, 3.40282e38,
    1.7976931348623157e308, '0001-01-01', '0001-01-01 00:00:00', '1970-01-01 00:00:01', '-838:59:59', x'00FF10',
-   b'1', b'1010101010', '{"a": [1, "x"]}', 's', 1901, x'00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'),
+   b'1', b'1010101010', '{"a": [1, "x"]}', 's', 1901, x'00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 16777216),
   (2, '', 127, 0, 9223372036854775807, '-0.000000000000000000000000000001', 0.10, -1.5, 0.1, '9999-12-31',
    '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07.999999', '838:59:59', x'', b'0', b'0000000000', '[]', 'm',
-   2155, x'', NULL),
+   2155, x'', NULL, 0.1),
   (3, 'emoji 😀 CJK 漢字 CR\r\nLF\n, "q" ;|\t \\N', 0, 1, 0, NULL, NULL, NULL, NULL, NULL,
    '2024-03-31 01:59:59.999999', '2024-06-01 12:07:00.123456', '-12:30:00.5', NULL, NULL, NULL, NULL, NULL, NULL,
-   NULL, NULL)""",
+   NULL, NULL, 1.17549e-38)""",
                 "CREATE TABLE tm_back LIKE tm_src",
                 "CREATE TABLE tm_zero (id INT PRIMARY KEY, d DATE)",
                 "INSERT INTO tm_zero VALUES (1, '0000-00-00'), (2, '2024-01-02'), (3, '2024-00-15')",
@@ -99,6 +101,8 @@ def norm(kind: str, text: str | None) -> Any:
         return Decimal(text)
     if kind == "float":
         return float(text)
+    if kind == "single":  # a FLOAT: the same single-precision value, whichever digits print it
+        return struct.unpack("f", struct.pack("f", float(text)))[0]
     return text
 
 
@@ -118,6 +122,7 @@ def maria_rows(server: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]
                            "AND table_name = %s ORDER BY ordinal_position", (table,))
             columns = cursor.fetchall()
             shown = [f"LOWER(HEX(`{n}`))" if t in ("blob", "longblob", "varbinary") else
+                     f"CAST(CAST(`{n}` AS DOUBLE) AS CHAR)" if t == "float" else  # its value, not 6 digits
                      f"CAST(`{n}` + 0 AS CHAR)" if t == "bit" else f"CAST(`{n}` AS CHAR)" for n, t in columns]
             cursor.execute(f"SELECT {', '.join(shown)} FROM {table} ORDER BY id")
             return [n for n, _ in columns], list(cursor.fetchall())
@@ -143,7 +148,7 @@ def assert_cells(source: tuple[list[str], list[tuple[Any, ...]]], target: tuple[
 PG_KINDS = {"f8": "float", "f8n": "float", "f4": "float", "dec": "number", "ts": "time", "tstz": "time", "tm": "time",
             "ivt": "time", "by": "bytes", "bo": "bool", "js": "json"}
 MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "bytes", "dec65": "number",
-               "d10": "number", "fl": "float", "db": "float", "js": "json"}
+               "d10": "number", "fl": "single", "db": "float", "js": "json", "f24": "single"}
 
 
 @pytest.fixture(scope="module")
@@ -247,9 +252,11 @@ def test_mariadb_to_postgres_keeps_every_value(copied):
     with psycopg.connect(copied["pg"].dsn()) as con:
         types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
                                  "WHERE attrelid = 'tm_from_maria'::regclass AND attnum > 0").fetchall())
-    assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10")} == {
+    assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10", "f24")} == {
         "ub": "numeric(20,0)", "dec65": "numeric", "tm": "interval", "bl": "bytea",
-        "ts": "timestamp with time zone", "bt10": "numeric(20,0)"}
+        "ts": "timestamp with time zone", "bt10": "numeric(20,0)", "f24": "real"}
+    with psycopg.connect(copied["pg"].dsn()) as con:  # MariaDB FLOAT 16777216: not 1.67772e+07 (six digits)
+        assert con.execute("SELECT f24 = 16777216 FROM tm_from_maria WHERE id = 1").fetchone() == (True,)
 
 
 def test_mariadb_to_csv_and_back_keeps_every_value(copied):
@@ -259,6 +266,8 @@ def test_mariadb_to_csv_and_back_keeps_every_value(copied):
     assert ",18446744073709551615," in text and ",-838:59:59," in text and ",\\x00ff10," in text
     assert ",12345678901234567890123456789012345.123456789012345678901234567890," in text
     assert ",1970-01-01 00:00:01+00," in text  # TIMESTAMP is an instant: read in UTC, whatever the server's zone
+    rows = text.splitlines()
+    assert rows[1].endswith(",16777216.0") and rows[2].endswith(",0.1")  # FLOAT: its value, not six digits
 
 
 def test_a_postgres_instant_lands_in_a_mariadb_timestamp_column_as_the_same_instant(copied):

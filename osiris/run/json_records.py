@@ -154,13 +154,16 @@ def describe_keys(body: Any) -> str:
     return f"The response is a single {type(body).__name__} value."
 
 
-def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested objects as columns: `{"a": {"b": 1}}` -> `{"a_b": 1}`; lists stay as they are."""
+def flatten(record: Mapping[str, Any], prefix: str = "", parents: set[str] | None = None) -> dict[str, Any]:
+    """Nested objects as columns: `{"a": {"b": 1}}` -> `{"a_b": 1}`; lists stay as they are. The
+    names of the objects flattened are added to `parents`."""
     flat: dict[str, Any] = {}
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
-            flat.update(flatten(value, f"{name}_"))
+            if parents is not None:
+                parents.add(name)
+            flat.update(flatten(value, f"{name}_", parents))
         else:
             flat[name] = value
     return flat
@@ -178,6 +181,7 @@ class RecordSpool:
         self.flat = flat
         self.count = 0
         self.wide: set[str] = set()  # top-level columns holding a number a double or BIGINT cannot hold
+        self.parents: set[str] = set()  # objects flattened into columns (flat): `address` of `address_city`
 
     def __enter__(self) -> RecordSpool:
         return self
@@ -189,7 +193,7 @@ class RecordSpool:
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
-            form, wide = spool_form(flatten(record) if self.flat else record)
+            form, wide = spool_form(flatten(record, parents=self.parents) if self.flat else record)
             try:
                 line = record_line(form)
             except JsonTextError as error:
@@ -218,7 +222,18 @@ class RecordSpool:
             self._read_json(con, target)
             if self.wide:
                 settle_columns(con, table, sorted(self.wide))
+            self._drop_null_parents(con, target)
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
+
+    def _drop_null_parents(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
+        """Drop the column of an object flattened into columns where it was null in other records
+        (`address: null` beside `address_city`): all NULL, it says nothing the parts do not. A name
+        that also held a value (not null, not an object) keeps its column."""
+        columns = {str(row[0]) for row in con.execute(f"DESCRIBE {target}").fetchall()}
+        for name in sorted(self.parents & columns):
+            column = '"' + name.replace('"', '""') + '"'
+            if first_value(con, f"SELECT count({column}) FROM {target}") == 0:
+                con.execute(f"ALTER TABLE {target} DROP COLUMN {column}")
 
     def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
         """read_json on one thread (its buffers are per thread); inferring the columns of an 8 MiB
