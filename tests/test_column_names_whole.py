@@ -43,3 +43,25 @@ def test_a_run_names_the_column_unit_cost_whole(tmp_path: Path) -> None:
                                      {**csv_step("out", "write", "out.csv"), "needs": ["cast"]}])
     assert "column 'Unit cost' holds a value that does not convert to DOUBLE" in stderr
     assert "PLANTED" not in stderr
+
+
+# --- previews show a duration as the databases print a TIME (issue 35, item 6) ---
+
+@pytest.mark.parametrize("micros, shown", [
+    ((838 * 3600 + 59 * 60 + 59) * 10**6, "838:59:59"), (-(12 * 3600 * 10**6 + 500_000), "-12:00:00.500"),
+    (1, "0:00:00.000001"), (0, "0:00:00"), (-(838 * 3600 + 59 * 60 + 59) * 10**6, "-838:59:59")])
+def test_a_preview_shows_a_duration_as_hours_minutes_seconds(micros: int, shown: str) -> None:
+    from datetime import timedelta
+
+    from osiris.run.display import preview_lines
+    from osiris.run.engine import StepResult
+    from osiris.sample.dry_run import DryRun
+    from osiris.sample.preview import step_previews
+
+    value = timedelta(microseconds=micros)
+    step = StepResult("read", "mysql.extractor", "read", status="ok", rows_out=1, preview=(["tm"], [(value,)]))
+    assert preview_lines(step) == ["  tm", f"  {shown}"]  # osiris run --sample
+    dry_run = DryRun.__new__(DryRun)
+    dry_run.steps = [step]
+    [preview] = step_previews(dry_run)  # the preview before a generated pipeline is accepted
+    assert preview.rows == [[shown]]
