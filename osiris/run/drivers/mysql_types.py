@@ -137,6 +137,9 @@ def render(name: str, kind: str, target_type: str | None) -> str | None:
         return f"CAST(to_json({name}) AS VARCHAR)"
     if base(kind) in ("TIME", "INTERVAL", "TIME WITH TIME ZONE", "UUID", "JSON", "BIT"):
         return f"CAST({name} AS VARCHAR)"  # MySQL's own TIME text (PyMySQL's would be wrong when negative)
+    if kind == "VARCHAR" and target_type is not None and target_type.startswith("bit"):
+        # PostgreSQL's bit string text (0101) into a BIT column: its number (text that is not bits is refused)
+        return f"CAST(CAST({name} AS BIT) AS UBIGINT)"
     if kind == "VARCHAR" and target_type is not None and ("blob" in target_type or "binary" in target_type):
         # PostgreSQL's bytea text (\x00ff10, as a CSV file holds binary values) into a binary column: the bytes
         return (f"CASE WHEN starts_with({name}, '\\x') AND regexp_full_match(substr({name}, 3), '[0-9a-fA-F]*') "
