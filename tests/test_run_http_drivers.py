@@ -315,11 +315,13 @@ def test_importing_the_http_drivers_leaves_httpx_and_duckdb_unloaded() -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_a_next_link_to_another_site_is_not_followed(api: ApiServer) -> None:
-    outcome, rows = run("rest.extractor", rest(api, "/link-away", pagination="link_header", auth_type="bearer",
-                                               auth_token=TOKEN))
-    assert len(rows) == 5
-    assert outcome.warnings == ["stopped paging: the next page is on another site (http://elsewhere.invalid/link)"]
+def test_a_next_link_to_another_site_is_not_followed_and_fails_the_step(api: ApiServer) -> None:
+    problem = fails("rest.extractor", rest(api, "/link-away", pagination="link_header", auth_type="bearer",
+                                           auth_token=TOKEN))
+    assert len(api.hits("/link-away")) == 1  # the token never goes to the other site
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/link-away did not advance: the next page after page 1 is on another site "
+                  "(http://elsewhere.invalid/link), which is not followed, so the rest of the data cannot be read")
 
 
 def test_progress_reports_the_rows_so_far_after_each_page(api: ApiServer) -> None:

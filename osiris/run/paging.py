@@ -34,6 +34,12 @@ def digest(value: Any) -> bytes | None:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def no_advance(where: str, what: str, check: str, pages: int) -> RuntimeProblem:
+    """OML535: paging of `where` stopped after `pages` pages for `what`; `check` says which setting."""
+    return RuntimeProblem("OML535", f"paging of {where} did not advance: {what}, so the rest of the data cannot "
+                                    "be read", check, value=pages)
+
+
 class PageGuard:
     """Counts the pages of one read and says when the next one must not be requested."""
 
@@ -69,8 +75,7 @@ class PageGuard:
         return self.may_continue()
 
     def _no_advance(self, what: str) -> RuntimeProblem:
-        return RuntimeProblem("OML535", f"paging of {self.where} did not advance: {what}, so the rest of the "
-                                        "data cannot be read", self.check, value=self.pages)
+        return no_advance(self.where, what, self.check, self.pages)
 
     def may_continue(self) -> bool:
         """Whether another page may be requested after the ones read (max_pages)."""

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
-from osiris.run.paging import PageGuard
+from osiris.run.paging import PageGuard, no_advance
 from osiris.secrets.names import is_secret_key
 
 
@@ -135,7 +135,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             params[str(config.get("cursor_param") or "cursor")] = following
         elif style == "link_header":
             guard.visited("link", str(response.url))
-            url = _next_link(response, url, client)
+            url = _next_link(response, url, guard)
             if url and not guard.may_follow("link", url):
                 return
             params = {}
@@ -149,7 +149,8 @@ def _paging_check(config: Mapping[str, Any], style: str, page_param: str) -> str
     if style == "cursor":
         return (f"check cursor_path ('{config.get('cursor_path') or ''}': the next cursor in a response) and "
                 f"cursor_param ('{config.get('cursor_param') or 'cursor'}': the parameter it is sent back in)")
-    return "check pagination: link_header: the API's Link rel=\"next\" leads to a page already read"
+    return ("check pagination: link_header: the API's Link rel=\"next\" must lead to a new page of the same site; "
+            "an API whose pages are elsewhere needs its base_url, and paging by another style")
 
 
 def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
@@ -160,19 +161,22 @@ def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
     return params
 
 
-def _next_link(response: Any, url: str, client: HttpClient) -> str:
-    """The `rel="next"` URL, resolved against the page; "" at the end or when it leaves the origin."""
+def _next_link(response: Any, url: str, guard: PageGuard) -> str:
+    """The `rel="next"` URL, resolved against the page; "" at the end. OML535 when it cannot be
+    followed (not a URL, or on another site, where the step's credentials must not go): the pages
+    after it would be missing."""
     link = response.links.get("next", {}).get("url")
-    joined = join_url(response, link) if link else None
-    if joined is None:
-        if link:
-            client.notes.append("stopped paging: the next link is not a URL")
+    if not link:
         return ""
+    joined = join_url(response, link)
+    if joined is None:
+        raise no_advance(guard.where, f"the next link after page {guard.pages} is not a URL", guard.check,
+                         guard.pages)
     target = str(joined)
     here, there = urlsplit(url), urlsplit(target)
     if (here.scheme, here.netloc) != (there.scheme, there.netloc):
-        client.notes.append(f"stopped paging: the next page is on another site ({safe_url(target)})")
-        return ""
+        raise no_advance(guard.where, f"the next page after page {guard.pages} is on another site "
+                                      f"({safe_url(target)}), which is not followed", guard.check, guard.pages)
     return target
 
 
