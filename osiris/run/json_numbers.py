@@ -49,6 +49,8 @@ def parse_float(text: str) -> float:
     if len(text) <= 15 and "e" not in text and "E" not in text:  # 15 digits always survive a double
         return float(text)
     value = float(text)
+    if repr(value) == text:  # the shortest text of a double, as most APIs write them
+        return value
     try:
         if Decimal(repr(value)) == Decimal(text):
             return value
@@ -61,7 +63,7 @@ def parse_float(text: str) -> float:
 def parse_integer(digits: str) -> int:
     """`json.loads`'s parse_int (for digits Python converts): an int, counted when beyond BIGINT."""
     value = int(digits)
-    if not BIGINT_MIN <= value <= BIGINT_MAX:
+    if len(digits) > 18 and not BIGINT_MIN <= value <= BIGINT_MAX:  # 18 digits always fit
         _read["wide"] += 1
     return value
 

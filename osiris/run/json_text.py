@@ -36,6 +36,8 @@ class JsonTextError(Exception):
 
 def parse_integer(digits: str) -> int | str:
     """An integer as Python's int, or as its digits when it is too long for one."""
+    if len(digits) < 19:  # within BIGINT, and far from the longest int Python reads
+        return int(digits)
     if len(digits.lstrip("-")) > LONG_INTEGER_DIGITS:
         return digits
     return exact_integer(digits)
