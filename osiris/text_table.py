@@ -52,7 +52,22 @@ def printable(text: str, keep: str = "") -> str:
 def cell(value: Any, width: int = CELL_WIDTH) -> str:
     """One data value for a preview: NULL for None, control characters escaped (one line, never a
     terminal command), at most `width` terminal cells (cut with "…")."""
-    return fit("NULL" if value is None else printable(str(value)), width)
+    return fit("NULL" if value is None else printable(value_text(value)), width)
+
+
+def value_text(value: Any) -> str:
+    """A value as a preview shows it: a duration as `[-]H:MM:SS[.f]` (`838:59:59`, `-12:00:00.500`),
+    as the databases print a TIME, not Python's `34 days, 22:59:59`; anything else as str() does."""
+    from datetime import timedelta
+
+    if not isinstance(value, timedelta):
+        return str(value)
+    micros = abs(value) // timedelta(microseconds=1)
+    seconds, fraction = divmod(micros, 1_000_000)
+    text = f"{'-' if value < timedelta(0) else ''}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    if not fraction:
+        return text
+    return f"{text}.{fraction // 1000:03d}" if fraction % 1000 == 0 else f"{text}.{fraction:06d}"
 
 
 def fit(text: str, width: int) -> str:

@@ -81,7 +81,7 @@ def test_rest_bearer_token_comes_from_the_environment(proj: RunProject, api: Api
     assert api.hits("/bearer")[0].headers["authorization"] == f"Bearer {TOKEN}"
 
 
-GRAPHQL = {"query": "query Items($first: Int, $after: String) { items { nodes pageInfo } }",
+GRAPHQL = {"query": "query Items($first: Int, $after: String) { items(first: $first, after: $after) { nodes pageInfo } }",
            "variables": {"first": 5}, "data_path": "data.items.nodes", "auth_type": "bearer",
            "connection": "@graphql.api"}
 

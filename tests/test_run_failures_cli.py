@@ -53,7 +53,7 @@ API_FAILURES: dict[str, tuple[Any, str, str]] = {
         "OML509 step 'get': no records at data_path 'data.items' in the response of {url}/cursor",
         "The response's top-level keys are: meta, results. Set data_path to the dotted path of the list of records."),
     "graphql without pageInfo": (
-        lambda api: graphql_step(api, "query Items($first: Int, $after: String) { items { nodes pageInfo } }",
+        lambda api: graphql_step(api, "query Items($first: Int, $after: String) { items(first: $first, after: $after) { nodes pageInfo } }",
                                  variables={"first": 5}, pagination_enabled=True, pagination_path="data.pageInfo"),
         "OML509 step 'get': no pageInfo object at pagination_path 'data.pageInfo' in the response of {url}/graphql",
         None),

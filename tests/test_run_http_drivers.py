@@ -258,7 +258,8 @@ def test_no_planted_secret_reaches_a_message(api: ApiServer, waits: list[float],
                                  params={"token": TOKEN, "key": API_KEY}, **auth))  # `fails` scans the message
 
 
-GRAPHQL = {"query": "query Items($first: Int, $after: String) { items { nodes pageInfo } }", "variables": {"first": 5},
+GRAPHQL = {"query": "query Items($first: Int, $after: String) { items(first: $first, after: $after) { nodes pageInfo } }",
+           "variables": {"first": 5},
            "pagination_enabled": True, "pagination_path": "data.items.pageInfo", "data_path": "data.items.nodes"}
 
 
@@ -314,11 +315,13 @@ def test_importing_the_http_drivers_leaves_httpx_and_duckdb_unloaded() -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_a_next_link_to_another_site_is_not_followed(api: ApiServer) -> None:
-    outcome, rows = run("rest.extractor", rest(api, "/link-away", pagination="link_header", auth_type="bearer",
-                                               auth_token=TOKEN))
-    assert len(rows) == 5
-    assert outcome.warnings == ["stopped paging: the next page is on another site (http://elsewhere.invalid/link)"]
+def test_a_next_link_to_another_site_is_not_followed_and_fails_the_step(api: ApiServer) -> None:
+    problem = fails("rest.extractor", rest(api, "/link-away", pagination="link_header", auth_type="bearer",
+                                           auth_token=TOKEN))
+    assert len(api.hits("/link-away")) == 1  # the token never goes to the other site
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/link-away did not advance: the next page after page 1 is on another site "
+                  "(http://elsewhere.invalid/link), which is not followed, so the rest of the data cannot be read")
 
 
 def test_progress_reports_the_rows_so_far_after_each_page(api: ApiServer) -> None:
@@ -339,11 +342,14 @@ def test_graphql_sends_the_auth_header_and_the_variables(api: ApiServer) -> None
 
 
 @pytest.mark.parametrize("style", ["page", "offset"])
-def test_an_api_that_ignores_the_page_parameter_is_not_read_for_ever(api: ApiServer, style: str) -> None:
-    outcome, rows = run("rest.extractor", rest(api, "/same", pagination=style, data_path="items"))
-    assert [row[0] for row in rows] == ALL_IDS[:5]  # the repeat that gave the loop away is not kept
+def test_an_api_that_ignores_the_page_parameter_fails_the_step(api: ApiServer, style: str) -> None:
+    problem = fails("rest.extractor", rest(api, "/same", pagination=style, data_path="items"))
     assert len(api.hits("/same")) == 2
-    assert outcome.warnings == ["stopped paging: page 2 held the same records as page 1; check that the API reads 'page'"]
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML535", f"paging of {api.url}/same did not advance: page 2 held the same records as page 1, so the rest "
+                  "of the data cannot be read",
+        f"check that the API pages by the parameter 'page' (page_param; pagination: {style}); set page_param to "
+        "the one its documentation names")
 
 
 def test_graphql_errors_sent_with_a_400_are_oml515(api: ApiServer) -> None:

@@ -23,7 +23,7 @@ from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.fake_anthropic import Reply
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.sample_project import SampleProject, last_user_message, pipeline
-from tests.servers.http_apis import RECORDS, TOKEN, ApiServer
+from tests.servers.http_apis import TOKEN, ApiServer
 from osiris.run import http
 from tests.test_run_http_drivers import ALL_IDS, GRAPHQL, SENT, STYLES, fails, rest, run
 
@@ -129,37 +129,68 @@ def test_a_wrong_data_path_in_a_body_on_disk_names_the_top_level_keys(api: ApiSe
 
 # --- paging that loops ---
 
-def test_a_cursor_that_comes_back_after_two_pages_stops_paging(api: ApiServer) -> None:  # noqa: F811
-    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/cursor-loop", "pagination": "cursor",
-                                           "cursor_path": "meta.next_cursor", "data_path": "results"})
-    assert [row[0] for row in rows] == [r["id"] for r in RECORDS[:15]]
+def test_a_cursor_that_comes_back_after_two_pages_fails_the_step(api: ApiServer) -> None:  # noqa: F811
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/cursor-loop", "pagination": "cursor",
+                                       "cursor_path": "meta.next_cursor", "data_path": "results"})
     assert [hit.query.get("cursor") for hit in api.hits("/cursor-loop")] == [None, "A", "B"]
-    assert outcome.warnings == ["stopped paging: the cursor after page 3 leads back to page 2, so paging would loop"]
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML535", f"paging of {api.url}/cursor-loop did not advance: the cursor after page 3 leads back to page 2, "
+                  "so the rest of the data cannot be read",
+        "check cursor_path ('meta.next_cursor': the next cursor in a response) and cursor_param ('cursor': the "
+        "parameter it is sent back in)")
 
 
-def test_a_link_header_loop_between_two_urls_stops_paging(api: ApiServer) -> None:  # noqa: F811
-    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/link-loop",
-                                           "pagination": "link_header", "params": {"page": 1}})
-    assert [row[0] for row in rows] == [r["id"] for r in RECORDS[:10]]
+def test_a_link_header_loop_between_two_urls_fails_the_step(api: ApiServer) -> None:  # noqa: F811
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/link-loop",
+                                       "pagination": "link_header", "params": {"page": 1}})
     assert len(api.hits("/link-loop")) == 2
-    assert outcome.warnings == ["stopped paging: the link after page 2 leads back to page 1, so paging would loop"]
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/link-loop did not advance: the link after page 2 leads back to page 1, "
+                  "so the rest of the data cannot be read")
+    assert problem.hint == ('check pagination: link_header: the API\'s Link rel="next" must lead to a new page of '
+                            "the same site; an API whose pages are elsewhere needs its base_url, and paging by another "
+                            "style")
 
 
-def test_two_alternating_page_contents_stop_paging(api: ApiServer) -> None:  # noqa: F811
-    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/flip", "pagination": "page",
-                                           "data_path": "items"})
-    assert [row[0] for row in rows] == [r["id"] for r in RECORDS[:10]]
+def test_two_alternating_page_contents_fail_the_step(api: ApiServer) -> None:  # noqa: F811
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/flip", "pagination": "page",
+                                       "data_path": "items"})
     assert [hit.query["page"] for hit in api.hits("/flip")] == ["1", "2", "3"]
-    assert outcome.warnings == [
-        "stopped paging: page 3 held the same records as page 1; check that the API reads 'page'"]
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML535", f"paging of {api.url}/flip did not advance: page 3 held the same records as page 1, so the rest "
+                  "of the data cannot be read",
+        "check that the API pages by the parameter 'page' (page_param; pagination: page); set page_param to the "
+        "one its documentation names")
 
 
-def test_a_graphql_end_cursor_alternating_x_and_y_stops_paging(api: ApiServer) -> None:  # noqa: F811
+def test_a_graphql_end_cursor_alternating_x_and_y_fails_the_step(api: ApiServer) -> None:  # noqa: F811
     config = {**GRAPHQL, "variables": {"loop": True}}
-    outcome, rows = run("graphql.extractor", {"endpoint": f"{api.url}/graphql", **config})
-    assert [row[0] for row in rows] == [r["id"] for r in RECORDS[:10]]
+    problem = fails("graphql.extractor", {"endpoint": f"{api.url}/graphql", **config})
     assert [hit.body["variables"].get("after") for hit in api.hits("/graphql")] == [None, "X", "Y"]
-    assert outcome.warnings == ["stopped paging: page 3 held the same records as page 1; the API is paging in a loop"]
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/graphql did not advance: page 3 held the same records as page 1, so the "
+                  "rest of the data cannot be read")
+
+
+def test_a_graphql_query_that_never_reads_its_cursor_fails_at_the_second_page(api: ApiServer) -> None:  # noqa: F811
+    """The issue's case: 50 of 154 records and exit 0. The cursor is sent, the query ignores it."""
+    config = {**GRAPHQL, "query": "query Items($first: Int, $after: String) { items(first: $first) { nodes pageInfo } }"}
+    problem = fails("graphql.extractor", {"endpoint": f"{api.url}/graphql", **config})
+    assert [hit.body["variables"].get("after") for hit in api.hits("/graphql")] == [None, "5"]
+    assert (problem.code, problem.message, problem.hint) == (
+        "OML535", f"paging of {api.url}/graphql did not advance: page 2 held the same records as page 1, so the "
+                  "rest of the data cannot be read",
+        "check that the query passes $after (pagination_variable_name) to the paged field, e.g. items(first: 50, "
+        "after: $after), and that pagination_cursor_field names the cursor of the page's end")
+
+
+def test_a_next_cursor_that_does_not_move_fails_the_step(api: ApiServer) -> None:  # noqa: F811
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/stuck", "pagination": "cursor",
+                                       "cursor_path": "meta.next_cursor", "data_path": "results"})
+    assert [hit.query.get("cursor") for hit in api.hits("/stuck")] == [None, "S"]
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/stuck did not advance: the cursor after page 2 does not move, so the rest "
+                  "of the data cannot be read")
 
 
 def test_paging_that_never_ends_stops_at_the_default_max_pages_with_oml524(api: ApiServer) -> None:  # noqa: F811
@@ -241,8 +272,10 @@ def test_a_redirect_or_a_next_link_that_is_not_a_url_is_one_clear_line(api: ApiS
     assert (problem.code, problem.message) == (
         "OML508", f"a redirect from GET {api.url}/bad-redirect to an address that is not a URL, not followed")
     assert len(api.hits("/bad-redirect")) == 1  # not retried: a broken redirect stays broken
-    outcome, rows = run("rest.extractor", {"base_url": api.url, "endpoint": "/bad-link", "pagination": "link_header"})
-    assert (len(rows), outcome.warnings) == (5, ["stopped paging: the next link is not a URL"])
+    problem = fails("rest.extractor", {"base_url": api.url, "endpoint": "/bad-link", "pagination": "link_header"})
+    assert (problem.code, problem.message) == (
+        "OML535", f"paging of {api.url}/bad-link did not advance: the next link after page 1 is not a URL, so the "
+                  "rest of the data cannot be read")
 
 
 def test_an_invalid_host_in_a_run_is_one_line_naming_the_step(proj: RunProject) -> None:

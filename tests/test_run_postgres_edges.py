@@ -19,7 +19,8 @@ DUCKDB_TYPES = [
     ("flag", "BOOLEAN"), ("big", "BIGINT"), ("small", "SMALLINT"), ("whole", "INTEGER"), ("ident", "BIGINT"),
     ("r", "FLOAT"), ("d", "DOUBLE"), ("day", "DATE"), ("at_time", "TIME"), ("at", "TIMESTAMP"),
     ("at_tz", "TIMESTAMP WITH TIME ZONE"), ("u", "UUID"), ("price", "DECIMAL(8,2)"), ("widest", "DECIMAL(38,4)"),
-    ("too_wide", "VARCHAR"), ("any_numeric", "VARCHAR"), ("t", "VARCHAR"), ("j", "JSON")]  # wide numerics: exact text
+    ("too_wide", "DECIMAL(3,2)"), ("any_numeric", "DECIMAL(2,1)"),  # wide or unconstrained numerics: the DECIMAL
+    ("t", "VARCHAR"), ("j", "JSON")]                                    # that holds the values read (issue 35)
 
 
 @pytest.fixture

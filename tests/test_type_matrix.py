@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from decimal import Decimal
 from typing import Any
 
 import psycopg
 import pytest
 
+from tests.api_fixtures import api_server  # noqa: F401 (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.servers.http_apis import NUMBERS_BODY
 
 PG_SOURCE = r"""
-DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad CASCADE;
+DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad, tm_from_api CASCADE;
 DROP TYPE IF EXISTS tm_mood;
 CREATE TYPE tm_mood AS ENUM ('happy', 'sad');
 CREATE TABLE tm_src (id int PRIMARY KEY, t text, sm smallint, i int, b bigint, wide numeric, nnan numeric,
@@ -53,19 +56,20 @@ INSERT INTO tm_pg_bad VALUES (1, 'NaN', '2024-01-01'), (2, 1.5, '0044-03-15 BC')
 """
 MARIA_SOURCE = ["""CREATE TABLE tm_src (id INT PRIMARY KEY, t TEXT, ti TINYINT, ub BIGINT UNSIGNED, b BIGINT,
   dec65 DECIMAL(65,30), d10 DECIMAL(10,2), fl FLOAT, db DOUBLE, dt DATE, dtm DATETIME(6), ts TIMESTAMP(6) NULL,
-  tm TIME(6), bl BLOB, bt1 BIT(1), bt10 BIT(10), js JSON, en ENUM('s','m'), yr YEAR, vb VARBINARY(8), u UUID)
+  tm TIME(6), bl BLOB, bt1 BIT(1), bt10 BIT(10), js JSON, en ENUM('s','m'), yr YEAR, vb VARBINARY(8), u UUID,
+  f24 FLOAT)
   DEFAULT CHARSET=utf8mb4""",
                 r"""INSERT INTO tm_src VALUES
   (1, NULL, -128, 18446744073709551615, -9223372036854775808,
    '12345678901234567890123456789012345.123456789012345678901234567890', -12345678.99, 3.40282e38,
    1.7976931348623157e308, '0001-01-01', '0001-01-01 00:00:00', '1970-01-01 00:00:01', '-838:59:59', x'00FF10',
-   b'1', b'1010101010', '{"a": [1, "x"]}', 's', 1901, x'00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'),
+   b'1', b'1010101010', '{"a": [1, "x"]}', 's', 1901, x'00', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 16777216),
   (2, '', 127, 0, 9223372036854775807, '-0.000000000000000000000000000001', 0.10, -1.5, 0.1, '9999-12-31',
    '9999-12-31 23:59:59.999999', '2038-01-19 03:14:07.999999', '838:59:59', x'', b'0', b'0000000000', '[]', 'm',
-   2155, x'', NULL),
+   2155, x'', NULL, 0.1),
   (3, 'emoji 😀 CJK 漢字 CR\r\nLF\n, "q" ;|\t \\N', 0, 1, 0, NULL, NULL, NULL, NULL, NULL,
    '2024-03-31 01:59:59.999999', '2024-06-01 12:07:00.123456', '-12:30:00.5', NULL, NULL, NULL, NULL, NULL, NULL,
-   NULL, NULL)""",
+   NULL, NULL, 1.17549e-38)""",
                 "CREATE TABLE tm_back LIKE tm_src",
                 "CREATE TABLE tm_zero (id INT PRIMARY KEY, d DATE)",
                 "INSERT INTO tm_zero VALUES (1, '0000-00-00'), (2, '2024-01-02'), (3, '2024-00-15')",
@@ -97,6 +101,8 @@ def norm(kind: str, text: str | None) -> Any:
         return Decimal(text)
     if kind == "float":
         return float(text)
+    if kind == "single":  # a FLOAT: the same single-precision value, whichever digits print it
+        return struct.unpack("f", struct.pack("f", float(text)))[0]
     return text
 
 
@@ -116,6 +122,7 @@ def maria_rows(server: Any, table: str) -> tuple[list[str], list[tuple[Any, ...]
                            "AND table_name = %s ORDER BY ordinal_position", (table,))
             columns = cursor.fetchall()
             shown = [f"LOWER(HEX(`{n}`))" if t in ("blob", "longblob", "varbinary") else
+                     f"CAST(CAST(`{n}` AS DOUBLE) AS CHAR)" if t == "float" else  # its value, not 6 digits
                      f"CAST(`{n}` + 0 AS CHAR)" if t == "bit" else f"CAST(`{n}` AS CHAR)" for n, t in columns]
             cursor.execute(f"SELECT {', '.join(shown)} FROM {table} ORDER BY id")
             return [n for n, _ in columns], list(cursor.fetchall())
@@ -141,18 +148,18 @@ def assert_cells(source: tuple[list[str], list[tuple[Any, ...]]], target: tuple[
 PG_KINDS = {"f8": "float", "f8n": "float", "f4": "float", "dec": "number", "ts": "time", "tstz": "time", "tm": "time",
             "ivt": "time", "by": "bytes", "bo": "bool", "js": "json"}
 MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "bytes", "dec65": "number",
-               "d10": "number", "fl": "float", "db": "float", "js": "json"}
+               "d10": "number", "fl": "single", "db": "float", "js": "json", "f24": "single"}
 
 
 @pytest.fixture(scope="module")
-def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
+def copied(tmp_path_factory, postgres_server, mariadb_server, api_server) -> dict[str, Any]:  # noqa: F811
     """Both sources, and one run per path: PostgreSQL -> PostgreSQL (existing and created), -> CSV
     -> PostgreSQL, -> MariaDB; MariaDB -> PostgreSQL, -> CSV -> MariaDB; then the refusals."""
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute(PG_SOURCE)
     maria = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
     with maria.cursor() as cursor:
-        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants"):
+        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria"):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in MARIA_SOURCE:
             cursor.execute(statement)
@@ -174,6 +181,13 @@ def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
         name="from-maria")))
     runs["maria_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "maria.csv"),
                                                      mysql_step("write", "write", table="tm_back")], name="maria-back")))
+    api = {"id": "read", "component": "rest.extractor", "mode": "read",
+           "config": {"base_url": api_server.url, "endpoint": "/numbers", "data_path": "items"}}
+    runs["from_api"] = proj.run(str(proj.pipeline([
+        api, {**csv_step("csv", "write", "api.csv"), "needs": ["read"]},
+        {**pg_step("pg", "write", table="tm_from_api", create_if_missing=True), "needs": ["read"]},
+        sql_step("flat", "SELECT * EXCLUDE (owner) FROM df_read", needs=["read"]),
+        mysql_step("maria", "write", table="tm_api_maria", create_table=True)], name="from-api")))
     for column in REFUSED_BY_MARIADB:
         path = proj.pipeline([pg_step("read", "read", query=f"SELECT id, {column} FROM tm_src"),
                               mysql_step("write", "write", table="tm_refused", create_table=True)], name=f"refuse-{column}")
@@ -182,7 +196,7 @@ def copied(tmp_path_factory, postgres_server, mariadb_server) -> dict[str, Any]:
 
 
 def test_every_path_runs(copied):
-    for name in ("from_pg", "pg_back", "from_maria", "maria_back"):
+    for name in ("from_pg", "pg_back", "from_maria", "maria_back", "from_api"):
         result = copied["runs"][name]
         assert result.returncode == 0, (name, result.stderr)
 
@@ -238,9 +252,11 @@ def test_mariadb_to_postgres_keeps_every_value(copied):
     with psycopg.connect(copied["pg"].dsn()) as con:
         types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
                                  "WHERE attrelid = 'tm_from_maria'::regclass AND attnum > 0").fetchall())
-    assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10")} == {
+    assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10", "f24")} == {
         "ub": "numeric(20,0)", "dec65": "numeric", "tm": "interval", "bl": "bytea",
-        "ts": "timestamp with time zone", "bt10": "numeric(20,0)"}
+        "ts": "timestamp with time zone", "bt10": "numeric(20,0)", "f24": "real"}
+    with psycopg.connect(copied["pg"].dsn()) as con:  # MariaDB FLOAT 16777216: not 1.67772e+07 (six digits)
+        assert con.execute("SELECT f24 = 16777216 FROM tm_from_maria WHERE id = 1").fetchone() == (True,)
 
 
 def test_mariadb_to_csv_and_back_keeps_every_value(copied):
@@ -250,6 +266,8 @@ def test_mariadb_to_csv_and_back_keeps_every_value(copied):
     assert ",18446744073709551615," in text and ",-838:59:59," in text and ",\\x00ff10," in text
     assert ",12345678901234567890123456789012345.123456789012345678901234567890," in text
     assert ",1970-01-01 00:00:01+00," in text  # TIMESTAMP is an instant: read in UTC, whatever the server's zone
+    rows = text.splitlines()
+    assert rows[1].endswith(",16777216.0") and rows[2].endswith(",0.1")  # FLOAT: its value, not six digits
 
 
 def test_a_postgres_instant_lands_in_a_mariadb_timestamp_column_as_the_same_instant(copied):
@@ -290,3 +308,50 @@ def test_postgres_values_the_engine_cannot_hold_are_refused_when_read(copied, co
     assert f"{path} OML504 step 'read': {line}\n" in stderr
     assert "NaN" not in stderr.replace("holds NaN", "") and "0044" not in stderr  # the value itself is never shown
     assert not (proj.root / f"{column}.csv").exists()
+
+
+# --- JSON numbers from an API (issue 35): every size arrives exactly, to a CSV file and to both databases ---
+
+API_NUMBERS = {  # column -> its values in rows 1 and 2 as the API wrote them (tests/servers/http_apis.py)
+    "big": ("9223372036854775807", "1"), "neg": ("-9223372036854775808", "0"),
+    "huge": ("12345678901234567890123", "-5"), "dec": ("1234567890.123456789", "1.5"),
+    "wide": ("99999999999999999999.99", "0"), "small": ("0.1", "2.5"), "sci": ("1e300", "1.5"),
+    "long": ("123456789012345678901234567890123456789012.5", "1")}
+
+
+def test_the_api_body_holds_the_numbers_the_matrix_compares():
+    text = NUMBERS_BODY.decode()
+    for first, second in API_NUMBERS.values():
+        assert f": {first}," in text and f": {second}," in text
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied):
+    text = (copied["proj"].root / "api.csv").read_text(encoding="utf-8")
+    assert text.splitlines() == [
+        "id,big,neg,huge,dec,wide,small,sci,long,owner",
+        '1,9223372036854775807,-9223372036854775808,12345678901234567890123,1234567890.123456789,'
+        '99999999999999999999.99,0.1,1e+300,123456789012345678901234567890123456789012.5,'
+        '"{""rank"":""1234567890.123456789""}"',
+        '2,1,0,-5,1.500000000,0.00,2.5,1.5,1,"{""rank"":1}"',
+        "3,,,,,,,,,"]
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied):
+    names, rows = pg_rows(copied["pg"].dsn(), "tm_from_api")
+    for column, values in API_NUMBERS.items():
+        cells = [row[names.index(column)] for row in rows]
+        assert [Decimal(cell) for cell in cells[:2]] == [Decimal(value) for value in values], column
+        assert cells[2] is None
+    with psycopg.connect(copied["pg"].dsn()) as con:
+        types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+                                 "WHERE attrelid = 'tm_from_api'::regclass AND attnum > 0").fetchall())
+    assert {k: types[k] for k in ("big", "huge", "dec", "wide", "long")} == {
+        "big": "bigint", "huge": "numeric(39,0)", "dec": "numeric(19,9)", "wide": "numeric(22,2)",
+        "long": "numeric"}
+
+
+def test_json_numbers_of_every_size_arrive_exactly_in_mariadb(copied):
+    names, rows = maria_rows(copied["maria"], "tm_api_maria")
+    for column, values in API_NUMBERS.items():
+        cells = [row[names.index(column)] for row in rows]
+        assert [Decimal(cell) for cell in cells[:2]] == [Decimal(value) for value in values], column

@@ -108,6 +108,13 @@ CASES: dict[str, tuple[str, str, dict]] = {
                                         {"query": "SELECT i FROM range(3) t(i)"}, needs=["extract-customers"])), {}),
     "OML409": (oml(extract_step(), csv_step(), {**csv_step(needs=[]), "id": "write-copy"}),
                oml(extract_step(), csv_step(), {**csv_step(), "id": "write-copy"}), {}),
+    "OML416": (oml(step("get", "graphql.extractor", "read", {
+                   "endpoint": "https://api.example.com/graphql", "pagination_enabled": True,
+                   "query": "query($after: String) { items { nodes { id } pageInfo { hasNextPage endCursor } } }"})),
+               oml(step("get", "graphql.extractor", "read", {
+                   "endpoint": "https://api.example.com/graphql", "pagination_enabled": True,
+                   "query": "query($after: String) { items(after: $after) { nodes { id } pageInfo { hasNextPage "
+                            "endCursor } } }"})), {}),
 }
 # A tuple of two means no extra arguments.
 CASES = {code: case if len(case) == 3 else (*case, {}) for code, case in CASES.items()}

@@ -80,6 +80,7 @@ class StepResult:
     rows_out: int = 0
     duration_ms: float = 0.0
     columns: list[tuple[str, str]] = field(default_factory=list)
+    text_numbers: list[str] = field(default_factory=list)  # columns holding numbers as their exact text
     warnings: list[RuntimeProblem] = field(default_factory=list)
     problem: RuntimeProblem | None = None
     skipped_because: str | None = None
@@ -310,12 +311,21 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
     if produced:
         result.columns = outcome.columns or [
             (str(row[0]), str(row[1])) for row in con.execute(f'DESCRIBE "{ctx.output_table}"').fetchall()]
+        result.text_numbers = _text_numbers(con, ctx.output_table, result.columns)
     if options.sample is not None and produced:
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
         rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
         result.preview = (list(options.redact([d[0] for d in cursor.description])), rows)  # names as values
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
+
+
+def _text_numbers(con: Any, table: str, columns: list[tuple[str, str]]) -> list[str]:
+    """The VARCHAR columns a reader noted as numeric: numbers kept as their exact text (docs/types.md)."""
+    from osiris.run.spool import column_notes
+
+    noted = column_notes(con, table)
+    return [name for name, kind in columns if kind == "VARCHAR" and noted.get(name) == "numeric"]
 
 
 def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:

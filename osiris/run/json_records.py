@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 from osiris.run.counts import first_value
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.http import safe_url
+from osiris.run.json_numbers import settle_columns, spool_form
 from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
@@ -153,13 +154,16 @@ def describe_keys(body: Any) -> str:
     return f"The response is a single {type(body).__name__} value."
 
 
-def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested objects as columns: `{"a": {"b": 1}}` -> `{"a_b": 1}`; lists stay as they are."""
+def flatten(record: Mapping[str, Any], prefix: str = "", parents: set[str] | None = None) -> dict[str, Any]:
+    """Nested objects as columns: `{"a": {"b": 1}}` -> `{"a_b": 1}`; lists stay as they are. The
+    names of the objects flattened are added to `parents`."""
     flat: dict[str, Any] = {}
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
-            flat.update(flatten(value, f"{name}_"))
+            if parents is not None:
+                parents.add(name)
+            flat.update(flatten(value, f"{name}_", parents))
         else:
             flat[name] = value
     return flat
@@ -176,6 +180,8 @@ class RecordSpool:
         self._file = self.path.open("w", encoding="utf-8")
         self.flat = flat
         self.count = 0
+        self.wide: set[str] = set()  # top-level columns holding a number a double or BIGINT cannot hold
+        self.parents: set[str] = set()  # objects flattened into columns (flat): `address` of `address_city`
 
     def __enter__(self) -> RecordSpool:
         return self
@@ -187,8 +193,9 @@ class RecordSpool:
     def add(self, records: Iterable[Mapping[str, Any]]) -> None:
         """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
+            form, wide = spool_form(flatten(record, parents=self.parents) if self.flat else record)
             try:
-                line = record_line(flatten(record) if self.flat else record)
+                line = record_line(form)
             except JsonTextError as error:
                 raise _record_problem(self.count + 1, str(error)) from None
             if len(line) > MAX_RECORD_BYTES:
@@ -199,6 +206,7 @@ class RecordSpool:
             except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot hold
                 self._file.write(without_surrogates(line) + "\n")
             self.count += 1
+            self.wide |= wide
 
     def load(self, con: duckdb.DuckDBPyConnection, table: str,
              known: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
@@ -212,7 +220,20 @@ class RecordSpool:
             con.execute(f"CREATE OR REPLACE TABLE {target} ({body or 'record JSON'})")
         else:
             self._read_json(con, target)
+            if self.wide:
+                settle_columns(con, table, sorted(self.wide))
+            self._drop_null_parents(con, target)
         return [(name, kind) for name, kind, *_ in con.execute(f"DESCRIBE {target}").fetchall()]
+
+    def _drop_null_parents(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
+        """Drop the column of an object flattened into columns where it was null in other records
+        (`address: null` beside `address_city`): all NULL, it says nothing the parts do not. A name
+        that also held a value (not null, not an object) keeps its column."""
+        columns = {str(row[0]) for row in con.execute(f"DESCRIBE {target}").fetchall()}
+        for name in sorted(self.parents & columns):
+            column = '"' + name.replace('"', '""') + '"'
+            if first_value(con, f"SELECT count({column}) FROM {target}") == 0:
+                con.execute(f"ALTER TABLE {target} DROP COLUMN {column}")
 
     def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
         """read_json on one thread (its buffers are per thread); inferring the columns of an 8 MiB
@@ -221,12 +242,16 @@ class RecordSpool:
 
         threads = first_value(con, "SELECT current_setting('threads')")
         con.execute("SET threads = 1")
+        source = (f"read_json(?, format = 'newline_delimited', sample_size = -1, "
+                  f"maximum_object_size = {MAX_RECORD_BYTES}")
         try:
-            con.execute(
-                f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM read_json(?, format = 'newline_delimited',"
-                f" sample_size = -1, maximum_object_size = {MAX_RECORD_BYTES})",
-                [str(self.path)],
-            )
+            if self.wide:  # their columns as JSON, to be settled (osiris.run.json_numbers)
+                inferred = con.execute(f"DESCRIBE SELECT * FROM {source})", [str(self.path)]).fetchall()
+                types = ", ".join(f"'{name.replace(chr(39), chr(39) * 2)}': "
+                                  f"'{'JSON' if name in self.wide else kind.replace(chr(39), chr(39) * 2)}'"
+                                  for name, kind, *_ in inferred)
+                source += f", columns = {{{types}}}"
+            con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {source})", [str(self.path)])
         except duckdb.InvalidInputException as error:
             if "recursion depth" in str(error):
                 raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None

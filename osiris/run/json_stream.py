@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
+from osiris.run.json_numbers import parse_float
 from osiris.run.json_text import JsonTextError, parse_integer
 
 CHUNK = 1 << 20
@@ -34,7 +35,7 @@ class JsonText:
         file.seek(0)
         self._file = file
         self._decode = codecs.getincrementaldecoder("utf-8")().decode
-        self._decoder = json.JSONDecoder(parse_int=parse_integer)
+        self._decoder = json.JSONDecoder(parse_int=parse_integer, parse_float=parse_float)
         self._text, self._at, self._ended = "", 0, False
 
     def records(self, path: str) -> Iterator[Any]:

@@ -15,6 +15,9 @@ import re
 import sys
 from typing import Any
 
+from osiris.run.json_numbers import parse_float
+from osiris.run.json_numbers import parse_integer as exact_integer
+
 LONG_INTEGER_DIGITS = 4300  # Python's default int_max_str_digits
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -33,15 +36,17 @@ class JsonTextError(Exception):
 
 def parse_integer(digits: str) -> int | str:
     """An integer as Python's int, or as its digits when it is too long for one."""
+    if len(digits) < 19:  # within BIGINT, and far from the longest int Python reads
+        return int(digits)
     if len(digits.lstrip("-")) > LONG_INTEGER_DIGITS:
         return digits
-    return int(digits)
+    return exact_integer(digits)
 
 
 def parse_json(data: bytes) -> Any:
     """The JSON value of `data` (UTF-8, or UTF-16/32 with their byte order); JsonTextError otherwise."""
     try:
-        return json.loads(data, parse_int=parse_integer)
+        return json.loads(data, parse_int=parse_integer, parse_float=parse_float)
     except RecursionError:
         raise JsonTextError(f"the body nests deeper than Osiris reads (about {sys.getrecursionlimit():,} levels)",
                             "Ask the API for flatter records, or for fewer fields.") from None

@@ -1,10 +1,12 @@
 """Paging that ends: loops found and a page limit, for the rest and graphql extractors.
 
 An API can page in a circle: a cursor that comes back after two pages (A, B, A, B), a `Link`
-header that leads back to a page read before, or pages whose contents repeat while every
-parameter changes. `PageGuard` remembers a digest of every cursor, URL and page content seen and
-stops paging at the first one seen before, with a warning that names the page it repeats. Memory
-stays small: 32 bytes a page.
+header that leads back to a page read before, pages whose contents repeat while every parameter
+changes (an API that ignores the page parameter, a GraphQL query that never reads its cursor
+variable). `PageGuard` remembers a digest of every cursor, URL and page content seen and fails the
+step at the first one seen before with OML535, naming the page it repeats and the paging setting to
+check: what was read is then only part of the data, or nobody can tell, and a partial copy must
+never succeed. Memory stays small: 32 bytes a page.
 
 `max_pages` bounds the rest: a step that sets it stops there quietly (it asked for that many).
 Without it, paging stops at DEFAULT_MAX_PAGES with OML524, since an API with more pages than that
@@ -32,41 +34,48 @@ def digest(value: Any) -> bytes | None:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def no_advance(where: str, what: str, check: str, pages: int) -> RuntimeProblem:
+    """OML535: paging of `where` stopped after `pages` pages for `what`; `check` says which setting."""
+    return RuntimeProblem("OML535", f"paging of {where} did not advance: {what}, so the rest of the data cannot "
+                                    "be read", check, value=pages)
+
+
 class PageGuard:
     """Counts the pages of one read and says when the next one must not be requested."""
 
-    def __init__(self, config: Mapping[str, Any], where: str, notes: list[str]) -> None:
+    def __init__(self, config: Mapping[str, Any], where: str, notes: list[str], check: str) -> None:
+        """`check` is the hint of OML535: the paging settings to look at, in the component's terms."""
         given = config.get("max_pages")
         self.limit = DEFAULT_MAX_PAGES if given is None else int(given)  # 0: no limit
         self.chosen = given is not None
-        self.where, self.notes = where, notes
+        self.where, self.notes, self.check = where, notes, check
         self.pages = 0
         self._seen: dict[tuple[str, bytes], int] = {}  # (what, digest) -> the page it led to (or held)
 
-    def read(self, records: list[Any], repeat_hint: str = "the API is paging in a loop") -> bool:
-        """Count a page; False (with a warning) when its records repeat an earlier page's."""
+    def read(self, records: list[Any]) -> None:
+        """Count a page; OML535 when its records repeat an earlier page's."""
         self.pages += 1
         if not records:
-            return True
+            return
         earlier = self._first_seen("content", records, self.pages)
-        if earlier is None:
-            return True
-        self.notes.append(f"stopped paging: page {self.pages} held the same records as page {earlier}; {repeat_hint}")
-        return False
+        if earlier is not None:
+            raise self._no_advance(f"page {self.pages} held the same records as page {earlier}")
 
     def visited(self, what: str, value: Any) -> None:
         """Remember that `value` (the URL just read) led to the page just read."""
         self._first_seen(what, value, self.pages)
 
     def may_follow(self, what: str, value: Any) -> bool:
-        """Whether to request the page that `value` (a cursor or a URL) leads to: not when it led
-        to a page already read (a loop), nor past max_pages. OML524 when the default limit is hit."""
+        """Whether to request the page that `value` (a cursor or a URL) leads to: not past
+        max_pages (OML524 when the default limit is hit). OML535 when it led to a page already read."""
         earlier = self._first_seen(what, value, self.pages + 1)
         if earlier is not None:
-            self.notes.append(f"stopped paging: the {what} after page {self.pages} leads back to page {earlier}, "
-                              "so paging would loop")
-            return False
+            moved = "does not move" if earlier == self.pages else f"leads back to page {earlier}"
+            raise self._no_advance(f"the {what} after page {self.pages} {moved}")
         return self.may_continue()
+
+    def _no_advance(self, what: str) -> RuntimeProblem:
+        return no_advance(self.where, what, self.check, self.pages)
 
     def may_continue(self) -> bool:
         """Whether another page may be requested after the ones read (max_pages)."""

@@ -16,6 +16,8 @@ from osiris.trust.boundary import Boundary
 
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
+TEXT_NUMBER = (" (numbers as exact text: some need more than 38 digits, or are NaN; cast to DOUBLE, or compare as "
+               "text, before arithmetic)")
 NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
 
 
@@ -40,7 +42,8 @@ def step_fact(step: StepResult) -> str:
         return f"{head}: {step.status}"
     if step.mode == "write":
         return f"{head}: wrote {count_rows(step.rows_in)}, then rolled them back"
-    columns = ", ".join(f"{name} {kind}" for name, kind in step.columns[:MAX_COLUMNS])
+    columns = ", ".join(f"{name} {kind}" + (TEXT_NUMBER if name in step.text_numbers else "")
+                        for name, kind in step.columns[:MAX_COLUMNS])
     return f"{head}: {count_rows(step.rows_out)}" + (f"; columns: {columns}" if columns else "")
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
+from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable, value_text
 
 if TYPE_CHECKING:
     from osiris.sample.dry_run import DryRun
@@ -36,7 +36,8 @@ def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
             yield StepPreview(printable(f"{step.step_id}: {count_rows(0)} {NO_ROWS}"), [], [])
             continue
         shown = f" (first {len(rows)})" if len(rows) < step.rows_out else ""
-        cells = [[cell(None if value is None else redact(str(value))) for value in row] for row in rows]  # redact, then cut
+        cells = [[cell(None if value is None else redact(value_text(value))) for value in row]
+                 for row in rows]  # redact, then cut
         yield StepPreview(printable(f"{step.step_id}: {count_rows(step.rows_out)}{shown}"),
                           [printable(redact(h)) for h in headers], cells)
 

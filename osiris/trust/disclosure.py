@@ -21,7 +21,7 @@ DUCKDB_TYPES = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INTEGER", "INT
 _CONVERT = re.compile(r"""[Cc]ould not convert string (['"]).*\1 to '?(?P<type>[A-Za-z0-9_()]+)'?""")
 _CAST_VALUE = re.compile(r"Type (?P<source>\w+) with value .*? can't be cast(?P<rest>.*?destination type (?P<type>\w+))?")
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
-_SOURCE_COLUMN = re.compile(r"""(?:source column|converting column) "?(?P<column>[^".\s]+)"?""")
+_SOURCE_COLUMN = re.compile(r'converting column "(?P<column>.+?)"\. |source column (?P<bare>[^\n]+)')  # names whole
 _WITHHELD_SHAPES = (
     (_CONVERT, lambda m: f"could not convert a value to {_type(m['type'])}"),
     (_CAST_VALUE, lambda m: f"a {_type(m['source'])} value can't be cast{m['rest'] or ''}"),
@@ -50,7 +50,7 @@ def conversion_problem(text: str) -> str:
         return withhold_values((text.strip().splitlines() or [""])[0])
     column = _SOURCE_COLUMN.search(text)
     line = _CSV_LINE.search(text)
-    holder = f"column '{column['column']}'" if column else "a column"
+    holder = f"column '{column['column'] or column['bare']}'" if column else "a column"
     target = f" to {_type(kind['type'])}" if kind["type"] else ""
     where = f" (line {line[1]} of the file)" if line else ""
     return f"{holder} holds a value that does not convert{target}{where}; the value is withheld"

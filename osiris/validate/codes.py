@@ -69,6 +69,7 @@ CODES: dict[str, Code] = {
     "OML412": Code(4, "error", "transform has no Spark form"),  # OML412-414: run.engine spark (docs/spark.md)
     "OML413": Code(4, "error", "transform gives another result on Spark"),
     "OML414": Code(4, "error", "not available on the Spark engine"),
+    "OML416": Code(4, "error", "paging cannot advance"),  # a paginated GraphQL query without its cursor variable
     "OML501": Code(5, "error", "unknown table"),
     "OML502": Code(5, "error", "unknown column"),
     "OML503": Code(5, "error", "SQL error"),
@@ -96,6 +97,7 @@ CODES: dict[str, Code] = {
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
     "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)
+    "OML535": Code(5, "error", "paging did not advance"),
     "OML537": Code(5, "error", "check on data failed"),
     "OML538": Code(5, "warning", "check on data failed (level: warning)"),
 }

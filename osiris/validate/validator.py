@@ -19,6 +19,7 @@ from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.params import apply_params
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
+from osiris.validate.paging import check_paging
 from osiris.validate.runnable import check_runnable
 from osiris.validate.secrets_inline import check_free_form_secrets
 from osiris.validate.sql import check_sql
@@ -96,6 +97,7 @@ class Validator:
             check_graph(steps, findings, base)
             if key == "steps":  # SQL paths and inputs follow OML; a legacy `tasks:` list is OML203 first
                 check_runnable(steps, findings, base)
+                check_paging(steps, report.step_configs, findings, base)
                 named = [i for i, s in enumerate(steps) if isinstance(s, dict) and isinstance(component_name(s), str)]
                 check_sql(steps, named, self.registry, self.catalogs, findings, text)
                 check_step_checks(steps, findings, base)

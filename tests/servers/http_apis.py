@@ -28,13 +28,16 @@ Hostile routes (a run must end on each within its deadline, with one clear line)
     /bomb                         a gzip body inflating to `bomb_mb` MiB of zeros
     /cursor-loop?cursor=C         cursors A, B, A, B, ...     /link-loop?page=N  links 1 -> 2 -> 1
     /flip?page=N                  two pages of records, alternating whatever N is
+    /stuck?cursor=C               a first page with next_cursor S, then the next page, whose next_cursor is S again
     /endless?cursor=C             a new cursor and a new record on every page, for ever
     /big?mb=M                     one record of M MiB of text, then one small record
     /many?mb=M&cursor=C           M MiB of 1 KiB records under "items", then {"meta": {"next": C2}}: 2 pages
     /surrogate  /deep  /long-int  a lone escaped surrogate; 5,000 levels of nesting; a 5,000-digit integer
+    /numbers                      {"items": [...]}: NUMBERS_BODY, JSON numbers of every size (docs/types.md)
     /token-at?at=N                400 whose body carries the bearer token at character N
     /bad-redirect  /bad-link      a redirect, and a Link rel=next, to "http://[::1" (not a URL)
     POST /graphql with variables {"loop": true}: endCursor X, Y, X, Y, ...
+    POST /graphql whose query does not pass `after: $after`: the first page, whatever the variables
 """
 
 from __future__ import annotations
@@ -55,6 +58,14 @@ USER, PASSWORD = "ada", "pw-Planted-9b3e7f1a"
 RECORDS = [{"id": i, "name": f"item-{i}", "meta": {"rank": i % 3, "tags": [f"t{i}"]}} for i in range(1, 24)]
 TICKETS = [{"id": i, "subject": f"subject {i}", "requester": {"email": f"user{i}@example.org", "name": f"User {i}"},
             "tags": [f"tag{i % 3}"], "due": None if i % 2 else f"2026-12-{i:02d}"} for i in range(1, 13)]
+NUMBERS_BODY = (  # as an API writes them: BIGINT limits, beyond BIGINT and HUGEINT, decimals a double cannot hold
+    b'{"items": [{"id": 1, "big": 9223372036854775807, "neg": -9223372036854775808, "huge": 12345678901234567890123, '
+    b'"dec": 1234567890.123456789, "wide": 99999999999999999999.99, "small": 0.1, "sci": 1e300, '
+    b'"long": 123456789012345678901234567890123456789012.5, "owner": {"rank": 1234567890.123456789}},\n'
+    b' {"id": 2, "big": 1, "neg": 0, "huge": -5, "dec": 1.5, "wide": 0, "small": 2.5, "sci": 1.5, "long": 1, '
+    b'"owner": {"rank": 1}},\n'
+    b' {"id": 3, "big": null, "neg": null, "huge": null, "dec": null, "wide": null, "small": null, "sci": null, '
+    b'"long": null, "owner": null}]}')
 TRICKLE_FOR = 30.0  # seconds a trickling answer goes on at most, so that no server thread outlives a test run
 
 
@@ -284,6 +295,12 @@ class _Handler(BaseHTTPRequestHandler):
         page = int(query.get("page", 1))
         self.reply(200, RECORDS[(page - 1) * 5:page * 5], {"link": f'</link-loop?page={3 - page}>; rel="next"'})
 
+    def route_stuck(self, query: dict[str, str], seen: Seen) -> None:
+        """A first page, then pages whose next cursor is the cursor that asked for them."""
+        cursor = query.get("cursor")
+        start = 0 if cursor is None else 5
+        self.reply(200, {"results": RECORDS[start:start + 5], "meta": {"next_cursor": "S"}})
+
     def route_flip(self, query: dict[str, str], seen: Seen) -> None:
         page = int(query.get("page", 1))
         self.reply(200, {"items": RECORDS[:5] if page % 2 else RECORDS[5:10]})
@@ -316,6 +333,9 @@ class _Handler(BaseHTTPRequestHandler):
         raw = b'{"items": [{"id": 1, "big": ' + b"7" * 5000 + b'}, {"id": 2, "big": 5}]}'
         self.reply(200, None, raw=raw, content_type="application/json")
 
+    def route_numbers(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(200, None, raw=NUMBERS_BODY, content_type="application/json")
+
     def route_bad_redirect(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(302, {}, {"location": "http://[::1"})
 
@@ -344,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
             page = {"hasNextPage": True, "endCursor": "Y" if after == "X" else "X"}
             return self.reply(200, {"data": {"items": {"nodes": nodes, "pageInfo": page}}})
         first = int(variables.get("first", 5))
-        start = int(variables.get("after") or 0)
+        start = int(variables.get("after") or 0) if "after: $after" in request.get("query", "") else 0  # as a server would
         end = min(start + first, len(RECORDS))
         page_info = {"hasNextPage": end < len(RECORDS), "endCursor": str(end)}
         self.reply(200, {"data": {"items": {"nodes": RECORDS[start:end], "pageInfo": page_info}}})

@@ -47,7 +47,11 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     where = safe_url(endpoint)
     variables = dict(config.get("variables") or {})
     paginate = bool(config.get("pagination_enabled", False))
-    guard = PageGuard(config, where, client.notes)
+    variable = _variable(config)
+    guard = PageGuard(config, where, client.notes,
+                      f"check that the query passes ${variable} (pagination_variable_name) to the paged field, e.g. "
+                      f"items(first: 50, {variable}: ${variable}), and that pagination_cursor_field names the "
+                      "cursor of the page's end")
     while True:
         response = client.send("POST", endpoint, json={"query": config["query"], "variables": variables},
                                passthrough=(400, 422))
@@ -56,15 +60,14 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         if response.status_code >= 400:
             raise client.status_problem(response, "POST", retries=0)
         records = records_at(payload, str(config.get("data_path", "data")), where)
-        if not guard.read(records):
-            return
+        guard.read(records)
         yield records
         if not paginate or not records:
             return
         cursor = _next_cursor(payload, config, where)
         if cursor is None or not guard.may_follow("cursor", cursor):
             return
-        variables[_variable(config)] = cursor
+        variables[variable] = cursor
 
 
 def _variable(config: Mapping[str, Any]) -> str:

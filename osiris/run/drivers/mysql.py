@@ -21,7 +21,7 @@ from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
-from osiris.run.drivers.mysql_types import REFUSALS, ReadColumns, mysql_type, render
+from osiris.run.drivers.mysql_types import FLOAT, REFUSALS, ReadColumns, mysql_type, render
 from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import notes, widest_decimal
 from osiris.run.problems import rejected_problem
@@ -125,9 +125,10 @@ class MySQLDialect(SqlDialect):
         import pymysql.cursors
 
         batch_size = int(ctx.config.get("batch_size", 10_000))
+        query, floats = _single_floats(conn, query, params)
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
             cursor.execute(query, params or None)
-            typed = ReadColumns(cursor._result.fields)  # PyMySQL's field packets: flags and charset too
+            typed = ReadColumns(cursor._result.fields, floats)  # PyMySQL's field packets: flags and charset too
             spool = CsvSpool(ctx.con, ctx.output_table, typed.columns, spool_path(ctx), batch_size, ctx.progress)
             try:
                 while batch := cursor.fetchmany(batch_size):
@@ -243,6 +244,29 @@ def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
         raise unique_key_problem(target.table, target.keys, field)
 
 
+def _single_floats(conn: Any, query: str, params: tuple[Any, ...] = ()) -> tuple[str, set[str]]:
+    """The query with each FLOAT column read through CAST(... AS DOUBLE), and those columns' names.
+
+    MySQL's text protocol prints a FLOAT with six digits (16777216 as 1.67772e+07); widened to a
+    double it prints its exact value, which the engine's FLOAT holds again. The columns are found
+    with a LIMIT 0 probe; a query that cannot be a derived table (duplicate column names) is read
+    as written. `params` are the query's bound values (an incremental read's cursor), bound here too."""
+    import pymysql
+
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
+            fields = list(cursor._result.fields)
+    except pymysql.MySQLError:
+        return query, set()
+    floats = {str(f.name) for f in fields if int(f.type_code) == FLOAT}
+    if not floats or len({str(f.name).lower() for f in fields}) < len(fields):
+        return query, set()
+    listed = ", ".join(f"CAST({quote_mysql(str(f.name))} AS DOUBLE) AS {quote_mysql(str(f.name))}"
+                       if str(f.name) in floats else quote_mysql(str(f.name)) for f in fields)
+    return f"SELECT {listed} FROM ({query}) AS osiris_source", floats
+
+
 def quote_mysql(name: str) -> str:
     """A MySQL identifier, quoted."""
     return "`" + name.replace("`", "``") + "`"
@@ -252,8 +276,8 @@ def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) ->
     """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
     source = next(iter(ctx.input_tables.values()))
     noted = notes(ctx, source)
-    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n) if noted.get(n) == "numeric" else None))
-            for n, t in columns]
+    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n)
+                           if noted.get(n) == "numeric" and t == "VARCHAR" else None)) for n, t in columns]
 
 
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:

@@ -1,7 +1,8 @@
 """MySQL's and MariaDB's types, both ways (docs/types.md): what PyMySQL's values become in the
 engine (DuckDB), and what the engine's columns become in a MySQL table.
 
-Reading, each value arrives exactly: BIGINT UNSIGNED as UBIGINT, DECIMAL wider than 38 digits as
+Reading, each value arrives exactly: FLOAT as FLOAT (read widened to DOUBLE: the text protocol
+prints a FLOAT with six digits), BIGINT UNSIGNED as UBIGINT, DECIMAL wider than 38 digits as
 its exact text, TIME (negative, or over 24 hours) as an INTERVAL, TIMESTAMP (an instant, read in
 a UTC session) as TIMESTAMP WITH TIME ZONE, binary as BLOB, BIT as its number. A zero or partial
 date (0000-00-00, 2024-00-15), which no other date type has, stops the read with the row count.
@@ -21,6 +22,7 @@ from osiris.run.spool import Column
 UNSIGNED_FLAG, BINARY_CHARSET = 32, 63
 DECIMALS, DATES, INSTANT, TIME, BIT, JSON, GEOMETRY = (0, 246), (7, 10, 12, 14), 7, 11, 16, 245, 255
 INTEGERS, FLOATS, TEXTS = (1, 2, 3, 8, 9, 13), (4, 5), (15, 249, 250, 251, 252, 253, 254)
+FLOAT = 4  # single precision
 _DUCKDB_TO_MYSQL = {"BIGINT": "BIGINT", "INTEGER": "INT", "SMALLINT": "SMALLINT", "TINYINT": "TINYINT",
                     "UBIGINT": "BIGINT UNSIGNED", "UINTEGER": "INT UNSIGNED", "USMALLINT": "SMALLINT UNSIGNED",
                     "UTINYINT": "TINYINT UNSIGNED", "HUGEINT": "DECIMAL(39,0)", "UHUGEINT": "DECIMAL(39,0)",
@@ -36,7 +38,9 @@ Convert = Callable[[Any], Any]
 class ReadColumns:
     """The engine's columns for a result's fields, and each row's values as the spool writes them."""
 
-    def __init__(self, fields: Sequence[Any]) -> None:
+    def __init__(self, fields: Sequence[Any], floats: set[str] | None = None) -> None:
+        """`floats`: the FLOAT columns a query reads widened to DOUBLE (mysql._single_floats)."""
+        self._floats = floats or set()
         typed = [self._typed(field) for field in fields]
         self.columns = [column for column, _ in typed]
         self._converts = [convert for _, convert in typed]
@@ -71,7 +75,7 @@ class ReadColumns:
         if code in INTEGERS:
             return Column(name, "UBIGINT" if code == 8 and unsigned else "BIGINT"), None
         if code in FLOATS:
-            return Column(name, "DOUBLE"), None
+            return Column(name, "FLOAT" if code == FLOAT or name in self._floats else "DOUBLE"), None
         if code == TIME:
             return Column(name, "INTERVAL"), _time_text
         if code == BIT:
@@ -133,6 +137,9 @@ def render(name: str, kind: str, target_type: str | None) -> str | None:
         return f"CAST(to_json({name}) AS VARCHAR)"
     if base(kind) in ("TIME", "INTERVAL", "TIME WITH TIME ZONE", "UUID", "JSON", "BIT"):
         return f"CAST({name} AS VARCHAR)"  # MySQL's own TIME text (PyMySQL's would be wrong when negative)
+    if kind == "VARCHAR" and target_type is not None and target_type.startswith("bit"):
+        # PostgreSQL's bit string text (0101) into a BIT column: its number (text that is not bits is refused)
+        return f"CAST(CAST({name} AS BIT) AS UBIGINT)"
     if kind == "VARCHAR" and target_type is not None and ("blob" in target_type or "binary" in target_type):
         # PostgreSQL's bytea text (\x00ff10, as a CSV file holds binary values) into a binary column: the bytes
         return (f"CASE WHEN starts_with({name}, '\\x') AND regexp_full_match(substr({name}, 3), '[0-9a-fA-F]*') "

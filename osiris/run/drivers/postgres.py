@@ -115,6 +115,7 @@ class PostgresDialect(SqlDialect):
                     spool.add_lines(copied_rows(copy, conn))
             finally:
                 rows = spool.close()
+        settle_numerics(ctx.con, ctx.output_table, [c.name for c in columns if c.note == "numeric"])
         return rows
 
     def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
@@ -222,9 +223,26 @@ def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
         yield data
 
 
+def settle_numerics(con: Any, table: str, names: list[str]) -> None:
+    """Give each `numeric` read as text (no precision, or wider than 38 digits) the DECIMAL(p,s) that
+    holds every value read, so that arithmetic works (`sum(amount)`); values that need more than 38
+    digits, or NaN and infinities, keep the column as PostgreSQL's exact text (docs/types.md). The
+    note stays: a created PostgreSQL table gets `numeric` again."""
+    from osiris.run.decimal_fit import column_texts, holding_type
+
+    target = quote_ident(table)
+    for name in names:
+        column = quote_ident(name)
+        kind = holding_type(column_texts(con, target, column))
+        if kind is not None and kind != "VARCHAR":
+            con.execute(f"ALTER TABLE {target} ALTER {column} TYPE {kind}")
+            con.execute(f"COMMENT ON COLUMN {target}.{column} IS 'numeric'")
+
+
 def engine_column(column: Any) -> Column:
     """The engine's column for a query's column: a numeric wider than DuckDB's 38 digits (or one
-    without a precision) stays PostgreSQL's exact text, noted as numeric for a table to be created."""
+    without a precision) is read as PostgreSQL's exact text, noted as numeric for a table to be
+    created, then settled (settle_numerics)."""
     code = column.type_code
     if code == 1700:  # numeric
         precision, scale = column.precision, column.scale

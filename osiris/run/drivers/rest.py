@@ -24,7 +24,7 @@ from osiris.oml.incremental import with_request_value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
 from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
-from osiris.run.paging import PageGuard
+from osiris.run.paging import PageGuard, no_advance
 from osiris.secrets.names import is_secret_key
 
 
@@ -111,9 +111,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
     page_param = str(config.get("page_param") or "page")
     start = str(params.get(page_param, 1 if style == "page" else 0))
     number = int(start) if start.isdigit() else (1 if style == "page" else 0)
-    guard = PageGuard(config, safe_url(url), client.notes)
-    repeat_hint = f"check that the API reads '{page_param}'" if style in ("page", "offset") else \
-        "the API is paging in a loop"
+    guard = PageGuard(config, safe_url(url), client.notes, _paging_check(config, style, page_param))
     first_size: int | None = None
     while url:
         if style in ("page", "offset"):
@@ -122,8 +120,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         page = Page(client, response, data_path)
         if not page.first and guard.pages:
             return
-        if not guard.read(page.fingerprint if page.first else [], repeat_hint):
-            return
+        guard.read(page.fingerprint if page.first else [])
         yield from page.batches()
         if style == "none" or not page.count:
             return
@@ -139,10 +136,22 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             params[str(config.get("cursor_param") or "cursor")] = following
         elif style == "link_header":
             guard.visited("link", str(response.url))
-            url = _next_link(response, url, client)
+            url = _next_link(response, url, guard)
             if url and not guard.may_follow("link", url):
                 return
             params = {}
+
+
+def _paging_check(config: Mapping[str, Any], style: str, page_param: str) -> str:
+    """What to check when paging does not advance (OML535's hint), in the step's own settings."""
+    if style in ("page", "offset"):
+        return (f"check that the API pages by the parameter '{page_param}' (page_param; pagination: {style}); "
+                "set page_param to the one its documentation names")
+    if style == "cursor":
+        return (f"check cursor_path ('{config.get('cursor_path') or ''}': the next cursor in a response) and "
+                f"cursor_param ('{config.get('cursor_param') or 'cursor'}': the parameter it is sent back in)")
+    return ("check pagination: link_header: the API's Link rel=\"next\" must lead to a new page of the same site; "
+            "an API whose pages are elsewhere needs its base_url, and paging by another style")
 
 
 def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
@@ -153,19 +162,22 @@ def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
     return params
 
 
-def _next_link(response: Any, url: str, client: HttpClient) -> str:
-    """The `rel="next"` URL, resolved against the page; "" at the end or when it leaves the origin."""
+def _next_link(response: Any, url: str, guard: PageGuard) -> str:
+    """The `rel="next"` URL, resolved against the page; "" at the end. OML535 when it cannot be
+    followed (not a URL, or on another site, where the step's credentials must not go): the pages
+    after it would be missing."""
     link = response.links.get("next", {}).get("url")
-    joined = join_url(response, link) if link else None
-    if joined is None:
-        if link:
-            client.notes.append("stopped paging: the next link is not a URL")
+    if not link:
         return ""
+    joined = join_url(response, link)
+    if joined is None:
+        raise no_advance(guard.where, f"the next link after page {guard.pages} is not a URL", guard.check,
+                         guard.pages)
     target = str(joined)
     here, there = urlsplit(url), urlsplit(target)
     if (here.scheme, here.netloc) != (there.scheme, there.netloc):
-        client.notes.append(f"stopped paging: the next page is on another site ({safe_url(target)})")
-        return ""
+        raise no_advance(guard.where, f"the next page after page {guard.pages} is on another site "
+                                      f"({safe_url(target)}), which is not followed", guard.check, guard.pages)
     return target
 
 
