@@ -71,7 +71,7 @@ def test_keys_from_other_formats_name_their_oml_key() -> None:
 
 def test_a_key_that_is_no_other_formats_keeps_the_list_of_step_keys() -> None:
     assert hints(oml(read("a"), write(needs=["a"], colour="red")))[0][2] == (
-        "step keys are: id, component, mode, config, needs, inputs, description, name; component settings go "
+        "step keys are: id, component, mode, config, needs, inputs, description, name, checks; component settings go "
         "under config")
 
 
