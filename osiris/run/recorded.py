@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from osiris.oml.config import StepConfig
     from osiris.registry import Registry
+    from osiris.run.deadline import RunLimit
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
     from osiris.run.trail import RunTrail
@@ -39,14 +40,15 @@ class RecordedRun:
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
-                 engine: str = "duckdb") -> RecordedRun:
+                 engine: str = "duckdb", limit: RunLimit | None = None) -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
     `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
     in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
-    at `run.spark.master` (docs/spark.md)."""
+    at `run.spark.master` (docs/spark.md). The run ends by its deadline (`run_limit`); `limit`, when
+    given, is the caller's, so that it can stop the run (an MCP call cancelled)."""
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
@@ -65,7 +67,8 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
         sample=sample, sample_dir=session.path / "artifacts" if keep else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {},
-        boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data)
+        boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
+        limit=limit or run_limit(effective, sample))
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark
@@ -74,6 +77,16 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     else:
         result = run_pipeline(pipeline, options, Listeners(trail, listener))
     return RecordedRun(session, trail.finish(result), result, trail)
+
+
+def run_limit(effective: EffectiveSettings, sample: int | None) -> RunLimit:
+    """A run's deadline from the settings: `validation.dry_run_timeout_seconds` for a sample run,
+    `run.timeout_seconds` (none by default) for a full one (docs/security.md, "Every run ends")."""
+    from osiris.run.deadline import RunLimit
+
+    if sample is not None:
+        return RunLimit(effective.settings.validation.dry_run_timeout_seconds, "validation.dry_run_timeout_seconds")
+    return RunLimit(effective.settings.run.timeout_seconds, "run.timeout_seconds")
 
 
 def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:

@@ -92,4 +92,6 @@ CODES: dict[str, Code] = {
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
     "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)
+    "OML532": Code(5, "error", "run passed its deadline"),
+    "OML533": Code(5, "error", "scratch space exhausted"),
 }
