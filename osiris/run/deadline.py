@@ -14,8 +14,15 @@ next step's) is interrupted too, so nothing the run starts outlives it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from osiris.run.problems import deadline_problem
+
+if TYPE_CHECKING:
+    from osiris.run.engine import StepResult
 
 REPEAT_SECONDS = 0.1
 
@@ -73,7 +80,18 @@ class RunLimit:
 
     @staticmethod
     def _call(stopper: Callable[[], object]) -> None:
-        try:
+        with contextlib.suppress(Exception):  # an engine that has already closed: nothing left to interrupt
             stopper()
-        except Exception:  # an engine that has already closed: nothing left to interrupt
-            pass
+
+
+def not_started(result: StepResult, limit: RunLimit, results: Iterable[StepResult]) -> None:
+    """A step not started when the run was stopped: cancelled, the run is interrupted
+    (KeyboardInterrupt); at the deadline, the first such step carries the run's one OML532 line
+    (unless a step already does) and the rest are skipped."""
+    if limit.reason != "deadline":
+        raise KeyboardInterrupt
+    first = next((r for r in results if r.problem is not None and r.problem.code == "OML532"), None)
+    if first is None:
+        result.status, result.problem = "failed", deadline_problem(limit.seconds, limit.setting)
+    else:
+        result.status, result.skipped_because = "skipped", first.step_id

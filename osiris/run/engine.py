@@ -29,7 +29,7 @@ from osiris.errors import where_raised
 from osiris.oml.graph import dependencies_of, input_tables, run_order, table_name
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
-from osiris.run.deadline import RunLimit
+from osiris.run.deadline import RunLimit, not_started
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.interrupts import Interrupts
 from osiris.run.problems import (
@@ -131,7 +131,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
             if result.status != "pending":
                 continue  # its reader already did it, on a direct route
             if limit.reason is not None:
-                _past_the_deadline(result, limit, results, listener)
+                not_started(result, limit, results.values())
+                listener.step_finished(result)
                 continue
             blocked = [n for n in dependencies[step_id] if results[n].status != "ok"]
             if blocked:
@@ -153,20 +154,6 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
-
-
-def _past_the_deadline(result: StepResult, limit: RunLimit, results: Mapping[str, StepResult],
-                       listener: RunListener) -> None:
-    """A step not started when the run was stopped: cancelled, the run is interrupted; at the deadline,
-    the first such step carries the one OML532 line (unless a step already does) and the rest are skipped."""
-    if limit.reason != "deadline":
-        raise KeyboardInterrupt
-    first = next((r for r in results.values() if r.problem is not None and r.problem.code == "OML532"), None)
-    if first is None:
-        result.status, result.problem = "failed", deadline_problem(limit.seconds, limit.setting)
-    else:
-        result.status, result.skipped_because = "skipped", first.step_id
-    listener.step_finished(result)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
-from osiris.run.deadline import RunLimit
+from osiris.run.deadline import RunLimit, not_started
 from osiris.run.interrupts import Interrupts
 from osiris.run.problems import deadline_problem
 from osiris.run.spark import bridge, errors, files, jdbc
@@ -186,7 +186,8 @@ class _Runner:
         blocked = [n for n in step.inputs if steps[n].result.status != "ok"]
         result = step.result
         if self.limit.reason is not None:
-            self._past_the_deadline(step, steps)
+            not_started(result, self.limit, [s.result for s in steps.values()])
+            self.listener.step_finished(result)
             return
         if step.problem is None and (blocked or not planned):
             result.status = "skipped"
@@ -215,19 +216,6 @@ class _Runner:
         if self.limit.expired and result.status == "failed":
             result.problem = deadline_problem(self.limit.seconds, self.limit.setting)
         result.duration_ms = _since(started)
-        self.listener.step_finished(result)
-
-    def _past_the_deadline(self, step: _Step, steps: dict[str, _Step]) -> None:
-        """A step not started when the run was stopped: one OML532 line at the deadline, the rest skipped."""
-        if self.limit.reason != "deadline":
-            raise KeyboardInterrupt
-        result = step.result
-        first = next((s.result for s in steps.values() if s.result.problem is not None
-                      and s.result.problem.code == "OML532"), None)
-        if first is None:
-            result.status, result.problem = "failed", deadline_problem(self.limit.seconds, self.limit.setting)
-        else:
-            result.status, result.skipped_because = "skipped", first.step_id
         self.listener.step_finished(result)
 
     def _execute(self, step: _Step, steps: dict[str, _Step]) -> None:
