@@ -43,10 +43,10 @@ def scratch_dir(project: Path) -> Path:
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         remove_stale_scratch(parent)
         made = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+        (made / OWNER).write_text(str(os.getpid()), encoding="ascii")  # the next run's sweep reads it
+        return made
     except OSError:
-        made = Path(tempfile.mkdtemp(prefix="osiris-run-"))
-    (made / OWNER).write_text(str(os.getpid()), encoding="ascii")
-    return made
+        return Path(tempfile.mkdtemp(prefix="osiris-run-"))
 
 
 def remove_stale_scratch(parent: Path) -> list[Path]:
