@@ -61,7 +61,8 @@ def postgres_words() -> set[str]:
     import shutil
 
     binary = shutil.which("postgres")
-    return words(binary_templates(binary)) if binary else set()
+    suffixes = {"pkey", "key", "fkey", "excl", "check", "idx", "seq"}  # its default constraint names: <table>_pkey
+    return suffixes | (words(binary_templates(binary)) if binary else set())
 
 
 def mariadb_words() -> set[str]:

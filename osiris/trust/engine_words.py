@@ -29,7 +29,7 @@ from typing import Any
 
 PLACEHOLDER = "(…)"
 _TOKEN = re.compile(r"\w+(?:[-.@+]\w+)*")
-_PART = re.compile(r"[-.@+]")
+_PART = re.compile(r"[-.@+_]")
 _STRAY = re.compile(r"[^\x20-\x7e\s…]+")  # neither a word nor ASCII punctuation: withheld too
 _RUN = re.compile(re.escape(PLACEHOLDER) + r"(?:[\s'\"`,;:=()/\\\-.]*" + re.escape(PLACEHOLDER) + r")+")
 
@@ -56,7 +56,7 @@ class Known:
         return Known(self.names | Known.of(*texts).names)
 
     def allows(self, token: str) -> bool:
-        if token in self.names or (token.lower() in vocabulary() and not token.isdigit()):
+        if token in self.names or (token.lower() in vocabulary() and not token.isdigit()) or token == "a":
             return True
         parts = [p for p in _PART.split(token) if p]
         return len(parts) > 1 and all(self.allows(p) for p in parts)
@@ -81,7 +81,8 @@ def current() -> Known | None:
 
 
 def words_of(text: Any) -> set[str]:
-    """Each word of `text` and each part of a dotted or hyphenated word (`df_read.name`: also `df_read`, `name`)."""
+    """Each word of `text` and each part of a dotted, hyphenated or snake-case word (`df_read.name`:
+    also `df_read`, `name`, `df`, `read`)."""
     if not isinstance(text, str):
         text = json.dumps(text, default=str, ensure_ascii=False)
     found: set[str] = set()

@@ -24,7 +24,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import inputs_problem, masked, memory_problem, redacted
+from osiris.run.problems import inputs_problem, masked, memory_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -188,7 +188,7 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
             "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
             "correct the names in dtype to the file's header; without a header (header: false) the columns "
             "are column0, column1, ...")
-    detail = redacted(conversion_problem(text))  # DuckDB's words: filtered (docs/security.md)
+    detail = conversion_problem(text)  # DuckDB's words: filtered there (docs/security.md)
     hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
             if "does not convert" in detail else "check delimiter, header and encoding for this file")
     return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)
