@@ -165,28 +165,8 @@ def test_the_retry_request_and_dry_run_json_carry_no_value(tmp_path: Path, serve
     assert_unseen("the trail", trail_text(proj.root))
 
 
-@pytest.fixture
-def mcp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], Any]]:
-    from osiris.mcp.project import Project
-    from osiris.mcp.server import build_server, open_trail
-    from tests.mcp_client import McpServer
-
-    opened: list[Any] = []
-
-    def start(root: Path) -> Any:
-        monkeypatch.chdir(root)
-        loaded = Project.load()
-        server = McpServer.inprocess(build_server(loaded, open_trail(loaded), allow_run=False))
-        opened.append(server)
-        return server
-
-    yield start
-    for server in opened:
-        server.close()
-
-
 @pytest.mark.parametrize("source", SOURCES)
-def test_mcp_run_sample_returns_no_value(tmp_path: Path, servers: dict[str, Any], mcp: Any, source: str,
+def test_mcp_run_sample_returns_no_value(tmp_path: Path, servers: dict[str, Any], mcp_in: Any, source: str,
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     make, code = SOURCES[source]
     proj = RunProject(tmp_path / "p", postgres=servers["postgres"], mariadb=servers["mariadb"])
@@ -195,14 +175,14 @@ def test_mcp_run_sample_returns_no_value(tmp_path: Path, servers: dict[str, Any]
     (proj.root / "rows.csv").write_text(ROWS, encoding="utf-8")
     oml = yaml.safe_dump({"oml_version": "0.1.0", "name": "people", "steps": make(servers)}, sort_keys=False)
 
-    call = mcp(proj.root).call("run_sample", {"oml": oml, "rows": 5})
+    call = mcp_in(proj.root).call("run_sample", {"oml": oml, "rows": 5})
 
     shown = json.dumps(call.data)
     assert call.data["status"] == "failed" and code in shown
     assert_unseen("the MCP result", shown)
 
 
-def test_a_column_made_from_data_is_shown_as_column_n(tmp_path: Path, mcp: Any) -> None:
+def test_a_column_made_from_data_is_shown_as_column_n(tmp_path: Path) -> None:
     """PIVOT turns cells into column names; what is shown names them by position. The engine is run
     without validation (the SQL allowlist may refuse PIVOT there, and again at run time: then the
     step fails, and its problem names no cell either)."""

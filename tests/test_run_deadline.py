@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 import yaml
 
 from osiris.trust.sandbox import OWNER, remove_stale_scratch
@@ -108,34 +107,14 @@ def test_generate_dry_run_stops_the_answer_at_the_deadline_and_the_retry_carries
     assert not scratch_left(proj.root)
 
 
-@pytest.fixture
-def mcp(monkeypatch: pytest.MonkeyPatch):
-    from osiris.mcp.project import Project
-    from osiris.mcp.server import build_server, open_trail
-    from tests.mcp_client import McpServer
-
-    opened: list[Any] = []
-
-    def start(root: Path) -> Any:
-        monkeypatch.chdir(root)
-        loaded = Project.load()
-        server = McpServer.inprocess(build_server(loaded, open_trail(loaded), allow_run=False))
-        opened.append(server)
-        return server
-
-    yield start
-    for server in opened:
-        server.close()
-
-
 def oml(query: str) -> str:
     return yaml.safe_dump({"oml_version": "0.1.0", "name": "forever", "steps": steps(query)}, sort_keys=False)
 
 
-def test_mcp_run_sample_stops_at_the_deadline_with_oml532(tmp_path: Path, mcp: Any) -> None:
+def test_mcp_run_sample_stops_at_the_deadline_with_oml532(tmp_path: Path, mcp_in: Any) -> None:
     proj = project(tmp_path / "p", validation={"dry_run_timeout_seconds": DEADLINE})
     started = time.monotonic()
-    data = mcp(proj.root).call("run_sample", {"oml": oml(FOREVER), "rows": 5}).data
+    data = mcp_in(proj.root).call("run_sample", {"oml": oml(FOREVER), "rows": 5}).data
 
     assert time.monotonic() - started < DEADLINE + SLACK
     assert data["status"] == "failed"
@@ -145,9 +124,9 @@ def test_mcp_run_sample_stops_at_the_deadline_with_oml532(tmp_path: Path, mcp: A
     assert not scratch_left(proj.root)
 
 
-def test_a_cancelled_mcp_call_stops_its_run(tmp_path: Path, mcp: Any) -> None:
+def test_a_cancelled_mcp_call_stops_its_run(tmp_path: Path, mcp_in: Any) -> None:
     proj = project(tmp_path / "p")  # the default deadline, 60 s: only the cancel can end it sooner
-    server = mcp(proj.root)
+    server = mcp_in(proj.root)
 
     async def call_then_give_up() -> None:
         with anyio.move_on_after(3):

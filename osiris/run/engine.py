@@ -43,7 +43,7 @@ from osiris.run.problems import (
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
-from osiris.trust.engine_words import Known, current, knowing, shown_columns
+from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
 from osiris.trust.sandbox import lock_down, scratch_dir
 
 if TYPE_CHECKING:
@@ -121,7 +121,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
     con: Any = _Engine(scratch, SCRATCH_CAP_MB if options.sample is not None else None)  # starts on first use
-    state = _RunState(stop, options.limit or RunLimit(), Known.of(pipeline, options.connections))
+    known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
+    state = _RunState(stop, options.limit or RunLimit(), known)
     limit = state.limit
     limit.on_stop(con.interrupt)
     limit.start()

@@ -30,7 +30,7 @@ from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
-from osiris.trust.engine_words import Known, current, knowing, shown_columns
+from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -66,7 +66,8 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
     runner = _Runner(options, side, scratch, listener)
-    runner.known = Known.of(pipeline, options.connections)  # what engine texts may repeat (docs/security.md)
+    # what its engine texts may repeat (docs/security.md, "What an engine says")
+    runner.known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
     stop = Interrupts()  # SIGTERM and SIGHUP stop it as Ctrl-C does
     limit = runner.limit
     limit.on_stop(runner.cancel_jobs)  # at the deadline, Spark's jobs are cancelled (docs/security.md)
