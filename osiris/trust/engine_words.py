@@ -57,7 +57,7 @@ class Known:
         return Known(self.names | Known.of(*texts).names)
 
     def allows(self, token: str) -> bool:
-        if token in self.names or (token.lower() in vocabulary() and not token.isdigit()) or token == "a":
+        if token in self.names or (token.lower() in vocabulary() and not token.isdigit()):
             return True
         parts = [p for p in _PART.split(token) if p]
         return len(parts) > 1 and all(self.allows(p) for p in parts)
