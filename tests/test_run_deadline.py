@@ -93,17 +93,16 @@ def test_generate_dry_run_stops_the_answer_at_the_deadline_and_the_retry_carries
     (proj.root / "rows.csv").write_text("id,name\n1,Ann\n", encoding="utf-8")
     fake_api.add(Reply(pipeline(*steps(FOREVER))), Reply(pipeline(*steps(HARMLESS))))
 
-    started = time.monotonic()
     done = proj.osiris("generate", "sum the ids of rows.csv into out/s.csv", "--dry-run")
-    took = time.monotonic() - started
 
     assert done.returncode == 0, done.stderr
     assert len(fake_api.requests) == 2
     retry = last_user_message(fake_api.requests[1])
     assert ("OML532 /steps/1/config: step 'pick' failed on sample rows: the run passed its deadline "
             f"({DEADLINE} s, validation.dry_run_timeout_seconds); the query was interrupted") in retry
-    assert took < DEADLINE + SLACK + 20, took  # two LLM answers and two sample runs besides the deadline
-    assert proj.attempt_file(1, 1, "dry_run.json")["status"] == "failed"
+    first = proj.attempt_file(1, 1, "dry_run.json")
+    assert first["status"] == "failed"
+    assert first["duration_ms"] < (DEADLINE + SLACK) * 1000, first["duration_ms"]  # the sample run, not the LLM
     assert not scratch_left(proj.root)
 
 
