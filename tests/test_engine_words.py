@@ -220,5 +220,5 @@ def test_the_filter_keeps_known_words_and_withholds_the_rest() -> None:
     assert filtered("ünïcode 😀", known) == "(…)"
     assert filtered(f"{CANARY}", None) == CANARY  # outside a run (the person's own discover): as it is
     assert not {"ann", "canary", "7731"} & vocabulary()
-    assert shown_columns(["name", CANARY, "total amount"], known.more(["total amount"])) == \
-        ["name", "column_2", "total amount"]
+    assert shown_columns(["name", CANARY, "total amount", "count_star()", "7731"], known.more(["total amount"])) == \
+        ["name", "column_2", "total amount", "count_star()", "column_5"]

@@ -120,6 +120,8 @@ def shown_columns(names: Sequence[str], known: Known | None) -> list[str]:
 
 
 def _is_known_name(name: str, known: Known) -> bool:
+    """Known as a whole, or made only of known words: an unnamed expression's column (`sum(amount)`,
+    `count_star()`) keeps its name; a cell made into a column (`Ann`, `7731`) does not."""
     tokens = _TOKEN.findall(name)
-    return name in known.names or (bool(tokens) and all(token in known.names for token in tokens)
+    return name in known.names or (bool(tokens) and all(known.allows(token) for token in tokens)
                                    and not _STRAY.search(name))
