@@ -88,3 +88,25 @@ def mariadb_server() -> Iterator[Any]:
     server = start_mariadb()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def mcp_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """`mcp_in(root)`: the SDK's client connected in this process to an `osiris mcp` server of the
+    project at `root` (without --allow-run); closed after the test."""
+    from osiris.mcp.project import Project
+    from osiris.mcp.server import build_server, open_trail
+    from tests.mcp_client import McpServer
+
+    opened: list[McpServer] = []
+
+    def start(root: Path) -> McpServer:
+        monkeypatch.chdir(root)
+        loaded = Project.load()
+        server = McpServer.inprocess(build_server(loaded, open_trail(loaded), allow_run=False))
+        opened.append(server)
+        return server
+
+    yield start
+    for server in opened:
+        server.close()

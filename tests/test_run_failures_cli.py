@@ -47,7 +47,8 @@ API_FAILURES: dict[str, tuple[Any, str, str]] = {
     "500 after retries": (
         lambda api: rest_step(api, "/broken", max_retries=1),
         "OML508 step 'get': HTTP 500 Internal Server Error from GET {url}/broken after 1 retry",
-        'The server is failing or busy; try again later or raise max_retries. It answered: {{"error": "boom"}}'),
+        # the server's own word is neither the pipeline's nor the vocabulary's (docs/security.md, "What an engine says")
+        'The server is failing or busy; try again later or raise max_retries. It answered: {{"error": "(…)"}}'),
     "no records at data_path": (
         lambda api: rest_step(api, "/cursor", data_path="data.items"),
         "OML509 step 'get': no records at data_path 'data.items' in the response of {url}/cursor",

@@ -60,7 +60,7 @@ def register(app: MCPServer, project: Project, *, allow_run: bool) -> None:
 async def _run(project: Project, ctx: Context, oml: str | None, path: str | None, sample: int | None) -> dict[str, Any]:
     from osiris.mcp.shapes import report_json, sample_rows
     from osiris.mcp.waiting import in_thread
-    from osiris.run.recorded import run_as_json, run_recorded
+    from osiris.run.recorded import run_as_json, run_limit, run_recorded
     from osiris.text_table import count_rows
 
     text, name = _pipeline_text(project, oml, path)
@@ -71,11 +71,13 @@ async def _run(project: Project, ctx: Context, oml: str | None, path: str | None
                 "problems": [], "issues": issues}
     pipeline = report.pipeline
     listener = StepProgress(ctx, len(pipeline["steps"]))
+    limit = run_limit(project.effective, sample)  # its deadline; a cancelled call stops the run
     recorded = await in_thread(
         lambda: run_recorded(project.effective, project.registry, project.redactor, pipeline,
                              pipeline_path=name, pipeline_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), sample=sample,
-                             listener=listener, step_configs=report.step_configs),
-        ctx, doing=f"running {name}" + (f" on {count_rows(sample)} a source" if sample else ""), heartbeat=False)
+                             listener=listener, step_configs=report.step_configs, limit=limit),
+        ctx, doing=f"running {name}" + (f" on {count_rows(sample)} a source" if sample else ""), heartbeat=False,
+        on_cancel=limit.stop)
     shown = run_as_json(recorded, pipeline=name, sample=sample, redactor=project.redactor)
     if sample is not None and project.effective.settings.sessions.save_samples:
         for step, result in zip(shown["steps"], recorded.result.steps):

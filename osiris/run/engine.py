@@ -31,13 +31,23 @@ from osiris.oml.incremental import incremental_of
 from osiris.run.checks import CHECK_FAILED, checked_first, run_checks
 from osiris.run.connections import Connections, resolve_step_config
 from osiris.run.counts import row_count
-from osiris.run.incremental import highest
+from osiris.run.deadline import RunLimit, not_started
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.incremental import highest
 from osiris.run.interrupts import Interrupts
-from osiris.run.problems import input_without_table_problem, masked, memory_problem, redacted, unknown_column_problem
+from osiris.run.problems import (
+    deadline_problem,
+    input_without_table_problem,
+    masked,
+    memory_problem,
+    redacted,
+    scratch_problem,
+    unknown_column_problem,
+)
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
+from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
 from osiris.trust.sandbox import lock_down, scratch_dir
 
 if TYPE_CHECKING:
@@ -46,6 +56,7 @@ if TYPE_CHECKING:
 SAMPLE_PREVIEW_ROWS = 5
 ENGINE_THREADS = 1  # each DuckDB thread sorts and writes about 122,880 rows at a time: one keeps the cap flat
 ENGINE_MEMORY_MB = 256  # DuckDB's cap; beyond it, tables, sorts and joins spill (ADR 0170, docs/performance.md)
+SCRATCH_CAP_MB = 1024  # a sample run's spill cap (max_temp_directory_size); beyond it OML533 (docs/security.md)
 _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
@@ -60,6 +71,7 @@ class RunOptions:
     preview_rows: int = SAMPLE_PREVIEW_ROWS
     boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
     redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
+    limit: RunLimit | None = None  # the run's deadline and stop button (osiris.run.deadline); None: none
 
     # step id -> (cursor column, value) for an incremental read (osiris.oml.incremental); none: every row
     read_after: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
@@ -119,43 +131,77 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
               and incremental_of(steps[reader].get("config") or {}) is None}  # rows counted, cursor read in the engine
     stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
-    con: Any = _Engine(scratch)  # DuckDB starts when a step first uses it
+    con: Any = _Engine(scratch, SCRATCH_CAP_MB if options.sample is not None else None)  # starts on first use
+    known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
+    state = _RunState(stop, options.limit or RunLimit(), known)
+    limit = state.limit
+    limit.on_stop(con.interrupt)
+    limit.start()
     halted: list[str] = []  # the step whose error-level check failed (osiris.run.checks)
     try:
         for step_id in checked_first(pipeline["steps"], run_order(pipeline["steps"]), dependencies):
             result = results[step_id]
             if result.status != "pending":
                 continue  # its reader already did it, on a direct route
+            if limit.reason is not None:
+                not_started(result, limit, results.values())
+                listener.step_finished(result)
+                continue
             blocked = [n for n in dependencies[step_id] if results[n].status != "ok"] + halted
             if blocked:
                 result.status, result.skipped_because = "skipped", blocked[0]
                 listener.step_finished(result)
                 continue
             writer = copies.get(step_id)
-            if writer and _run_copy(steps[step_id], steps[writer], result, results[writer], options, listener,
-                                    scratch):
-                continue
-            _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch, stop,
-                      announce=not writer)
+            with knowing(state.known):  # what the step's engine texts may repeat (docs/security.md)
+                if not (writer and _run_copy(steps[step_id], steps[writer], result, results[writer], options,
+                                             listener, scratch)):
+                    _run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch,
+                              state, announce=not writer)
+            state.learn(result)
             if result.problem is not None and result.problem.code == CHECK_FAILED:
                 halted = [step_id]  # the rows are wrong: nothing after this step runs, no writer commits
     except KeyboardInterrupt:
         return RunResult(list(results.values()), interrupted=True)
     finally:
+        limit.close()
         stop.restore()
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
 
 
+@dataclass
+class _RunState:
+    """What stops a step (a signal: Ctrl-C, SIGTERM, SIGHUP; the run's limit: deadline, cancel), and
+    the words its engine texts may repeat: the pipeline's, the settings', and the sources' columns."""
+
+    signals: Interrupts
+    limit: RunLimit
+    known: Known
+
+    def learn(self, result: StepResult) -> None:
+        """A source's columns are schema names: later steps may name them."""
+        if result.mode == "read" and result.status == "ok":
+            self.known = self.known.more([name for name, _ in result.columns])
+
+    def problem(self, failed: RuntimeProblem) -> RuntimeProblem:
+        """The step's problem, or OML532 when its failure is the deadline's interrupt.
+        KeyboardInterrupt when a signal or a cancel stopped it."""
+        if self.signals.pressed or self.limit.reason == "cancelled":
+            raise KeyboardInterrupt
+        return deadline_problem(self.limit.seconds, self.limit.setting) if self.limit.expired else failed
+
+
 class _Engine:
     """The run's DuckDB, started on first use: in memory (no WAL to write), on one thread, capped at
-    `ENGINE_MEMORY_MB`, spilling beyond it to the scratch directory, and locked into that directory
-    before any step may use it. A run whose every step is a plain copy on a direct route
-    (osiris.run.direct) never imports it."""
+    `ENGINE_MEMORY_MB`, spilling beyond it to the scratch directory (at most `scratch_cap_mb` of it,
+    on a sample run), and locked into that directory before any step may use it. A run whose every
+    step is a plain copy on a direct route (osiris.run.direct) never imports it."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, scratch_cap_mb: int | None = None) -> None:
         self.scratch = scratch
+        self.scratch_cap_mb = scratch_cap_mb
         self.con: Any = None
 
     def __getattr__(self, name: str) -> Any:
@@ -166,8 +212,15 @@ class _Engine:
             self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
             self.con.execute(f"SET threads = {ENGINE_THREADS}")
             self.con.execute(f"SET memory_limit = '{ENGINE_MEMORY_MB}MB'")
+            if self.scratch_cap_mb is not None:
+                self.con.execute(f"SET max_temp_directory_size = '{self.scratch_cap_mb}MB'")
             lock_down(self.con, self.scratch)
         return getattr(self.con, name)
+
+    def interrupt(self) -> None:
+        """Interrupt the running query, if DuckDB has started (from the deadline's thread)."""
+        if self.con is not None:
+            self.con.interrupt()
 
     def close(self) -> None:
         if self.con is not None:
@@ -179,7 +232,7 @@ def _pending(step: Mapping[str, Any]) -> StepResult:
 
 
 def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
-              options: RunOptions, listener: RunListener, scratch: Path, stop: Interrupts, announce: bool = True) -> None:
+              options: RunOptions, listener: RunListener, scratch: Path, stop: _RunState, announce: bool = True) -> None:
     from osiris.run.drivers import driver_for
 
     if announce:
@@ -207,16 +260,13 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
     except KeyboardInterrupt:
         _interrupted(result, started, listener)
         raise
-    except RuntimeProblem as problem:
-        if stop.pressed:
+    except (RuntimeProblem, Exception) as error:  # a library error no driver mapped: still the step's, redacted
+        failed = error if isinstance(error, RuntimeProblem) else _unmapped(error, result.component, secrets)
+        try:
+            result.status, result.problem = "failed", _clean(stop.problem(failed), secrets)
+        except KeyboardInterrupt:
             _interrupted(result, started, listener)
             raise KeyboardInterrupt from None
-        result.status, result.problem = "failed", _clean(problem, secrets)
-    except Exception as error:  # a library error no driver mapped: still the step's problem, redacted
-        if stop.pressed:
-            _interrupted(result, started, listener)
-            raise KeyboardInterrupt from None
-        result.status, result.problem = "failed", _unmapped(error, result.component, secrets)
     result.duration_ms = _since(started)
     listener.step_finished(result)
 
@@ -308,14 +358,19 @@ def _finish(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext
     result.rows_in, result.rows_out = outcome.rows_in, outcome.rows_out
     result.warnings = [RuntimeProblem("OML513", w, "") if isinstance(w, str) else w for w in outcome.warnings]
     produced = _has_table(con, ctx.output_table)
+    known = current() if result.mode != "read" else None  # a source's own columns are its schema
     if produced:
-        result.columns = outcome.columns or [
+        columns = outcome.columns or [
             (str(row[0]), str(row[1])) for row in con.execute(f'DESCRIBE "{ctx.output_table}"').fetchall()]
-        result.text_numbers = _text_numbers(con, ctx.output_table, result.columns)
+        names = shown_columns([name for name, _ in columns], known)  # made from data: column_<n>
+        result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
+        as_text = _text_numbers(con, ctx.output_table, columns)
+        result.text_numbers = [shown for shown, (name, _) in zip(names, columns) if name in as_text]
     if options.sample is not None and produced:
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
         rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
-        result.preview = (list(options.redact([d[0] for d in cursor.description])), rows)  # names as values
+        # names as values: a data-made name is column_<n>, a secret echoed as a name is masked
+        result.preview = (list(options.redact(shown_columns([d[0] for d in cursor.description], known))), rows)
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
 
@@ -365,7 +420,7 @@ def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> Run
     exit 5), told by the exception's type and the last line of Osiris it passed, never its text."""
     duckdb = sys.modules.get("duckdb")  # a driver's write ran out of the engine's memory (ADR 0170)
     if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
-        return memory_problem()
+        return scratch_problem() if "max_temp_directory_size" in str(error) else memory_problem()
     if isinstance(error, OSError):
         return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error.strerror or error, secrets)}",
                               "check the free space, the permissions and the paths this step uses")

@@ -334,8 +334,11 @@ class HttpClient:
 
     def server_text(self, text: str, limit: int = BODY_SNIPPET) -> str:
         """A server's words for a message: one line, every kind of secret masked, then shortened
-        (masked first, so a token the cut would split is never half shown)."""
-        return self.redactor.text(" ".join(text[:SNIPPET_WINDOW].split()))[:limit]
+        (masked first, so a token the cut would split is never half shown). Inside a run, a word neither
+        the pipeline nor the vocabulary knows is withheld (docs/security.md, "What an engine says")."""
+        from osiris.trust.engine_words import filtered
+
+        return filtered(self.redactor.text(" ".join(text[:SNIPPET_WINDOW].split())))[:limit]
 
     def _mask(self, text: str) -> str:
         for value in self.known:

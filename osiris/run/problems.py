@@ -15,16 +15,19 @@ from osiris.run.driver import RuntimeProblem
 from osiris.secrets.redact import Redactor
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import withhold_values
+from osiris.trust.engine_words import filtered
 
 _QUOTED = re.compile(r"""["'`]([^"'`]+)["'`]""")
 
 
 def redacted(error: BaseException | str, secrets: Iterable[str] = ()) -> str:
-    """The first line of a library's error text, with the step's secrets and any DSN or key masked,
-    and the values it quotes withheld (docs/security.md, "What a run tells")."""
+    """The first line of a library's (an engine's, a database's, a server's) error text, with the
+    step's secrets and any DSN or key masked, the values it quotes withheld, and, inside a run, every
+    word neither the pipeline, the schema nor the engines' vocabulary knows replaced by `(…)`
+    (docs/security.md, "What an engine says"): the one door such a text comes in by."""
     raw = str(error).strip()
     text = raw.splitlines()[0] if raw else ""
-    return withhold_values(masked(text, secrets)) if text else "no details"
+    return filtered(withhold_values(masked(text, secrets))) if text else "no details"
 
 
 def masked(text: str, secrets: Iterable[str] = ()) -> str:
@@ -222,3 +225,25 @@ def memory_problem() -> RuntimeProblem:
                   "to disk",
         "rows this wide do not fit a sort or a write under the cap: leave out wide columns the step does not "
         "need, or sort and write them in a later step (docs/run.md, memory); nothing was written")
+
+
+# --- OML532-OML533: every run ends ----------------------------------------------------------------
+
+def deadline_problem(seconds: float | None, setting: str) -> RuntimeProblem:
+    """OML532: the run passed its deadline (`setting` says which); its query was interrupted and its
+    scratch removed (docs/security.md, "Every run ends")."""
+    limit = f"{seconds:g} s" if seconds is not None else "its deadline"
+    return RuntimeProblem(
+        "OML532", f"the run passed its deadline ({limit}, {setting}); the query was interrupted and nothing was kept",
+        "make the step's query cheaper: read fewer rows (a LIMIT or a WHERE on its inputs), drop generated "
+        f"or repeated rows, avoid cross joins; or raise {setting} in .osiris.yaml")
+
+
+def scratch_problem() -> RuntimeProblem:
+    """OML533: the step's spill outgrew the run's scratch cap (docs/security.md, "Every run ends")."""
+    from osiris.run import engine
+
+    return RuntimeProblem(
+        "OML533", f"the step needs more scratch space than the run's cap ({engine.SCRATCH_CAP_MB} MB of spill)",
+        "the query makes more rows than it reads: filter or aggregate earlier, avoid cross joins and generated "
+        "rows; nothing was kept")

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from osiris.oml.config import StepConfig
     from osiris.registry import Registry
+    from osiris.run.deadline import RunLimit
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
     from osiris.run.trail import RunTrail
@@ -40,14 +41,16 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
                  engine: str = "duckdb", params: Mapping[str, Any] | None = None, wait: bool = False,
-                 waiting: Callable[[str], None] = lambda line: None, full_refresh: bool = False) -> RecordedRun:
+                 waiting: Callable[[str], None] = lambda line: None, full_refresh: bool = False,
+                 limit: RunLimit | None = None) -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
     `pipeline_sha256` is that of the pipeline's bytes as read (what `sha256sum` prints);
     `step_configs`, the validation report's, give each step its effective config (docs/architecture.md).
     With `sample`, extractors read that many rows and writes are proven, then undone (docs/run.md).
     The run stays inside the project's trust boundary (docs/security.md); sample CSV output is kept
     in the session only with `sessions.save_samples: true`. `engine` "spark" runs it on Apache Spark
-    at `run.spark.master` (docs/spark.md). `params`, the report's `{name: {value, source}}`, are
+    at `run.spark.master` (docs/spark.md). The run ends by its deadline (`run_limit`); `limit`, when
+    given, is the caller's, so that it can stop the run (an MCP call cancelled). `params`, the report's `{name: {value, source}}`, are
     recorded in the trail (`run_start`, run.json): parameters are not secrets (docs/run-again.md).
     A full run (not `sample`) holds the pipeline's lock (osiris.run.lock): another run of it raises
     PipelineBusy, or with `wait` is waited for (`waiting` gets the line that says so). Incremental
@@ -63,14 +66,15 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     with lock as held:
         return _run_recorded(effective, registry, redactor, pipeline, pipeline_path=pipeline_path,
                              pipeline_sha256=pipeline_sha256, sample=sample, listener=listener,
-                             step_configs=step_configs, engine=engine, params=params, full_refresh=full_refresh,
+                             step_configs=step_configs, engine=engine, params=params, full_refresh=full_refresh, limit=limit,
                              note=held.note if held is not None else lambda session: None)
 
 
 def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                   pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                   listener: RunListener, step_configs: Mapping[str, StepConfig] | None, engine: str,
-                  params: Mapping[str, Any] | None, full_refresh: bool, note: Callable[[str], None]) -> RecordedRun:
+                  params: Mapping[str, Any] | None, full_refresh: bool, limit: RunLimit | None,
+                  note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
     from osiris.run.trail import RunTrail
@@ -102,7 +106,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {},
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
-        read_after=read_after)
+        read_after=read_after, limit=limit or run_limit(effective, sample))
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark
@@ -115,6 +119,16 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         if after != state:
             save_state(kept, after)
     return RecordedRun(session, trail.finish(result), result, trail)
+
+
+def run_limit(effective: EffectiveSettings, sample: int | None) -> RunLimit:
+    """A run's deadline from the settings: `validation.dry_run_timeout_seconds` for a sample run,
+    `run.timeout_seconds` (none by default) for a full one (docs/security.md, "Every run ends")."""
+    from osiris.run.deadline import RunLimit
+
+    if sample is not None:
+        return RunLimit(effective.settings.validation.dry_run_timeout_seconds, "validation.dry_run_timeout_seconds")
+    return RunLimit(effective.settings.run.timeout_seconds, "run.timeout_seconds")
 
 
 def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, str]]:

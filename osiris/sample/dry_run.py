@@ -46,6 +46,7 @@ class SampleOptions:
     keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else nowhere
     boundary: Boundary | None = None  # None: the project's own (base_dir, the built-in specs)
     redact: Callable[[Any], Any] = lambda value: value  # preview rows pass through it (the session's redactor)
+    timeout_seconds: float | None = None  # validation.dry_run_timeout_seconds: the run's deadline (OML532)
 
 
 @dataclass
@@ -74,12 +75,14 @@ def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: Ru
     """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first), each step with its
     effective config from validation (`step_configs`). Ctrl-C is re-raised after the running writer
     rolled back."""
+    from osiris.run.deadline import RunLimit
     from osiris.run.engine import run_pipeline
 
     started = time.perf_counter()
     run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
                              sample=options.rows, sample_dir=options.keep_dir, secret_fields=options.secret_fields,
-                             step_configs=step_configs or {}, boundary=options.boundary, redact=options.redact)
+                             step_configs=step_configs or {}, boundary=options.boundary, redact=options.redact,
+                             limit=RunLimit(options.timeout_seconds, "validation.dry_run_timeout_seconds"))
     result = run_pipeline(pipeline, run_options, listener)
     if result.interrupted:
         raise KeyboardInterrupt

@@ -104,6 +104,7 @@ def build_tier(effective: EffectiveSettings, session: Session, registry: Registr
         rows=validation.sample_rows, connections=effective.settings.connections, env=effective.env,
         base_dir=effective.project_root,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
-        boundary=Boundary.of(effective, registry), redact=session.redactor.data)
+        boundary=Boundary.of(effective, registry), redact=session.redactor.data,
+        timeout_seconds=validation.dry_run_timeout_seconds)
     return SampleTier(DryRunPolicy(validation.dry_run, validation.sample_rows, ask), options, session,
                       save_samples=effective.settings.sessions.save_samples)

@@ -70,6 +70,8 @@ class ValidationSettings:
     # as the word (osiris.settings.loader).
     dry_run: Literal["off", "ask", "sample"] = "ask"
     sample_rows: int = _whole(10, ge=1, le=100_000)
+    # a sample run's deadline (--sample, the dry run, MCP run_sample): its query is interrupted, OML532
+    dry_run_timeout_seconds: float = _number(60.0, gt=0, le=86_400)
     rules: list[Rule] = field(default_factory=list)
 
 
@@ -117,6 +119,8 @@ class RunSettings:
     __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
     engine: Literal["duckdb", "spark"] = "duckdb"
+    # a full run's deadline (OML532, exit 6); None: none (docs/security.md, "Every run ends")
+    timeout_seconds: float | None = field(default=None, metadata={"gt": 0, "le": 31_536_000})
     spark: SparkSettings = field(default_factory=SparkSettings)
 
 

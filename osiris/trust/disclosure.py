@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from osiris.trust.engine_words import filtered
+
 WITHHELD = "(value withheld)"
 DUCKDB_TYPES = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INTEGER", "INT64": "BIGINT", "INT128": "HUGEINT",
                 "UINT8": "UTINYINT", "UINT16": "USMALLINT", "UINT32": "UINTEGER", "UINT64": "UBIGINT",
@@ -44,14 +46,15 @@ def withhold_values(text: str) -> str:
 def conversion_problem(text: str) -> str:
     """A DuckDB conversion error (its whole text) as names and types: `column 'amount' holds a value
     that does not convert to INTEGER; the value is withheld`, with the column and a CSV file's line
-    when DuckDB names them."""
+    when DuckDB names them. Inside a run, the column's name and any other text of the engine's keep
+    only known words (osiris.trust.engine_words)."""
     kind = _CONVERT.search(text) or _CAST_VALUE.search(text)
     if not kind:
-        return withhold_values((text.strip().splitlines() or [""])[0])
+        return filtered(withhold_values((text.strip().splitlines() or [""])[0]))
     column = _SOURCE_COLUMN.search(text)
-    line = _CSV_LINE.search(text)
-    holder = f"column '{column['column'] or column['bare']}'" if column else "a column"
-    target = f" to {_type(kind['type'])}" if kind["type"] else ""
+    line = _CSV_LINE.search(text)  # a position in the file, never a value
+    holder = f"column '{filtered(column['column'] or column['bare'])}'" if column else "a column"
+    target = f" to {filtered(_type(kind['type']))}" if kind["type"] else ""
     where = f" (line {line[1]} of the file)" if line else ""
     return f"{holder} holds a value that does not convert{target}{where}; the value is withheld"
 

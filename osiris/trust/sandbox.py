@@ -33,15 +33,47 @@ SCRATCH = Path(".osiris") / "tmp"
 ALWAYS_ALLOWED_SETTINGS = ("threads", "memory_limit")
 
 
+OWNER = "owner.pid"  # in each scratch directory: the process whose run it is
+
+
 def scratch_dir(project: Path) -> Path:
     """A new private directory for one run: `<project>/.osiris/tmp/run-<id>`, or one in the system's
-    temporary directory when the project cannot hold it (a read-only checkout)."""
+    temporary directory when the project cannot hold it (a read-only checkout). The scratch of runs
+    whose process is gone (killed before they could remove it) is removed first."""
     try:
         parent = project / SCRATCH
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+        remove_stale_scratch(parent)
+        made = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+        (made / OWNER).write_text(str(os.getpid()), encoding="ascii")  # the next run's sweep reads it
+        return made
     except OSError:
         return Path(tempfile.mkdtemp(prefix="osiris-run-"))
+
+
+def remove_stale_scratch(parent: Path) -> list[Path]:
+    """Remove each `run-*` directory under `parent` whose owner process no longer exists; the ones
+    removed. A directory without an owner file (being made, or from an older Osiris) is left alone."""
+    removed = []
+    for run in parent.glob("run-*"):
+        try:
+            pid = int((run / OWNER).read_text(encoding="ascii"))
+        except (OSError, ValueError):
+            continue
+        if not _alive(pid):
+            shutil.rmtree(run, ignore_errors=True)
+            removed.append(run)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def lock_down(con: Any, scratch: Path) -> None:

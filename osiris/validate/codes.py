@@ -97,6 +97,8 @@ CODES: dict[str, Code] = {
     "OML527": Code(5, "error", "Spark engine unavailable"),
     "OML528": Code(5, "error", "Spark job failed"),
     "OML531": Code(5, "error", "GraphQL introspection refused"),  # osiris discover @graphql.NAME (docs/discover.md)
+    "OML532": Code(5, "error", "run passed its deadline"),
+    "OML533": Code(5, "error", "scratch space exhausted"),
     "OML535": Code(5, "error", "paging did not advance"),
     "OML537": Code(5, "error", "check on data failed"),
     "OML538": Code(5, "warning", "check on data failed (level: warning)"),

@@ -42,7 +42,7 @@ class DuckDBDriver:
         except duckdb.PermissionException as error:
             raise refused(redacted(error, ctx.secrets)) from None
         except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
-            raise type_problem(conversion_problem(masked(str(error), ctx.secrets))) from None
+            raise type_problem(conversion_problem(masked(str(error), ctx.secrets))) from None  # filtered there
         except duckdb.OutOfMemoryException:
             raise memory_problem() from None
         except duckdb.Error as error:

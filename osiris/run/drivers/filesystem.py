@@ -206,7 +206,7 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
             "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
             "correct the names in dtype to the file's header; without a header (header: false) the columns "
             "are column0, column1, ...")
-    detail = conversion_problem(text)
+    detail = conversion_problem(text)  # DuckDB's words: filtered there (docs/security.md)
     hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
             if "does not convert" in detail else "check delimiter, header and encoding for this file")
     return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)

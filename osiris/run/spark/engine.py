@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
+from osiris.run.deadline import RunLimit, not_started
 from osiris.run.interrupts import Interrupts
+from osiris.run.problems import deadline_problem
 from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
+from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -63,7 +66,12 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
     runner = _Runner(options, side, scratch, listener)
+    # what its engine texts may repeat (docs/security.md, "What an engine says")
+    runner.known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
     stop = Interrupts()  # SIGTERM and SIGHUP stop it as Ctrl-C does
+    limit = runner.limit
+    limit.on_stop(runner.cancel_jobs)  # at the deadline, Spark's jobs are cancelled (docs/security.md)
+    limit.start()
     try:
         spark = _session(settings, order)
         stop.restore()  # a new SparkContext put in its own Ctrl-C handler, which fails calling the JVM
@@ -71,10 +79,12 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
         if spark is not None:
             runner.spark = spark
             for step in order:
-                runner.plan(step, steps)
+                with knowing(runner.known):
+                    runner.plan(step, steps)
             planned = not any(step.problem for step in order)
             for step in order:
-                runner.run(step, steps, planned)
+                with knowing(runner.known):
+                    runner.run(step, steps, planned)
         else:
             for step in order:
                 runner.run(step, steps, planned=False)
@@ -82,6 +92,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
         runner.abandon()
         return RunResult([s.result for s in steps.values()], interrupted=True)
     finally:
+        limit.close()
         stop.restore()
         runner.release()
         side.close()
@@ -106,6 +117,13 @@ class _Runner:
         self.options, self.side, self.scratch, self.listener = options, side, scratch, listener
         self.spark: Any = None
         self.cached: list[DataFrame] = []
+        self.limit = options.limit or RunLimit()
+        self.known = Known()
+
+    def cancel_jobs(self) -> None:
+        """Cancel every Spark job of the run (the deadline's thread calls it)."""
+        if self.spark is not None:
+            self.spark.sparkContext.cancelAllJobs()
 
     # --- the plan: no Spark job ---------------------------------------------------------------
 
@@ -169,6 +187,10 @@ class _Runner:
     def run(self, step: _Step, steps: dict[str, _Step], planned: bool) -> None:
         blocked = [n for n in step.inputs if steps[n].result.status != "ok"]
         result = step.result
+        if self.limit.reason is not None:
+            not_started(result, self.limit, [s.result for s in steps.values()])
+            self.listener.step_finished(result)
+            return
         if step.problem is None and (blocked or not planned):
             result.status = "skipped"
             result.skipped_because = blocked[0] if blocked else next(s for s in steps.values() if s.problem).result.step_id
@@ -191,6 +213,10 @@ class _Runner:
             result.status = "failed"
             result.problem = errors.problem_from(error, jdbc.family_of(result.component) or "", step.config,
                                                  step.secrets)
+        if self.limit.reason == "cancelled":
+            raise KeyboardInterrupt
+        if self.limit.expired and result.status == "failed":
+            result.problem = deadline_problem(self.limit.seconds, self.limit.setting)
         result.duration_ms = _since(started)
         self.listener.step_finished(result)
 
@@ -206,10 +232,16 @@ class _Runner:
         result.rows_out = rows
         result.rows_in = step.outcome.rows_in if step.outcome else (
             rows if result.mode == "read" else sum(steps[n].result.rows_out for n in step.inputs))
-        result.columns = duckdb_columns(frame.schema)
+        columns = duckdb_columns(frame.schema)
+        if result.mode == "read":  # a source's own columns are its schema; later steps may name them
+            self.known = self.known.more([name for name, _ in columns])
+        known = current() if result.mode != "read" else None
+        names = shown_columns([name for name, _ in columns], known)  # made from data: column_<n>
+        result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
         if self.options.sample is not None:
             preview = frame.limit(int(self.options.preview_rows)).collect()
-            result.preview = (list(self.options.redact(list(frame.columns))), [tuple(self.options.redact(list(row))) for row in preview])
+            result.preview = (list(self.options.redact(shown_columns(list(frame.columns), known))),
+                              [tuple(self.options.redact(list(row))) for row in preview])
         self.listener.step_progress(result, rows)
 
     def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
