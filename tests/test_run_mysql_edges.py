@@ -18,7 +18,7 @@ TYPES = ("tiny TINYINT, small SMALLINT, medium MEDIUMINT, whole INT, big BIGINT,
          "too_wide DECIMAL(39,2), day DATE, at DATETIME, ts TIMESTAMP NULL, t VARCHAR(10)")
 DUCKDB_TYPES = [
     ("tiny", "BIGINT"), ("small", "BIGINT"), ("medium", "BIGINT"), ("whole", "BIGINT"), ("big", "BIGINT"),
-    ("yr", "BIGINT"), ("f", "DOUBLE"), ("d", "DOUBLE"), ("price", "DECIMAL(8,2)"), ("whole_dec", "DECIMAL(8,0)"),
+    ("yr", "BIGINT"), ("f", "FLOAT"), ("d", "DOUBLE"), ("price", "DECIMAL(8,2)"), ("whole_dec", "DECIMAL(8,0)"),
     ("widest", "DECIMAL(38,4)"), ("too_wide", "VARCHAR"), ("day", "DATE"), ("at", "TIMESTAMP"),
     ("ts", "TIMESTAMP WITH TIME ZONE"), ("t", "VARCHAR")]  # wider than 38 digits: the exact text; TIMESTAMP: an instant
 

@@ -46,11 +46,16 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
 def masked_table(table: TableInfo, redactor: Redactor) -> TableInfo:
     """`table` with every known secret masked in its names as in its details: a server may echo the
     connection's own token back as a field, table or column name (docs/security.md)."""
-    from osiris.run.driver import ColumnInfo
+    from dataclasses import replace
 
-    return TableInfo(redactor.text(table.name),
-                     [ColumnInfo(redactor.text(c.name), redactor.text(c.type), c.nullable) for c in table.columns],
-                     [redactor.text(key) for key in table.primary_key], redactor.data(table.details))
+    def masked(text: str | None) -> str | None:
+        return None if text is None else redactor.text(text)
+
+    columns = [replace(c, name=redactor.text(c.name), type=redactor.text(c.type), default=masked(c.default),
+                       values=None if c.values is None else [redactor.text(v) for v in c.values])
+               for c in table.columns]
+    return TableInfo(redactor.text(table.name), columns, [redactor.text(key) for key in table.primary_key],
+                     redactor.data(table.details))
 
 
 @dataclass
