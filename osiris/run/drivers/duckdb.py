@@ -1,7 +1,8 @@
 """duckdb.processor: run the step's SQL on the engine; its result becomes `df_<id>`.
 
-The query sees every earlier step as `df_<id>`, and `input_df` when the step has one input. It runs
-in the engine's sandbox: a query that reaches for a file or the network is OML518 (docs/security.md).
+The query reads the tables of the steps it needs (`df_<id>`, and `input_df` when the step has one
+input) and calls the functions on the DuckDB allowlist: the exact text is checked before it runs,
+and it runs in the engine's sandbox; a query that reaches further is OML518 (docs/security.md).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class DuckDBDriver:
         import duckdb
 
         query = str(ctx.config["query"]).strip().rstrip(";")
+        _refuse_unlisted(ctx, query)
         try:
             ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}")
         except duckdb.CatalogException as error:
@@ -55,6 +57,19 @@ class DuckDBDriver:
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
                              "discover the connections its inputs read from")
+
+
+def _refuse_unlisted(ctx: StepContext, query: str) -> None:
+    """OML518 when the exact text about to run is off the DuckDB lists, as sqlglot reads it or as DuckDB
+    itself does (docs/security.md, "SQL allowed by list"); validation said OML408 first."""
+    from osiris.trust.duckdb_sql import unlisted
+    from osiris.trust.sql import refuse_unlisted, refused_by_list, step_tables
+
+    tables = step_tables(list(ctx.input_tables.values()))
+    refuse_unlisted(query, "duckdb", tables)
+    reason = unlisted(ctx.con, query, tables)
+    if reason:
+        raise refused_by_list("duckdb", reason)
 
 
 def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:
