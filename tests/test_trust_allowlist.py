@@ -21,7 +21,7 @@ import yaml
 from osiris.trust.allowlist import ENGINES, deny_patterns, functions
 from tests.inprocess import run_inprocess
 from tests.support import clean_env
-from tests.test_trust_allowlist_corpus import VALID
+from tests.allowlist_corpus import VALID
 
 SECRET = "planted-ENV-secret-7c1e"  # OTHER_SECRET in every run's environment
 CONTENT = "planted-FILE-contents-3b9d"  # a file outside the project, and one named df_read inside it

@@ -25,10 +25,13 @@ VALID = [
     "SELECT concat(b, '-', a) AS c, b || '!' AS e, replace(b, 'a', 'b') AS r, split_part(b, ',', 1) AS p FROM df_x",
     "SELECT regexp_replace(b, '[0-9]+', '') AS r, regexp_matches(b, '^b') AS m, b LIKE 'b%' AS l, b ILIKE 'B%' AS il FROM df_x",
     "SELECT left(b, 1) AS l, right(b, 1) AS r, lpad(b, 5, '0') AS p, reverse(b) AS rv, strpos(b, 'b') AS sp FROM df_x",
-    "SELECT b, count(*) AS n, count(DISTINCT a) AS na, sum(amount) AS s, avg(amount) AS m, min(ts) AS lo, max(ts) AS hi FROM df_x GROUP BY b",
-    "SELECT b, string_agg(CAST(a AS VARCHAR), ',') AS ids, median(amount) AS med, stddev(amount) AS sd FROM df_x GROUP BY b HAVING count(*) > 0",
+    "SELECT b, count(*) AS n, count(DISTINCT a) AS na, sum(amount) AS s, avg(amount) AS m, min(ts) AS lo, "
+    "max(ts) AS hi FROM df_x GROUP BY b",
+    "SELECT b, string_agg(CAST(a AS VARCHAR), ',') AS ids, median(amount) AS med, stddev(amount) AS sd "
+    "FROM df_x GROUP BY b HAVING count(*) > 0",
     "SELECT b, count(*) FILTER (WHERE amount > 1) AS big FROM df_x GROUP BY b ORDER BY b",
-    "SELECT round(amount, 1) AS r, abs(amount) AS a2, ceil(amount) AS c, floor(amount) AS f, amount % 2 AS m, greatest(a, 2) AS g FROM df_x",
+    "SELECT round(amount, 1) AS r, abs(amount) AS a2, ceil(amount) AS c, floor(amount) AS f, amount % 2 AS m, "
+    "greatest(a, 2) AS g FROM df_x",
     "SELECT a FROM df_x UNION ALL SELECT a FROM df_y",
     "SELECT a FROM df_x WHERE a IN (SELECT a FROM df_y) AND EXISTS (SELECT 1 FROM df_y WHERE df_y.a = df_x.a)",
     "SELECT a FROM df_x WHERE b BETWEEN 'a' AND 'c' AND amount IS NOT NULL ORDER BY a DESC NULLS LAST LIMIT 10 OFFSET 1",
