@@ -34,9 +34,10 @@ class DuckDBDriver:
         import duckdb
 
         query = str(ctx.config["query"]).strip().rstrip(";")
-        _refuse_unlisted(ctx, query)
+        statement = f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}"
         try:
-            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}")
+            _refuse_unlisted(ctx, statement, query)
+            ctx.con.execute(statement)
         except duckdb.CatalogException as error:
             raise _unknown_table(ctx, error) from None
         except duckdb.BinderException as error:
@@ -59,17 +60,20 @@ class DuckDBDriver:
                              "discover the connections its inputs read from")
 
 
-def _refuse_unlisted(ctx: StepContext, query: str) -> None:
-    """OML518 when the exact text about to run is off the DuckDB lists, as sqlglot reads it or as DuckDB
-    itself does (docs/security.md, "SQL allowed by list"); validation said OML408 first."""
+def _refuse_unlisted(ctx: StepContext, statement: str, query: str) -> None:
+    """OML518 unless the exact text about to run is one statement whose query is on the DuckDB lists,
+    as DuckDB itself reads it and as sqlglot does (docs/security.md, "SQL allowed by list");
+    validation said OML408 first. DuckDB's syntax error is raised as it is (nothing has run)."""
     from osiris.trust.duckdb_sql import unlisted
     from osiris.trust.sql import refuse_unlisted, refused_by_list, step_tables
 
+    if len(ctx.con.extract_statements(statement)) != 1:  # parses only; a ParserException is DuckDB's own
+        raise refused_by_list("duckdb", "the SQL holds more than one statement", "write one query")
     tables = step_tables(list(ctx.input_tables.values()))
-    refuse_unlisted(query, "duckdb", tables)
     reason = unlisted(ctx.con, query, tables)
     if reason:
-        raise refused_by_list("duckdb", reason)
+        raise refused_by_list("duckdb", reason, f"read only the tables this step sees: {', '.join(tables) or 'none'}")
+    refuse_unlisted(query, "duckdb", tables)
 
 
 def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:
