@@ -184,6 +184,20 @@ def test_the_duckdb_engine_refuses_each_attack_when_validation_was_skipped(tmp_p
     project.assert_nothing_reached(problem.message, problem.hint)
 
 
+def test_a_second_statement_after_the_query_is_refused_on_duckdb(tmp_path):
+    from osiris.run.display import Listeners
+    from osiris.run.engine import RunOptions, run_pipeline
+
+    project = Project(tmp_path, "duckdb")
+    query = f"SELECT 1 AS x FROM df_read; COPY df_read TO '{project.outside}/copied.csv'"
+    pipeline = yaml.safe_load(project.pipeline(("second", query)).read_text())
+    result = run_pipeline(pipeline, RunOptions(connections={}, env=project.env, base_dir=project.root), Listeners())
+    [problem] = [s.problem for s in result.steps if s.problem]
+    assert (problem.code, problem.message) == ("OML518", REFUSED_AT_RUN["duckdb"] + "the SQL holds more than one "
+                                                                                    "statement")
+    project.assert_nothing_reached(problem.message)
+
+
 @pytest.mark.parametrize("query, said", [
     ("SELECT if(id > 0, getenv('OTHER_SECRET'), '') AS f FROM df_read", "the query calls getenv"),
     ("SELECT name.upper().reverse().current_setting() AS f FROM df_read", "the query calls current_setting"),
