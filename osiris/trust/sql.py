@@ -49,7 +49,7 @@ def outside_reach(tree: Any, engine: str = "duckdb", tables: Collection[str] | N
     known = None if tables is None else {t.lower() for t in tables} | _cte_names(tree)
     for node in tree.walk():
         if isinstance(node, exp.Table):
-            found += _table(node, engine, known, checked)
+            found += _table(node, engine, known, checked, ", ".join(tables or ()) or "none")
         elif isinstance(node, exp.Lateral) and not isinstance(node.this, (exp.Subquery, exp.Query)) \
                 and not node.args.get("view"):
             checked.add(id(node.this))
@@ -98,7 +98,7 @@ def step_tables(inputs: Collection[str]) -> list[str]:
     return [*inputs, "input_df"] if len(inputs) == 1 else list(inputs)
 
 
-def _table(table: Any, engine: str, known: set[str] | None, checked: set[int]) -> list[Breach[int]]:
+def _table(table: Any, engine: str, known: set[str] | None, checked: set[int], sees: str) -> list[Breach[int]]:
     from sqlglot import exp
 
     source, offset = table.this, _offset(table)
@@ -122,7 +122,8 @@ def _table(table: Any, engine: str, known: set[str] | None, checked: set[int]) -
     if _FILE_NAME.search(source.name):
         return [Breach(offset, f"the query reads the file '{source.name}'", READ_WITH_A_STEP)]
     if known is not None and source.name.lower() not in known:
-        return [Breach(offset, f"the query reads table '{source.name}', which is none of its inputs", READ_INPUTS)]
+        return [Breach(offset, f"the query reads table '{source.name}', which is none of its inputs",
+                       f"read only the tables this step sees: {sees}")]
     return []
 
 

@@ -62,7 +62,7 @@ class DuckDBDriver:
 
 def _refuse_unlisted(ctx: StepContext, statement: str, query: str) -> None:
     """OML518 unless the exact text about to run is one statement whose query is on the DuckDB lists,
-    as DuckDB itself reads it and as sqlglot does (docs/security.md, "SQL allowed by list");
+    as sqlglot reads it and as DuckDB itself does (docs/security.md, "SQL allowed by list");
     validation said OML408 first. DuckDB's syntax error is raised as it is (nothing has run)."""
     from osiris.trust.duckdb_sql import unlisted
     from osiris.trust.sql import refuse_unlisted, refused_by_list, step_tables
@@ -70,10 +70,10 @@ def _refuse_unlisted(ctx: StepContext, statement: str, query: str) -> None:
     if len(ctx.con.extract_statements(statement)) != 1:  # parses only; a ParserException is DuckDB's own
         raise refused_by_list("duckdb", "the SQL holds more than one statement", "write one query")
     tables = step_tables(list(ctx.input_tables.values()))
-    reason = unlisted(ctx.con, query, tables)
+    refuse_unlisted(query, "duckdb", tables)  # validation's check, with its messages and hints
+    reason = unlisted(ctx.con, query, tables)  # DuckDB's own reading, in case sqlglot's differs
     if reason:
         raise refused_by_list("duckdb", reason, f"read only the tables this step sees: {', '.join(tables) or 'none'}")
-    refuse_unlisted(query, "duckdb", tables)
 
 
 def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:
