@@ -37,11 +37,14 @@ def test_a_query_runs_and_counts_rows_in_and_out() -> None:
 
 
 def test_an_unknown_table_names_the_tables_the_engine_has() -> None:
+    """Since issue 42 a table that is none of the step's inputs is refused before DuckDB runs anything
+    (the run-time half of OML407/OML408); the hint names the tables the step sees."""
     _, problem = run_query("SELECT * FROM df_raed")
     assert problem is not None
-    assert (problem.code, problem.message, problem.value) == ("OML501", 'table "df_raed" does not exist in the engine',
-                                                              "df_raed")
-    assert "df_read" in (problem.hint or "") and "the engine has" in (problem.hint or "")
+    assert (problem.code, problem.message) == ("OML518", "the SQL reached outside its inputs, and the DuckDB engine's "
+                                                         "list refused it: the query reads table 'df_raed', which is "
+                                                         "none of its inputs")
+    assert problem.hint == "read only the tables this step sees: df_read, input_df"
 
 
 def test_an_unknown_column_names_the_columns_of_the_inputs() -> None:
@@ -66,8 +69,8 @@ def test_a_value_that_does_not_convert_is_a_type_problem_with_the_value_withheld
 
 
 @pytest.mark.parametrize("query", [
-    "SELECT * FROM read_csv('/nonexistent/osiris/x.csv')",  # an IO error: no table involved
     "SELECT 1 FROM df_read GROUP BY",  # a parser error
+    "SELECT id FROM df_read GROUP BY name",  # a binder error that is not a missing column
 ])
 def test_other_engine_errors_are_the_sql_rejected(query: str) -> None:
     _, problem = run_query(query)
@@ -76,11 +79,30 @@ def test_other_engine_errors_are_the_sql_rejected(query: str) -> None:
     assert problem.message.startswith("the database rejected the SQL: ")
 
 
+def test_a_file_read_is_refused_before_duckdb_tries_it() -> None:
+    """Until issue 42 this was DuckDB's IO error (OML503); now the list refuses it before any IO."""
+    _, problem = run_query("SELECT * FROM read_csv('/nonexistent/osiris/x.csv')")
+    assert problem is not None
+    assert (problem.code, problem.message) == ("OML518", "the SQL reached outside its inputs, and the DuckDB "
+                                                         "engine's list refused it: the query calls read_csv, "
+                                                         "which reads files")
+
+
 def test_a_catalog_error_that_is_not_about_a_table_is_the_sql_rejected() -> None:
-    _, problem = run_query("SELECT no_such_function(id) FROM df_read")
+    _, problem = run_query("SELECT CAST(id AS no_such_type) AS x FROM df_read")
     assert problem is not None
     assert problem.code == "OML503", problem
-    assert "no_such_function" in problem.message
+    assert "no_such_type" in problem.message
+
+
+def test_a_function_duckdb_does_not_have_is_refused_by_the_list() -> None:
+    """Until issue 42 DuckDB's catalog error (OML503); now off the list, refused before DuckDB looks."""
+    _, problem = run_query("SELECT no_such_function(id) FROM df_read")
+    assert problem is not None
+    assert (problem.code, problem.message) == ("OML518", "the SQL reached outside its inputs, and the DuckDB engine's "
+                                                         "list refused it: the query calls no_such_function, which is "
+                                                         "not on the DuckDB engine's list of functions a transform may "
+                                                         "call")
 
 
 def test_a_binder_error_that_is_not_a_missing_column_is_the_sql_rejected() -> None:

@@ -91,12 +91,12 @@ def test_api_problems_are_one_line_with_a_hint_and_exit_6(proj: RunProject, api:
 
 def test_a_sql_error_only_duckdb_finds_is_oml503_on_the_transform(proj: RunProject) -> None:
     path = proj.pipeline([csv_step("read", "read", "data/people.csv"),
-                          sql_step("shape", "SELECT no_such_fn(id) FROM input_df")])
+                          sql_step("shape", "SELECT CAST(id AS no_such_type) AS x FROM input_df")])
     result = proj.run(str(path))
     assert result.returncode == 6
     assert result.stderr.splitlines()[:2] == [
-        f"{path} OML503 step 'shape': the database rejected the SQL: Catalog Error: Scalar Function with name "
-        "no_such_fn does not exist!",
+        f"{path} OML503 step 'shape': the database rejected the SQL: Catalog Error: Type with name "
+        "no_such_type does not exist!",
         "    hint: correct the SQL in this step's query and run again"]
 
 

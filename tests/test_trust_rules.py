@@ -127,7 +127,7 @@ def reach(sql: str) -> list[str]:
 @pytest.mark.parametrize("sql", [
     "SELECT * FROM input_df", "WITH a AS (SELECT 1 AS x) SELECT * FROM a", "SELECT * FROM range(3) t(i)",
     "SELECT * FROM generate_series(1, 3)", "SELECT * FROM unnest([1, 2])", "SELECT * FROM (VALUES (1)) t(x)",
-    "SELECT 'https://example.com/x.csv' AS link FROM df_a", "SELECT * FROM main.df_a",
+    "SELECT 'https://example.com/x.csv' AS link FROM df_a",
 ])
 def test_what_a_transform_may_read(sql):
     assert reach(sql) == []
@@ -145,6 +145,8 @@ def test_what_a_transform_may_read(sql):
     ('SELECT * FROM "x.parquet"', "the query reads the file 'x.parquet'"),
     ("SELECT * FROM 'http://127.0.0.1:9/x.csv'", "the query reads 'http://127.0.0.1:9/x.csv' from the network"),
     ("SELECT (SELECT content FROM read_text('x')) AS c FROM df_a", "the query calls read_text, which reads files"),
+    ("SELECT * FROM main.df_a", "the query reads 'main.df_a', a qualified name (a file format, schema or catalog), "
+                                "which is none of its inputs"),  # issue 42: no qualified name is an input
 ])
 def test_what_a_transform_may_not_read(sql, message):
     assert reach(sql) == [message]

@@ -64,7 +64,7 @@ CODES: dict[str, Code] = {
     "OML405": Code(4, "error", "SQL syntax error"),
     "OML406": Code(4, "error", "unknown table or column"),  # a warning when the catalog is stale
     "OML407": Code(4, "error", "query reads a table that is not an input"),
-    "OML408": Code(4, "error", "transform reads files or the network"),
+    "OML408": Code(4, "error", "transform SQL off the list"),
     "OML409": Code(4, "error", "a run cannot hand the step its input"),
     "OML412": Code(4, "error", "transform has no Spark form"),  # OML412-414: run.engine spark (docs/spark.md)
     "OML413": Code(4, "error", "transform gives another result on Spark"),

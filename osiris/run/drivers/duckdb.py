@@ -1,7 +1,8 @@
 """duckdb.processor: run the step's SQL on the engine; its result becomes `df_<id>`.
 
-The query sees every earlier step as `df_<id>`, and `input_df` when the step has one input. It runs
-in the engine's sandbox: a query that reaches for a file or the network is OML518 (docs/security.md).
+The query reads the tables of the steps it needs (`df_<id>`, and `input_df` when the step has one
+input) and calls the functions on the DuckDB allowlist: the exact text is checked before it runs,
+and it runs in the engine's sandbox; a query that reaches further is OML518 (docs/security.md).
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ class DuckDBDriver:
         import duckdb
 
         query = str(ctx.config["query"]).strip().rstrip(";")
+        statement = f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}"
         try:
-            ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}")
+            _refuse_unlisted(ctx, statement, query)
+            ctx.con.execute(statement)
         except duckdb.CatalogException as error:
             raise _unknown_table(ctx, error) from None
         except duckdb.BinderException as error:
@@ -55,6 +58,22 @@ class DuckDBDriver:
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
                              "discover the connections its inputs read from")
+
+
+def _refuse_unlisted(ctx: StepContext, statement: str, query: str) -> None:
+    """OML518 unless the exact text about to run is one statement whose query is on the DuckDB lists,
+    as sqlglot reads it and as DuckDB itself does (docs/security.md, "SQL allowed by list");
+    validation said OML408 first. DuckDB's syntax error is raised as it is (nothing has run)."""
+    from osiris.trust.duckdb_sql import unlisted
+    from osiris.trust.sql import refuse_unlisted, refused_by_list, step_tables
+
+    if len(ctx.con.extract_statements(statement)) != 1:  # parses only; a ParserException is DuckDB's own
+        raise refused_by_list("duckdb", "the SQL holds more than one statement", "write one query")
+    tables = step_tables(list(ctx.input_tables.values()))
+    refuse_unlisted(query, "duckdb", tables)  # validation's check, with its messages and hints
+    reason = unlisted(ctx.con, query, tables)  # DuckDB's own reading, in case sqlglot's differs
+    if reason:
+        raise refused_by_list("duckdb", reason, f"read only the tables this step sees: {', '.join(tables) or 'none'}")
 
 
 def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:

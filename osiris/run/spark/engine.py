@@ -174,9 +174,9 @@ class _Runner:
         self.spark.catalog.dropTempView("input_df")
         if len(step.inputs) == 1:
             steps[step.inputs[0]].frame.createOrReplaceTempView("input_df")  # type: ignore[union-attr]
-        _refuse_outside_reach(str(step.config["query"]))  # Spark has no sandbox: the check is the lock here
+        text = _checked_spark_sql(str(step.config["query"]), [table_name(n) for n in step.inputs])
         try:
-            return self.spark.sql(spark_sql(str(step.config["query"])))  # type: ignore[no-any-return]
+            return self.spark.sql(text)  # type: ignore[no-any-return]
         except AnalysisException as error:
             views = [table.name for table in self.spark.catalog.listTables()]
             columns = [c for n in step.inputs for c in steps[n].frame.columns]  # type: ignore[union-attr]
@@ -303,21 +303,17 @@ class _Runner:
                     self.spark.catalog.dropTempView(table.name)
 
 
-def _refuse_outside_reach(query: str) -> None:
-    """OML518 for a transform that reads a file or a URL (validation says OML408 first)."""
-    import sqlglot
+def _checked_spark_sql(query: str, inputs: list[str]) -> str:
+    """The Spark SQL of a transform, held to both lists before Spark sees it (OML518; validation says
+    OML408 first): the DuckDB list on the query as written, the Spark list on the exact text Spark
+    will run. The session itself knows only the Spark list's functions (osiris.run.spark.session)."""
+    from osiris.trust.sql import refuse_unlisted, step_tables
 
-    from osiris.quiet_sqlglot import quiet_sqlglot
-    from osiris.trust.sql import outside_reach
-
-    quiet_sqlglot()
-    try:
-        tree = sqlglot.parse_one(query, read="duckdb")
-    except Exception:  # sqlglot cannot read it: Spark's analyser will refuse it, as it does today
-        return
-    reach = outside_reach(tree)
-    if reach:
-        raise RuntimeProblem("OML518", f"{reach[0].message}, and a transform reads only its inputs", reach[0].hint)
+    tables = step_tables(inputs)
+    refuse_unlisted(query, "duckdb", tables)
+    text = spark_sql(query)
+    refuse_unlisted(text, "spark", tables)
+    return text
 
 
 def _no_table(source: str) -> RuntimeProblem:

@@ -36,6 +36,9 @@ _DEFAULTS = {
     "spark.driver.host": "127.0.0.1",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "true",
+    # What a transform's SQL may not reach, switched off in Spark too (docs/security.md, "SQL allowed by list"):
+    "spark.sql.runSQLOnFiles": "false",  # csv.`path`, parquet.x, text.x: a file read through a table name
+    "spark.sql.variable.substitute": "false",  # ${env:NAME}, ${sparkconf:...} written into the SQL text
 }
 
 _current: tuple[tuple[Any, ...], SparkSession] | None = None
@@ -95,7 +98,26 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
     quiet = {} if os.environ.get("OSIRIS_DEBUG") else {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     gateway = launch_gateway(spark_conf, popen_kwargs=quiet)  # type: ignore[no-untyped-call]  # pyspark leaves it untyped
     context = SparkContext(conf=spark_conf, gateway=gateway)
-    return SparkSession(context)
+    session = SparkSession(context)
+    keep_listed_functions(session)
+    return session
+
+
+def keep_listed_functions(session: SparkSession) -> None:
+    """Drop from the session's function registries every built-in function and table function that
+    is not on the Spark allowlist (osiris/trust/allowlists/spark.txt): Spark itself then cannot call
+    `reflect`, `java_method`, `input_file_name`, ..., however the SQL names them (IDENTIFIER('...'),
+    backquotes), even where a check were fooled. Transforms are the only SQL the session runs."""
+    from osiris.trust.allowlist import functions
+
+    keep = functions("spark")
+    state = session._jsparkSession.sessionState()
+    for registry in (state.functionRegistry(), state.tableFunctionRegistry()):
+        listed = registry.listFunction().iterator()
+        while listed.hasNext():
+            identifier = listed.next()
+            if str(identifier.funcName()).lower() not in keep:
+                registry.dropFunction(identifier)
 
 
 def session_conf(settings: SparkSettings) -> dict[str, str]:

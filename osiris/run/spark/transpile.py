@@ -116,11 +116,35 @@ def _query_problems(query: str) -> Iterator[tuple[str, str, str, str]]:
                "name every computed column: ... AS name", DIFFERS)
     if not seen:
         try:
-            spark_sql(query)
+            text = spark_sql(query)
         except NotTranspiled as error:
             yield ("query", f"the query has no Spark SQL form: {error}",
                    "rewrite it in plain SQL (SELECT, JOIN, GROUP BY, window functions), or run it on the DuckDB engine",
                    FAILS)
+            return
+        from sqlglot import exp
+
+        if isinstance(tree, (exp.Query, exp.Pivot)):  # anything else is OML405's
+            yield from _unlisted_on_spark(text)
+
+
+def _unlisted_on_spark(text: str) -> Iterator[tuple[str, str, str, str]]:
+    """OML408 for what the Spark form of a query would call off the Spark list (osiris.trust.sql):
+    the DuckDB list was checked on the query as written, this is the SQL Spark would run."""
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    from osiris.trust.sql import outside_reach
+
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except SqlglotError:
+        yield ("query", "the Spark form of the query cannot be checked against the Spark engine's list",
+               "rewrite it in plain SQL (SELECT, JOIN, GROUP BY, window functions), or run it on the DuckDB engine",
+               "OML408")
+        return
+    for breach in outside_reach(tree, "spark")[:1]:
+        yield ("query", f"on Spark, {breach.message}", breach.hint, "OML408")
 
 
 def _unnamed_columns(tree: Any) -> list[str]:

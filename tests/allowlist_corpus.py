@@ -1,0 +1,48 @@
+"""Common SQL a data engineer writes in a transform: none of it may be refused by the allowlists
+(tests/test_trust_allowlist.py). Tables: df_x and df_y (a, b, d, ts, amount, l, s, j) and input_df."""
+
+VALID = [
+    "SELECT a, b FROM df_x",
+    "SELECT x.a, y.b FROM df_x AS x JOIN df_y AS y ON x.a = y.a",
+    "SELECT x.a, y.b FROM df_x x LEFT JOIN df_y y USING (a) WHERE y.b IS NULL",
+    "SELECT * FROM df_x FULL OUTER JOIN df_y ON df_x.a = df_y.a",
+    "SELECT a, b FROM df_x AS t(a, b)",
+    "WITH totals AS (SELECT b, sum(amount) AS total FROM df_x GROUP BY b) SELECT * FROM totals WHERE total > 1",
+    "WITH a1 AS (SELECT a FROM df_x), a2 AS (SELECT a FROM a1) SELECT a FROM a2",
+    "SELECT a, row_number() OVER (PARTITION BY b ORDER BY ts) AS rn FROM df_x",
+    "SELECT a, rank() OVER w AS r, dense_rank() OVER w AS dr FROM df_x WINDOW w AS (ORDER BY amount DESC)",
+    "SELECT a, lag(amount) OVER (ORDER BY ts) AS prev, lead(amount, 1, 0) OVER (ORDER BY ts) AS nxt FROM df_x",
+    "SELECT a, sum(amount) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS running FROM df_x",
+    "SELECT a, first_value(b) OVER (PARTITION BY a ORDER BY ts) AS f, ntile(4) OVER (ORDER BY a) AS q FROM df_x",
+    "SELECT a, CASE WHEN amount > 2 THEN 'big' WHEN amount > 1 THEN 'mid' ELSE 'small' END AS size FROM df_x",
+    "SELECT a, coalesce(b, 'none') AS b, nullif(a, 0) AS n FROM df_x",
+    "SELECT CAST(a AS VARCHAR) AS s, a::DOUBLE AS f, TRY_CAST(b AS INTEGER) AS i FROM df_x",
+    "SELECT CAST(amount AS DECIMAL(10, 2)) AS amount FROM df_x",
+    "SELECT d + INTERVAL 1 DAY AS next_day, date_trunc('month', ts) AS month, extract(year FROM d) AS y FROM df_x",
+    "SELECT date_diff('day', d, DATE '2025-01-01') AS days, strftime(ts, '%Y-%m') AS ym, year(d) AS y2 FROM df_x",
+    "SELECT date_part('hour', ts) AS h, current_date AS today, now() AS at FROM df_x",
+    "SELECT upper(b) AS u, lower(b) AS l, trim(b) AS t, length(b) AS n, substring(b, 1, 2) AS s2 FROM df_x",
+    "SELECT concat(b, '-', a) AS c, b || '!' AS e, replace(b, 'a', 'b') AS r, split_part(b, ',', 1) AS p FROM df_x",
+    "SELECT regexp_replace(b, '[0-9]+', '') AS r, regexp_matches(b, '^b') AS m, b LIKE 'b%' AS l, b ILIKE 'B%' AS il FROM df_x",
+    "SELECT left(b, 1) AS l, right(b, 1) AS r, lpad(b, 5, '0') AS p, reverse(b) AS rv, strpos(b, 'b') AS sp FROM df_x",
+    "SELECT b, count(*) AS n, count(DISTINCT a) AS na, sum(amount) AS s, avg(amount) AS m, min(ts) AS lo, "
+    "max(ts) AS hi FROM df_x GROUP BY b",
+    "SELECT b, string_agg(CAST(a AS VARCHAR), ',') AS ids, median(amount) AS med, stddev(amount) AS sd "
+    "FROM df_x GROUP BY b HAVING count(*) > 0",
+    "SELECT b, count(*) FILTER (WHERE amount > 1) AS big FROM df_x GROUP BY b ORDER BY b",
+    "SELECT round(amount, 1) AS r, abs(amount) AS a2, ceil(amount) AS c, floor(amount) AS f, amount % 2 AS m, "
+    "greatest(a, 2) AS g FROM df_x",
+    "SELECT a FROM df_x UNION ALL SELECT a FROM df_y",
+    "SELECT a FROM df_x WHERE a IN (SELECT a FROM df_y) AND EXISTS (SELECT 1 FROM df_y WHERE df_y.a = df_x.a)",
+    "SELECT a FROM df_x WHERE b BETWEEN 'a' AND 'c' AND amount IS NOT NULL ORDER BY a DESC NULLS LAST LIMIT 10 OFFSET 1",
+    "SELECT DISTINCT b FROM input_df",
+    "SELECT * FROM input_df QUALIFY row_number() OVER (PARTITION BY b ORDER BY ts DESC) = 1",
+    "SELECT a, l[1] AS first, len(l) AS n, list_contains(l, 2) AS has2, s.k AS k FROM df_x",
+    "SELECT json_extract_string(j, '$.a') AS ja, j::JSON ->> 'a' AS jb FROM df_x",
+    "SELECT md5(b) AS h, hash(a) AS h2, if(a > 1, 'x', 'y') AS i FROM df_x",
+    "SELECT a, amount FROM (SELECT a, amount FROM df_x) AS sub WHERE amount > 0",
+    "SELECT i FROM range(3) t(i)",
+    "SELECT * FROM generate_series(1, 3)",
+    "SELECT unnest([1, 2]) AS u",
+    "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s)",
+]
