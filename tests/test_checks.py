@@ -199,3 +199,21 @@ def test_the_spark_engine_refuses_checks_and_incremental_reads():
     pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]}]}
     assert [(i.code, i.path) for i in spark_issues(pipeline)] == [
         ("OML414", "/steps/0/config/incremental"), ("OML414", "/steps/0/checks")]
+
+
+@pytest.mark.parametrize("expression, said", [
+    ("getenv('HOME') IS NOT NULL", "the query calls getenv"),
+    ("id IN (SELECT 1 FROM read_text('people.csv'))", "the query calls read_text, which reads files"),
+])
+def test_an_expression_off_the_list_is_refused_at_run_time_when_validation_was_skipped(files, expression, said):
+    # validation would give OML408; with it skipped, the exact SQL the engine is about to run is held to the list
+    from osiris.run.display import Listeners
+    from osiris.run.engine import RunOptions, run_pipeline
+
+    pipeline = {"oml_version": "0.1.0", "name": "checked",
+                "steps": [checked([{"expression": expression}]), csv_step("write", "write", "out.csv")]}
+    result = run_pipeline(pipeline, RunOptions(connections={}, env={}, base_dir=files.root), Listeners())
+    [failed] = [s for s in result.steps if s.problem]
+    assert (failed.step_id, failed.problem.code) == ("read-people", "OML518")
+    assert said in failed.problem.message, failed.problem.message
+    assert (files.root / "out.csv").read_text() == "before\n"

@@ -15,6 +15,8 @@ from typing import Any
 from osiris.oml.checks import Check, check_query, read_checks
 from osiris.run.driver import RuntimeProblem
 from osiris.text_table import count_rows
+from osiris.trust.engine_words import filtered
+from osiris.trust.sql import refuse_unlisted
 
 
 def checked_first(steps: Sequence[Mapping[str, Any]], order: list[str], dependencies: Mapping[str, list[str]]) -> list[str]:
@@ -66,11 +68,13 @@ def _outcome(con: Any, table: str, check: Check, rows: int, columns: list[str], 
         return f"{check.label}: the rows have no column '{missing[0]}' (columns: {', '.join(columns)}){_BROKEN}"
     if check.kind == "row_count":
         return _row_count(check, rows, sample)
+    if check.kind == "expression":  # the second lock, as for a transform: the exact SQL about to run
+        refuse_unlisted(check_query(table, check.expression), "duckdb", [table])
     try:
         bad = _failing_rows(con, table, check)
     except Exception as error:  # DuckDB's: a binder or parser error names columns, others may quote a value
         kind = type(error).__name__
-        said = str(error).splitlines()[0][:200] if kind in ("BinderException", "ParserException") else kind
+        said = filtered(str(error).splitlines()[0][:200]) if kind in ("BinderException", "ParserException") else kind
         return f"{check.label}: could not be evaluated ({said}){_BROKEN}"
     if not bad:
         return None
