@@ -5,7 +5,11 @@ the trust boundary (docs/security.md) in many small variations: paths that go up
 `~`, follow a link out or name Osiris's own files; step ids that are paths; SQL that reads files,
 globs folders or fetches URLs, in any letter case and nesting; steps that move a connection to a
 server the arena listens on; `${VAR}` references anywhere; and rows whose values a failing cast
-would quote. Each is mixed with harmless steps, so that both validation and the runtime meet it.
+would quote. Issue 42's families too: JVM reflection (`reflect`, `java_method`, `try_reflect`),
+file-format relation names (`csv.df_x`), hidden files inside the project (`.env`, `.git/config`),
+LATERAL table functions, engine errors that would carry a cell (`error(name)`, a regex built from a
+cell, PIVOT), and a query that would never end. Each is mixed with harmless steps, so that both
+validation and the runtime meet it.
 
 An `Arena` is one project beside a folder of planted files, with an HTTP server and a TCP port
 that no pipeline may reach. `Arena.attempt(pipeline)` runs it as `osiris run --sample 3` does (the
@@ -37,7 +41,9 @@ OTHER = "fz-other-Planted-31c7e"  # an environment variable no connection names
 PASSWORD = "fz-password-Planted-8a04d2c9e1"  # a database connection's password
 CONTENT = "fz-file-Contents-Planted-6b2f"  # in every file outside the project
 CELL = "fz-cell-Planted-0d93"  # a value of the project's own data: the preview may show it, nothing else
-SECRETS = (TOKEN, OTHER, PASSWORD, CONTENT)
+DOTENV = "fz-dotenv-Planted-5e1a"  # in the project's own .env: never read, never shown
+SECRETS = (TOKEN, OTHER, PASSWORD, CONTENT, DOTENV)
+DEADLINE_SECONDS = 1.0  # the arena's sample runs end by then, so a query that never ends cannot hang the fuzz
 PIPELINE = "hostile.yaml"
 
 
@@ -62,7 +68,11 @@ class Arena:
         (self.project / "link").symlink_to(self.outside)
         (self.project / "data" / "leak.csv").symlink_to(self.outside / "victim.csv")
         (self.project / "components").mkdir()
-        (self.project / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {
+        (self.project / ".env").write_text(f"AWS_SECRET_ACCESS_KEY={DOTENV}\n")
+        (self.project / ".git").mkdir()
+        (self.project / ".git" / "config").write_text("[core]\n\tbare = false\n")
+        (self.project / ".osiris.yaml").write_text(yaml.safe_dump({
+            "validation": {"dry_run_timeout_seconds": DEADLINE_SECONDS}, "connections": {
             "rest": {"api": {"base_url": self.legit.url, "auth_type": "bearer", "auth_token": "${API_TOKEN}"}},
             "postgres": {"default": {"host": "127.0.0.1", "port": 9, "database": "d", "user": "u",
                                      "password": "${PG_PW}"}},
@@ -109,18 +119,24 @@ class Arena:
         if done.returncode not in (0, 1, 6) or "Traceback" in done.stderr:
             crashes.append(f"exit {done.returncode}: {done.stderr[-300:]}")
         texts = [done.stdout, done.stderr]
+        problems: list[str] = []  # where not even the project's own cells may appear
         settings = yaml.safe_load((self.project / ".osiris.yaml").read_text())
         try:
-            options = RunOptions(connections=settings["connections"], env=self.env, base_dir=self.project, sample=3)
+            from osiris.run.deadline import RunLimit
+
+            options = RunOptions(connections=settings["connections"], env=self.env, base_dir=self.project, sample=3,
+                                 limit=RunLimit(DEADLINE_SECONDS, "validation.dry_run_timeout_seconds"))
             result = run_pipeline(pipeline, options, Listeners())
             self.codes.update(s.problem.code for s in result.steps if s.problem)
-            texts += [f"{p.message} {p.hint} {p.value}" for s in result.steps for p in [s.problem, *s.warnings] if p]
-            texts += [repr(s.preview) for s in result.steps if s.preview]
+            problems += [f"{p.message} {p.hint} {p.value}" for s in result.steps for p in [s.problem, *s.warnings] if p]
+            problems += [repr(s.columns) for s in result.steps]
+            texts += problems + [repr(s.preview) for s in result.steps if s.preview]
         except Exception as error:  # the engine must turn everything into a step's problem
             crashes.append(f"engine raised {type(error).__name__}: {str(error)[:200]}")
         escapes = self._escapes() + ([] if path.read_bytes() == written else ["the pipeline file was overwritten"])
         path.unlink()
-        return escapes, self._leaks(texts), crashes
+        leaks = self._leaks(texts) + [f"{CELL} in a problem or a column name" for text in problems if CELL in text][:1]
+        return escapes, leaks, crashes
 
     def _escapes(self) -> list[str]:
         found = []
@@ -178,7 +194,8 @@ def _attacks(arena: Arena) -> list[Callable[[random.Random, list[dict[str, Any]]
     paths = ["../outside/victim.csv", f"{outside}/victim.csv", "~/victim.csv", "~root/x.csv", ".osiris.yaml",
              "./.osiris.yaml", ".osiris/sessions/x.csv", ".osiris/tmp/x.csv", "link/victim.csv", "link/new.csv",
              "data/../../outside/victim.csv", "data/leak.csv", "components/x.csv", "hostile.yaml",
-             "..\\outside\\victim.csv", "link/.ssh/authorized_keys", "data/%2e%2e/x.csv", "a\u202e/../../x.csv"]
+             "..\\outside\\victim.csv", "link/.ssh/authorized_keys", "data/%2e%2e/x.csv", "a\u202e/../../x.csv",
+             ".env", ".git/config", "./.git/config", ".github/workflows/ci.yml", "data/.hidden.csv", "data/./.env"]
     tables = ["read_csv", "READ_CSV_AUTO", "read_text", "read_blob", "read_json", "read_parquet", "glob",
               "sniff_csv", "parquet_metadata", "duckdb_settings", "read_ndjson_objects"]
     wheres = [f"{outside}/environ", f"{outside}/victim.csv", f"{outside}/*", "link/victim.csv",
@@ -203,6 +220,40 @@ def _attacks(arena: Arena) -> list[Callable[[random.Random, list[dict[str, Any]]
                             "INSTALL httpfs", "LOAD httpfs", "SET enable_external_access = true",
                             f"SELECT 1; SELECT * FROM {source}"])
         steps.append(_transform(f"shape-{len(steps)}", query, steps[0]["id"]))
+
+    def jvm(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        call = rng.choice(["reflect", "ReFlEcT", "java_method", "try_reflect", '"reflect"'])
+        target = rng.choice(["'java.lang.System', 'getenv', 'OTHER_SECRET'",
+                             f"'org.apache.spark.util.Utils', 'getPropertiesFromFile', '{outside}/environ'"])
+        expression = rng.choice([f"{call}({target})", f"reverse({call}({target}))",
+                                 f"CASE WHEN id > 0 THEN {call}({target}) END"])
+        query = rng.choice([f"SELECT {expression} AS f FROM input_df",
+                            f"WITH x AS (SELECT {expression} AS f FROM input_df) SELECT * FROM x"])
+        steps.append(_transform(f"jvm-{len(steps)}", query, steps[0]["id"]))
+
+    def relation(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        fmt = rng.choice(["csv", "CSV", "text", "parquet", "json", '"csv"'])
+        name = rng.choice(["df_read_people", "input_df", "environ", '"df_read_people"'])
+        steps.append(_transform(f"rel-{len(steps)}", rng.choice([f"SELECT * FROM {fmt}.{name}",
+                                                                 f"SELECT * FROM (SELECT * FROM {fmt}.{name}) t"]),
+                                steps[0]["id"]))
+
+    def lateral(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        call = rng.choice([f"read_text('{outside}/environ')", f"glob('{outside}/*')", f"read_csv('{outside}/victim.csv')",
+                           "query('SELECT 42 AS q')", "QuErY_TaBlE('df_read_people')", "read_text('.env')"])
+        steps.append(_transform(f"lat-{len(steps)}", f"SELECT * FROM input_df, LATERAL {call}", steps[0]["id"]))
+
+    def engine_words(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        query = rng.choice(["SELECT error(name) AS e FROM input_df",
+                            "SELECT regexp_matches('x', name || '(') AS m FROM input_df",
+                            "PIVOT input_df ON name USING count(*)",
+                            "SELECT * FROM (PIVOT input_df ON name USING sum(id))",
+                            "SELECT CAST(name AS INTEGER) + CAST(amount AS INTEGER) AS n FROM input_df"])
+        steps.append(_transform(f"words-{len(steps)}", query, steps[0]["id"]))
+
+    def never_ends(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        steps.append(_transform(f"long-{len(steps)}", "SELECT sum(i) AS s FROM range(10000000000000) t(i)",
+                                steps[0]["id"]))
 
     def cast(rng: random.Random, steps: list[dict[str, Any]]) -> None:
         column = rng.choice(["name", "amount"])
@@ -235,7 +286,8 @@ def _attacks(arena: Arena) -> list[Callable[[random.Random, list[dict[str, Any]]
         step = _victim(rng, steps, "filesystem.")
         step["config"]["base_dir"] = rng.choice([outside, "..", "~", "link", "/", "data/../.."])
 
-    return [write_to, read_from, sql, sql, cast, hostile_id, move_connection, reference, base_dir]  # SQL twice
+    return [write_to, read_from, sql, sql, cast, hostile_id, move_connection, reference, base_dir,  # SQL twice
+            jvm, relation, lateral, engine_words, engine_words, never_ends]
 
 
 def _victim(rng: random.Random, steps: list[dict[str, Any]], family: str = "") -> dict[str, Any]:
