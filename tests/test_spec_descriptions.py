@@ -38,7 +38,8 @@ def test_each_field_says_what_it_takes(component: str, field: str, prop: dict[st
 
 KEYWORDS = {"type", "description", "default", "enum", "minimum", "maximum", "minLength", "maxLength", "items",
             "additionalProperties", "format", "oneOf", "anyOf", "uniqueItems", "minItems", "pattern", "x-sql",
-            "x-enum-synonyms", "x-path"}  # x-path: a field naming a file (osiris/trust/paths.py)
+            "x-enum-synonyms", "x-path",  # x-path: a field naming a file (osiris/trust/paths.py)
+            "properties", "required"}  # a structured field's own keys (incremental: {cursor, initial})
 
 
 @pytest.mark.parametrize(("component", "field", "prop"), fields(), ids=lambda v: v if isinstance(v, str) else "")

@@ -100,7 +100,7 @@ def test_unknown_fields_name_the_known_ones_and_the_closest():
     assert found == [
         ("OML304", "/steps/0/config/tbl", "unknown config field 'tbl' for mysql.extractor",
          "mysql.extractor config fields are: host, port, database, user, password, table, schema, query, "
-         "columns, limit, offset, batch_size, pool_size, pool_recycle, echo (did you mean 'table'?)"),
+         "columns, limit, offset, batch_size, incremental, pool_size, pool_recycle, echo (did you mean 'table'?)"),
     ]
 
 
