@@ -92,7 +92,9 @@ def maria_duplicate(mariadb: Any) -> list[dict[str, Any]]:
 
 # source -> (its steps, given the servers; the code of the problem it meets)
 SOURCES: dict[str, tuple[Callable[[dict[str, Any]], list[dict[str, Any]]], str]] = {
-    "duckdb error()": (lambda s: transform("SELECT error(name) AS e FROM df_read"), "OML504"),
+    # error(name) itself is off the allowlist (OML408); these allowed functions quote a cell in their errors
+    "duckdb strptime": (lambda s: transform("SELECT strptime(name, '%Y') AS e FROM df_read"), "OML50"),
+    "duckdb json": (lambda s: transform("SELECT json_extract(name, '$.a') AS j FROM df_read"), "OML50"),
     "duckdb regexp": (lambda s: transform("SELECT regexp_matches('x', name || '(') AS m FROM df_read"), "OML50"),
     "duckdb cast": (lambda s: transform("SELECT CAST(name AS INTEGER) AS n FROM df_read"), "OML504"),
     "postgres unique": (lambda s: pg_unique(s["postgres"]), "OML514"),
