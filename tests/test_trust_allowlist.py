@@ -222,7 +222,8 @@ def test_duckdbs_own_parse_of_the_sql_is_held_to_the_list(tmp_path, query, said)
 
 FORMS = {"duckdb": {"cast": "SELECT CAST(1 AS VARCHAR)", "try_cast": "SELECT TRY_CAST('x' AS INTEGER)",
                     "coalesce": "SELECT coalesce(NULL, 1)", "extract": "SELECT extract(year FROM DATE '2024-01-02')",
-                    "exists": "SELECT EXISTS (SELECT 1)", "unnest": "SELECT unnest([1, 2])"},
+                    "exists": "SELECT EXISTS (SELECT 1)", "unnest": "SELECT unnest([1, 2])",
+                    "columns": "SELECT COLUMNS('a.*') FROM (SELECT 1 AS ab, 2 AS b)"},  # names by pattern
          "spark": {"try_cast": "SELECT TRY_CAST('x' AS INT)"}}
 NEVER = ("reflect", "java_method", "try_reflect", "read_text", "read_csv", "read_blob", "glob", "query", "query_table",
          "getenv", "current_setting", "error", "raise_error", "assert_true", "input_file_name", "version",
