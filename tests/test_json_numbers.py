@@ -74,3 +74,14 @@ def test_a_name_that_is_an_object_in_one_record_and_a_value_in_another_keeps_its
     columns, rows = load([{"id": 1, "a": {"b": 1}}, {"id": 2, "a": 5}], flat=True)
     assert list(columns) == ["id", "a_b", "a"]
     assert rows == [(1, 1, None), (2, None, 5)]
+
+
+def test_a_wide_number_in_records_read_as_one_map_is_refused_naming_its_key() -> None:
+    # an empty key makes DuckDB read the records as one MAP column: the number has no column of its own
+    from osiris.run.driver import RuntimeProblem
+
+    records = parse_json(b'{"items": [{"": 1, "name": 12345678901234567890123}]}')["items"]
+    with pytest.raises(RuntimeProblem) as refused:
+        load(records)
+    assert refused.value.code == "OML504"
+    assert refused.value.message.startswith("column 'name' holds numbers too wide for a double")

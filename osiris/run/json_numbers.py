@@ -109,7 +109,15 @@ def settle_columns(con: duckdb.DuckDBPyConnection, table: str, names: list[str])
     """Give each named column of `table` (read as JSON) the type that holds all its numbers exactly;
     a column that also holds text or objects stays JSON, its wide numbers as strings of their digits."""
     quoted_table = _quote(table)
+    present = {str(row[0]) for row in con.execute(f"DESCRIBE {quoted_table}").fetchall()}
     for name in names:
+        if name not in present:  # the records' keys made no column of it (DuckDB read them as one map)
+            from osiris.run.problems import value_problem
+
+            raise value_problem(name, "holds numbers too wide for a double, and the records' keys (an empty or "
+                                      "duplicate one) made DuckDB read them as one map, where they cannot stay exact",
+                                "select the fields you need in the API request, or read the records from a "
+                                "data_path whose keys are plain names")
         column = _quote(name)
         text = f"replace(json_extract_string({column}, '$'), '{_MARK}', '')"
         kind = holding_type((_number_text(t) for t in column_texts(con, quoted_table, column)), whole="HUGEINT")
