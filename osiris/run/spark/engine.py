@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
+from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _pending, _since
 from osiris.run.interrupts import Interrupts
 from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
@@ -48,6 +48,7 @@ class _Step:
     files: Files | None = None  # where its files may be (osiris.trust, docs/security.md)
     frame: DataFrame | None = None
     outcome: StepOutcome | None = None  # a read done by its own driver (an API) while planning
+    explain: jdbc.Explain | None = None  # a JDBC read's OML504 line for a value Spark cannot hold
     problem: RuntimeProblem | None = None
 
 
@@ -57,15 +58,14 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     import duckdb
 
     dependencies = dependencies_of(pipeline["steps"])
-    steps = {str(s["id"]): _Step(s, StepResult(str(s["id"]), str(s["component"]), str(s.get("mode", ""))),
-                                 dependencies[str(s["id"])]) for s in pipeline["steps"]}
+    steps = {str(s["id"]): _Step(s, _pending(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
     order = [steps[step_id] for step_id in run_order(pipeline["steps"])]
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
     runner = _Runner(options, side, scratch, listener)
     stop = Interrupts()  # SIGTERM and SIGHUP stop it as Ctrl-C does
     try:
-        spark = _session(settings, order)
+        spark = _session(settings, order) if not _missing_drivers(settings, order) else None
         stop.restore()  # a new SparkContext put in its own Ctrl-C handler, which fails calling the JVM
         stop = Interrupts()  # from inside the signal: Ctrl-C is the run's again (abandon ends the jobs)
         if spark is not None:
@@ -87,6 +87,19 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
         side.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult([s.result for s in steps.values()])
+
+
+def _missing_drivers(settings: SparkSettings, order: list[_Step]) -> bool:
+    """OML527 on each database step whose JDBC driver jar the session would lack (Spark's own error
+    comes only when a job runs, as a ClassNotFoundException); True when there is one."""
+    from osiris.run.spark.session import missing_jar
+
+    for step in order:
+        family = jdbc.family_of(step.result.component)
+        jar = missing_jar(family, settings) if family else None
+        if jar is not None:
+            step.problem = errors.missing_driver_problem(family or "", jar)
+    return any(step.problem for step in order)
 
 
 def _session(settings: SparkSettings, order: list[_Step]) -> SparkSession | None:
@@ -138,7 +151,9 @@ class _Runner:
         component, sample = step.result.component, self.options.sample
         family = jdbc.family_of(component)
         if family is not None:
-            return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
+            frame, step.explain = jdbc.read(self.spark, family, step.config, sample,
+                                            self.spark.sparkContext.defaultParallelism)
+            return frame
         if component == "filesystem.csv_extractor":
             return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample)
         frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
@@ -188,8 +203,9 @@ class _Runner:
             result.status, result.problem = "failed", _clean(problem, step.secrets)
         except Exception as error:  # a Spark or Java error: mapped and redacted, never raw
             result.status = "failed"
-            result.problem = errors.problem_from(error, jdbc.family_of(result.component) or "", step.config,
-                                                 step.secrets)
+            explained = step.explain(error) if step.explain else None  # a value the read refused
+            result.problem = explained or errors.problem_from(error, jdbc.family_of(result.component) or "",
+                                                              step.config, step.secrets)
         result.duration_ms = _since(started)
         self.listener.step_finished(result)
 
