@@ -154,7 +154,7 @@ def test_postgres_read_transform_write_equals_the_duckdb_engine(tmp_path, postgr
     assert stage_tables(pg=pg) == []
     # the Spark run recorded its target as a DuckDB run does (issue 40; it printed `WROTE -`)
     shown = osiris_here("sessions", "show", project.last_session().name, cwd=project.root, env=clean_env())
-    assert re.search(r"\nwrite +postgres\.writer +ok +300 +3 .*table spark_totals_spark on @postgres\.default "
+    assert re.search(r"\nwrite +postgres\.writer +ok +3 +3 .*table spark_totals_spark on @postgres\.default "
                      r"\(upsert\): 3 rows written\n", shown.stdout), shown.stdout
     assert {"kind": "table", "name": "spark_totals_spark", "write_mode": "upsert", "connection": "@postgres.default",
             "rows": 3, "kept": True} in [e for e in project.events() if e["event_type"] == "run_end"][0]["targets"]
@@ -716,21 +716,31 @@ def test_every_value_reaches_csv_as_the_duckdb_engine_writes_it(tmp_path, edges,
         result = project.run(str(path), "--engine", engine)
         assert result.returncode == 0, result.stdout + result.stderr
         written[engine] = (project.root / f"{engine}.csv").read_bytes()
+    if source["config"].get("query") == PG_MATRIX:  # `interval`: PostgreSQL's text on Spark (docs/types.md)
+        for engine, text in (("duckdb", b",-1 year -2 months 3 days -04:05:06.5,"),
+                             ("spark", b",-1 years -2 mons +3 days -04:05:06.5,")):
+            assert text in written[engine]
+            written[engine] = written[engine].replace(text, b",<interval>,")
     assert written["spark"] == written["duckdb"]
     if source["config"].get("table") == "spark_edges" and source["component"].startswith("postgres"):
         assert written["spark"].splitlines()[1].startswith(b'1,  lead,1582-10-10,1582-10-10 12:00:00,1e-10,')
 
 
-def test_a_csv_spark_wrote_reads_back_to_the_same_bytes(tmp_path, edges):
-    """Spark's CSV reader parses dates, timestamps and `+00` instants as the DuckDB engine wrote them."""
+def test_a_csv_file_reads_and_writes_as_on_the_duckdb_engine(tmp_path, edges):
+    """Spark's CSV reader takes what the DuckDB engine wrote (dates of the year 1, `+00` instants, `nan`,
+    numbers a double would not hold) and both engines write it again alike. Before: `Encountered error
+    while reading file` (OML528), the path of issue 40's CSV -> MariaDB."""
     project = on_spark(RunProject(tmp_path / "p", postgres=edges[0]))
     first = project.pipeline([pg_step("read", "read", query=PG_MATRIX), csv_step("write", "write", "a.csv")],
                              name="first")
     assert project.run(str(first), "--engine", "duckdb").returncode == 0
-    again = project.pipeline([csv_step("read", "read", "a.csv"), csv_step("write", "write", "b.csv")], name="again")
-    result = project.run(str(again))
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert (project.root / "b.csv").read_bytes() == (project.root / "a.csv").read_bytes()
+    for engine in ("duckdb", "spark"):
+        again = project.pipeline([csv_step("read", "read", "a.csv"), csv_step("write", "write", f"{engine}.csv")],
+                                 name=engine)
+        result = project.run(str(again), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (project.root / "spark.csv").read_bytes() == (project.root / "duckdb.csv").read_bytes()
+    assert b",0001-01-01 00:00:00,2024-03-31 00:59:59.999999+00," in (project.root / "spark.csv").read_bytes()
 
 
 @pytest.mark.parametrize(("step", "line"), [
@@ -748,3 +758,81 @@ def test_a_value_spark_cannot_hold_is_refused_naming_its_column(tmp_path, edges,
     assert f"{path} OML504 step 'read': {line}\n" in stderr
     assert "nothing was written (docs/types.md)" in stderr and "0044" not in stderr
     assert not (project.root / "out.csv").exists()
+
+
+def test_rows_spark_stages_go_through_the_writers_refusals(tmp_path, edges, maria):
+    """Before: Spark's rows went into the scratch table and the target without the per-value checks."""
+    project = on_spark(RunProject(tmp_path / "p", postgres=edges[0], mariadb=edges[1]))
+    path, stderr = project.run_failing([pg_step("read", "read", query="SELECT id, f8 FROM tm_src"),
+                                        mysql_step("write", "write", table="spark_refused", create_table=True)])
+    assert (f"{path} OML504 step 'write': column 'f8' holds NaN or infinite values in 3 rows, which MySQL cannot "
+            "store\n") in stderr
+    assert maria_rows(maria, "SHOW TABLES LIKE 'spark_refused'") == [] and stage_tables(maria=maria) == []
+
+
+# --- a real standalone cluster: a master and a worker from the pyspark package, on 127.0.0.1 ----
+
+
+@pytest.fixture
+def standalone_master(tmp_path):
+    """`spark-class ...Master` and `...Worker` (one core, 1 GB) on loopback ports; stopped by PID."""
+    import os
+
+    import pyspark
+
+    from tests.servers.process import free_port
+
+    spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
+    port = free_port()
+    master = f"spark://127.0.0.1:{port}"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp_path / "logs")}
+    processes = []
+    try:
+        for role, args in (("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                       "--port", str(port), "--webui-port", str(free_port())]),
+                           ("worker", ["org.apache.spark.deploy.worker.Worker", master, "--host", "127.0.0.1",
+                                       "--webui-port", str(free_port()), "--cores", "1", "--memory", "1g",
+                                       "--work-dir", str(tmp_path / "work")])):
+            log = (tmp_path / f"{role}.log").open("wb")
+            processes.append(subprocess.Popen([str(spark_class), *args], stdout=log, stderr=subprocess.STDOUT, env=env))
+            deadline = time.monotonic() + 180
+            ready = "Successfully registered with master" if role == "worker" else "I have been elected leader"
+            while ready not in (tmp_path / f"{role}.log").read_text(errors="replace"):
+                assert time.monotonic() < deadline and processes[-1].poll() is None, \
+                    (tmp_path / f"{role}.log").read_text(errors="replace")[-2000:]
+                time.sleep(1)
+        yield master
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_a_standalone_cluster_writes_what_the_duckdb_engine_writes(tmp_path, postgres_server, pg, standalone_master):
+    """The run's driver is a child `osiris run` (this file's local session stays as it is); its executor is
+    the worker's: JDBC jars and the CSV writer's number texts travel to it."""
+    project = RunProject(tmp_path / "p", postgres=postgres_server)
+    steps = [pg_step("read", "read", table="spark_orders"),
+             sql_step("totals", "SELECT country, count(*) AS orders, sum(amount) AS total, max(placed) AS last, "
+                                "sum(amount) / 1e12 AS tiny FROM input_df GROUP BY country ORDER BY country"),
+             after(csv_step("write", "write", "totals.csv"), "totals")]
+    path = project.pipeline(steps)
+    assert project.run(str(path), "--engine", "duckdb").returncode == 0
+    expected = (project.root / "totals.csv").read_bytes()
+    (project.root / "totals.csv").unlink()
+    settings = yaml.safe_load((project.root / ".osiris.yaml").read_text(encoding="utf-8"))
+    settings["run"] = {"engine": "spark", "spark": {"master": standalone_master}}
+    (project.root / ".osiris.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    from tests.support import run_osiris
+
+    result = run_osiris("run", str(path), cwd=project.root, env=clean_env(**project.env), timeout=600)  # a cluster
+    project.assert_no_secrets(result.stdout + result.stderr)  # on a machine under load starts slowly
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "write  ok  3 rows" in result.stdout
+    assert (project.root / "totals.csv").read_bytes() == expected
+    assert b"e-" in expected  # a tiny double: DuckDB's 1.8e-08, never Java's 1.8E-8
+    assert "app-" in "".join(p.name for p in (tmp_path / "work").iterdir())  # the worker ran the application

@@ -8,7 +8,7 @@ table is empty, there only to give the columns (osiris.run.spark.jdbc).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from osiris.run.spark.types import duckdb_columns
 from osiris.run.spool import quote_ident
@@ -37,6 +37,11 @@ def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: bool) ->
     if staged:
         columns = ", ".join(f"{quote_ident(name)} {kind}" for name, kind in duckdb_columns(frame.schema))
         ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(source)} ({columns})")
+        refusable = _refusable_rows(frame)
+        if refusable is not None:  # the writer's own per-value refusals see them (docs/types.md)
+            ctx.con.register("osiris_spark_rows", refusable)
+            ctx.con.execute(f"INSERT INTO {quote_ident(source)} SELECT * FROM osiris_spark_rows")
+            ctx.con.unregister("osiris_spark_rows")
     else:
         rows = frame.toArrow()
         ctx.con.register("osiris_spark_rows", rows)
@@ -46,3 +51,21 @@ def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: bool) ->
         return driver_for(ctx.component).run(ctx)
     finally:
         ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(source)}")
+
+
+def _refusable_rows(frame: DataFrame) -> Any:
+    """The rows holding a value some target refuses (NaN or an infinite number: the only such values a
+    Spark column can hold; infinite dates and long intervals never reach Spark as such), as Arrow; None
+    when there are none. A staged writer's table in DuckDB holds these rows alone."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    floats = [F.col(f"`{f.name.replace('`', '``')}`") for f in frame.schema.fields
+              if type(f.dataType).__name__ in ("DoubleType", "FloatType")]
+    if not floats:
+        return None
+    infinite = [F.lit(float("inf")), F.lit(float("-inf"))]
+    found = frame.where(reduce(lambda a, b: a | b, [F.isnan(c) | c.isin(*infinite) for c in floats]))
+    rows = found.toArrow()
+    return rows if rows.num_rows else None

@@ -66,6 +66,7 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
               .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")
               .option("escape", '"').option("multiLine", True).option("timestampFormat", _TIMESTAMPS)
               .option("timestampNTZFormat", _TIMESTAMPS)
+              .option("nanValue", "nan").option("positiveInf", "inf").option("negativeInf", "-inf")  # DuckDB's texts
               .option("encoding", str(config.get("encoding", "utf-8")).replace("latin-1", "iso-8859-1")))
     if config.get("comment"):
         reader = reader.option("comment", str(config["comment"]))
@@ -82,9 +83,17 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
 
     from osiris.run.drivers.filesystem import _read_options
 
+    from osiris.run.csv_input import exact_number_types
+
+    typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
+    source = literal(str(path))
     try:
         with duckdb.connect() as con:
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))}{_read_options(config)})").fetchall()
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config)})").fetchall()
+            doubles = [str(r[0]) for r in rows if str(r[1]) in ("DOUBLE", "FLOAT") and r[0] not in typed]
+            exact = exact_number_types(con, source, _read_options(config), doubles)  # numbers stay exact, as on
+            if exact:  # the DuckDB engine: a column a double would not carry is DECIMAL(p,s) or its text
+                rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config, exact)})").fetchall()
     except duckdb.Error as error:
         raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
                              "check delimiter, header and encoding for this file") from None
