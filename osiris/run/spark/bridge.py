@@ -37,11 +37,6 @@ def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: bool) ->
     if staged:
         columns = ", ".join(f"{quote_ident(name)} {kind}" for name, kind in duckdb_columns(frame.schema))
         ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(source)} ({columns})")
-        refusable = _refusable_rows(frame)
-        if refusable is not None:  # the writer's own per-value refusals see them (docs/types.md)
-            ctx.con.register("osiris_spark_rows", refusable)
-            ctx.con.execute(f"INSERT INTO {quote_ident(source)} SELECT * FROM osiris_spark_rows")
-            ctx.con.unregister("osiris_spark_rows")
     else:
         rows = frame.toArrow()
         ctx.con.register("osiris_spark_rows", rows)
@@ -49,6 +44,29 @@ def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: bool) ->
         ctx.con.unregister("osiris_spark_rows")
     try:
         return driver_for(ctx.component).run(ctx)
+    finally:
+        ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(source)}")
+
+
+def refuse_before_staging(frame: DataFrame, ctx: StepContext) -> None:
+    """The database writer's own per-value refusals (docs/types.md), before Spark stages a row: its
+    check runs on a DuckDB table holding the rows it could refuse (OML504, naming the column)."""
+    from osiris.run.drivers import driver_for
+    from osiris.run.drivers.sql_types import refuse
+
+    refusable = _refusable_rows(frame)
+    dialect = getattr(driver_for(ctx.component), "dialect", None)
+    if refusable is None or dialect is None:
+        return
+    (source,) = ctx.input_tables.values()
+    columns = duckdb_columns(frame.schema)
+    ctx.con.execute(f"CREATE OR REPLACE TABLE {quote_ident(source)} "
+                    f"({', '.join(f'{quote_ident(name)} {kind}' for name, kind in columns)})")
+    try:
+        ctx.con.register("osiris_spark_rows", refusable)
+        ctx.con.execute(f"INSERT INTO {quote_ident(source)} SELECT * FROM osiris_spark_rows")
+        ctx.con.unregister("osiris_spark_rows")
+        refuse(ctx, source, columns, dialect.refusals, dialect.family.title)
     finally:
         ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(source)}")
 

@@ -243,6 +243,7 @@ class _Runner:
                                       scratch=self.scratch)
             files.write_csv(frame, step.config, target, self.scratch)
         elif family is not None:
+            bridge.refuse_before_staging(frame, self._context(step))
             staged = jdbc.stage_name(family, step.config)
             try:
                 jdbc.stage(frame, family, step.config, staged)
