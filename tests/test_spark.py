@@ -235,10 +235,11 @@ def test_partitioned_read_splits_on_the_primary_key(postgres_server, pg):
 
     spark = spark_session(SparkSettings(master="local[1]"))
     config = {**postgres_server.connection(), "table": "spark_orders"}
-    frame = jdbc.read(spark, "postgres", config, None, partitions=3)
+    frame, _ = jdbc.read(spark, "postgres", config, None, partitions=3)
     assert frame.rdd.getNumPartitions() == 3
     assert sorted(r["id"] for r in frame.collect()) == list(range(1, 301))
-    assert jdbc.read(spark, "postgres", config, 10, partitions=3).rdd.getNumPartitions() == 1  # a sample: one query
+    sampled, _ = jdbc.read(spark, "postgres", config, 10, partitions=3)
+    assert sampled.rdd.getNumPartitions() == 1  # a sample: one query
 
 
 # --- validation and the analyser ------------------------------------------------------------------
