@@ -221,6 +221,45 @@ def _attacks(arena: Arena) -> list[Callable[[random.Random, list[dict[str, Any]]
                             f"SELECT 1; SELECT * FROM {source}"])
         steps.append(_transform(f"shape-{len(steps)}", query, steps[0]["id"]))
 
+    def cast(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        column = rng.choice(["name", "amount"])
+        steps.append(_transform(f"cast-{len(steps)}", f"SELECT CAST({column} AS {rng.choice(['INTEGER', 'DATE'])}) "
+                                                      "AS v FROM input_df", steps[0]["id"]))
+
+    def hostile_id(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        steps.append(_write(rng.choice(ids), rng.choice(["authorized_keys", "x.csv", "..", "../x.csv"]), steps[0]["id"]))
+
+    def move_connection(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        steps.append(rng.choice([
+            {"id": f"fetch-{len(steps)}", "component": "rest.extractor", "mode": "read",
+             "config": {"connection": "@rest.api", "endpoint": "/bearer", "data_path": "items",
+                        rng.choice(["base_url", "validate_ssl"]): rng.choice([arena.hostile.url, False])}},
+            {"id": f"gql-{len(steps)}", "component": "graphql.extractor", "mode": "read",
+             "config": {"connection": "@graphql.gh", "query": "{ items { nodes } }",
+                        "endpoint": f"{arena.hostile.url}/graphql"}},
+            {"id": f"pg-{len(steps)}", "component": "postgres.extractor", "mode": "read",
+             "config": {"connection": "@postgres.default", "table": "t",
+                        **rng.choice([{"port": arena.port}, {"host": "127.0.0.1", "port": arena.port},
+                                      {"sslmode": "disable", "port": arena.port}])}}]))
+
+    def reference(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        step = _victim(rng, steps)
+        field = rng.choice(["path", "endpoint", "query", "params", "headers", "delimiter"])
+        value = rng.choice(references)
+        step["config"][field] = {"X-Leak": value} if field in ("params", "headers") else value
+
+    def base_dir(rng: random.Random, steps: list[dict[str, Any]]) -> None:
+        step = _victim(rng, steps, "filesystem.")
+        step["config"]["base_dir"] = rng.choice([outside, "..", "~", "link", "/", "data/../.."])
+
+    return [write_to, read_from, sql, sql, cast, hostile_id, move_connection, reference, base_dir,  # SQL twice
+            *_issue_42_attacks(outside)]
+
+
+def _issue_42_attacks(outside: str) -> list[Callable[[random.Random, list[dict[str, Any]]], None]]:
+    """The payload families issue 42 found: JVM reflection, file-format relations, LATERAL table
+    functions, engine errors that would carry a cell, and a query that never ends."""
+
     def jvm(rng: random.Random, steps: list[dict[str, Any]]) -> None:
         call = rng.choice(["reflect", "ReFlEcT", "java_method", "try_reflect", '"reflect"'])
         target = rng.choice(["'java.lang.System', 'getenv', 'OTHER_SECRET'",
@@ -255,39 +294,7 @@ def _attacks(arena: Arena) -> list[Callable[[random.Random, list[dict[str, Any]]
         steps.append(_transform(f"long-{len(steps)}", "SELECT sum(i) AS s FROM range(10000000000000) t(i)",
                                 steps[0]["id"]))
 
-    def cast(rng: random.Random, steps: list[dict[str, Any]]) -> None:
-        column = rng.choice(["name", "amount"])
-        steps.append(_transform(f"cast-{len(steps)}", f"SELECT CAST({column} AS {rng.choice(['INTEGER', 'DATE'])}) "
-                                                      "AS v FROM input_df", steps[0]["id"]))
-
-    def hostile_id(rng: random.Random, steps: list[dict[str, Any]]) -> None:
-        steps.append(_write(rng.choice(ids), rng.choice(["authorized_keys", "x.csv", "..", "../x.csv"]), steps[0]["id"]))
-
-    def move_connection(rng: random.Random, steps: list[dict[str, Any]]) -> None:
-        steps.append(rng.choice([
-            {"id": f"fetch-{len(steps)}", "component": "rest.extractor", "mode": "read",
-             "config": {"connection": "@rest.api", "endpoint": "/bearer", "data_path": "items",
-                        rng.choice(["base_url", "validate_ssl"]): rng.choice([arena.hostile.url, False])}},
-            {"id": f"gql-{len(steps)}", "component": "graphql.extractor", "mode": "read",
-             "config": {"connection": "@graphql.gh", "query": "{ items { nodes } }",
-                        "endpoint": f"{arena.hostile.url}/graphql"}},
-            {"id": f"pg-{len(steps)}", "component": "postgres.extractor", "mode": "read",
-             "config": {"connection": "@postgres.default", "table": "t",
-                        **rng.choice([{"port": arena.port}, {"host": "127.0.0.1", "port": arena.port},
-                                      {"sslmode": "disable", "port": arena.port}])}}]))
-
-    def reference(rng: random.Random, steps: list[dict[str, Any]]) -> None:
-        step = _victim(rng, steps)
-        field = rng.choice(["path", "endpoint", "query", "params", "headers", "delimiter"])
-        value = rng.choice(references)
-        step["config"][field] = {"X-Leak": value} if field in ("params", "headers") else value
-
-    def base_dir(rng: random.Random, steps: list[dict[str, Any]]) -> None:
-        step = _victim(rng, steps, "filesystem.")
-        step["config"]["base_dir"] = rng.choice([outside, "..", "~", "link", "/", "data/../.."])
-
-    return [write_to, read_from, sql, sql, cast, hostile_id, move_connection, reference, base_dir,  # SQL twice
-            jvm, relation, lateral, engine_words, engine_words, never_ends]
+    return [jvm, relation, lateral, engine_words, engine_words, never_ends]
 
 
 def _victim(rng: random.Random, steps: list[dict[str, Any]], family: str = "") -> dict[str, Any]:

@@ -152,6 +152,12 @@ def test_postgres_read_transform_write_equals_the_duckdb_engine(tmp_path, postgr
     assert pg.execute("SELECT * FROM spark_totals_spark ORDER BY country").fetchall() == duck
     assert [r[:2] for r in duck] == [("CZ", 100), ("DE", 100), ("US", 100)]
     assert stage_tables(pg=pg) == []
+    # the Spark run recorded its target as a DuckDB run does (issue 40; it printed `WROTE -`)
+    shown = osiris_here("sessions", "show", project.last_session().name, cwd=project.root, env=clean_env())
+    assert re.search(r"\nwrite +postgres\.writer +ok +3 +3 .*table spark_totals_spark on @postgres\.default "
+                     r"\(upsert\): 3 rows written\n", shown.stdout), shown.stdout
+    assert {"kind": "table", "name": "spark_totals_spark", "write_mode": "upsert", "connection": "@postgres.default",
+            "rows": 3, "kept": True} in [e for e in project.events() if e["event_type"] == "run_end"][0]["targets"]
 
 
 def test_mariadb_groups_by_the_column_not_by_its_name(tmp_path, mariadb_server, maria):
@@ -229,10 +235,11 @@ def test_partitioned_read_splits_on_the_primary_key(postgres_server, pg):
 
     spark = spark_session(SparkSettings(master="local[1]"))
     config = {**postgres_server.connection(), "table": "spark_orders"}
-    frame = jdbc.read(spark, "postgres", config, None, partitions=3)
+    frame, _ = jdbc.read(spark, "postgres", config, None, partitions=3)
     assert frame.rdd.getNumPartitions() == 3
     assert sorted(r["id"] for r in frame.collect()) == list(range(1, 301))
-    assert jdbc.read(spark, "postgres", config, 10, partitions=3).rdd.getNumPartitions() == 1  # a sample: one query
+    sampled, _ = jdbc.read(spark, "postgres", config, 10, partitions=3)
+    assert sampled.rdd.getNumPartitions() == 1  # a sample: one query
 
 
 # --- validation and the analyser ------------------------------------------------------------------
@@ -312,7 +319,50 @@ def test_without_pyspark_one_line_says_how_to_install_it(tmp_path, monkeypatch):
     result = project.run(str(path))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "osiris: error: the Spark engine needs pyspark: pip install 'osiris-chat[spark]' (and Java 17 or newer)"]
+        "osiris: error: the Spark engine needs pyspark: run .venv/bin/pip install -e '.[spark]' in the Osiris clone "
+        "(and Java 17 or newer)"]
+    assert "name = \"osiris-chat\"" in (Path(__file__).parents[1] / "pyproject.toml").read_text()  # the extra is
+    # installed from the clone: osiris-chat is not on PyPI
+
+
+def test_an_unreachable_master_is_one_line_naming_it_within_30_seconds(tmp_path):
+    """Spark's own client retried for 60 s and then said `Cannot call methods on a stopped SparkContext`."""
+    from tests.servers.process import free_port
+
+    project = RunProject(tmp_path / "p")
+    master = f"spark://127.0.0.1:{free_port()}"  # nothing listens there
+    (project.root / ".osiris.yaml").write_text(yaml.safe_dump({"run": {"engine": "spark", "spark": {"master": master}}}),
+                                               encoding="utf-8")
+    (project.root / "rows.csv").write_text("id\n1\n", encoding="utf-8")
+    path = project.pipeline([csv_step("read", "read", "rows.csv"), csv_step("write", "write", "out.csv")])
+    started = time.monotonic()
+    result = project.run(str(path))
+    assert time.monotonic() - started < 30
+    assert result.returncode == 6, result.stdout + result.stderr
+    assert [line for line in result.stderr.splitlines() if " OML" in line] == [
+        f"{path} OML527 step 'read': the Spark engine did not start: cannot reach the master {master} "
+        "(connection refused)"]
+    assert "write  skipped" in result.stdout and not (project.root / "out.csv").exists()
+
+
+@pytest.mark.parametrize(("family", "step", "jar", "package"), [
+    ("postgres", pg_step, "postgresql.jar", "libpostgresql-jdbc-java"),
+    ("mysql", mysql_step, "mariadb-java-client.jar", "libmariadb-java")])
+def test_a_missing_jdbc_driver_is_one_line_naming_the_jar(tmp_path, monkeypatch, postgres_server, mariadb_server,
+                                                          family, step, jar, package):
+    """A fresh clone without Debian's JDBC packages: Spark's ClassNotFoundException came only from a job."""
+    from osiris.run.spark import session
+
+    monkeypatch.setattr(session, "JAR_FOLDERS", (tmp_path / "no-jars",))
+    project = on_spark(RunProject(tmp_path / "p", postgres=postgres_server, mariadb=mariadb_server))
+    path = project.pipeline([step("read", "read", table="spark_missing"), csv_step("write", "write", "out.csv")])
+    result = project.run(str(path))
+    assert result.returncode == 6, result.stdout + result.stderr
+    assert [line for line in result.stderr.splitlines() if " OML" in line or "hint:" in line] == [
+        f"{path} OML527 step 'read': the Spark engine has no JDBC driver for {family}: "
+        f"{tmp_path / 'no-jars' / jar} is missing",
+        f"    hint: install it (apt-get install {package}), or name the driver's jar in run.spark.jars"]
+    assert "ClassNotFound" not in result.stderr and "Traceback" not in result.stderr
 
 
 def test_the_session_binds_to_loopback_with_its_ui_off():
@@ -613,3 +663,177 @@ def _spark_jvms() -> set[int]:
     """The process ids of the running Spark JVMs on this machine (a zombie has no command line)."""
     found = subprocess.run(["pgrep", "-f", "org.apache.spark.deploy.SparkSubmit"], capture_output=True, text=True)
     return {int(pid) for pid in found.stdout.split()}
+
+
+# --- docs/types.md on Spark: the DuckDB engine's bytes, or its refusal (issue 40) ----------------
+
+PG_EDGES = ("DROP TABLE IF EXISTS spark_edges; CREATE TABLE spark_edges (id int PRIMARY KEY, t text, d date, "
+            "ts timestamp, f8 float8, f4 real, tm time, tz timetz, n numeric, arr int[]); INSERT INTO spark_edges VALUES "
+            "(1, '  lead', '1582-10-10', '1582-10-10 12:00:00', 1e-10, 3.4028235e38, '08:30:00', '12:00:00+02', "
+            "'1e-40', '{1,NULL}'), (2, ' ', '1000-01-01', '0001-01-01 00:00:00.5', 1e20, 0.1, '24:00:00', NULL, "
+            "'123456789012345678901234567890123456789012.5', '{}'), (3, E'\\t trail ', NULL, NULL, 'NaN', '-Infinity', "
+            "NULL, NULL, 'NaN', NULL)")
+MARIA_EDGES = ["DROP TABLE IF EXISTS spark_edges",
+               "CREATE TABLE spark_edges (id INT PRIMARY KEY, t1 TINYINT(1), y YEAR, b8 BIT(8), e ENUM('red','green'), "
+               "s SET('a','bb'), d6 DATETIME(6), tm TIME(6), c CHAR(5), ts TIMESTAMP(6) NULL)",
+               "INSERT INTO spark_edges VALUES (1, 2, 2024, b'10101010', 'red', 'a,bb', '1000-01-01 00:00:00', "
+               "'08:30:00', 'ab', '2024-06-01 12:07:00.5'), (2, 0, NULL, NULL, 'green', '', NULL, '838:59:59', NULL, NULL)"]
+
+
+@pytest.fixture(scope="module")
+def edges(postgres_server, mariadb_server):
+    """docs/types.md's matrix sources (tests/test_type_matrix.py) and the values issue 40 saw change."""
+    from tests.test_type_matrix import MARIA_SOURCE, PG_SOURCE
+
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as conn:
+        conn.execute(PG_SOURCE)
+        conn.execute(PG_EDGES)
+    conn = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
+    with conn.cursor() as cursor:
+        for table in ("tm_src", "tm_back", "tm_zero", "tm_instants"):
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in MARIA_SOURCE + MARIA_EDGES:
+            cursor.execute(statement)
+    conn.close()
+    return postgres_server, mariadb_server
+
+
+PG_MATRIX = ("SELECT id, t, sm, i, b, wide, nnan, dec, f8, f8n, f4, dn, ts, tstz, tm, iv, ivt, by, bo, js, u, arr, "
+             "tarr, bits, mood, tz FROM tm_src")  # all but `d`, whose `infinity` Spark refuses (the next test)
+
+
+@pytest.mark.parametrize("source", [
+    pg_step("read", "read", query=PG_MATRIX), pg_step("read", "read", table="spark_edges"),
+    mysql_step("read", "read", table="tm_src"), mysql_step("read", "read", table="spark_edges")],
+    ids=["postgres-matrix", "postgres-edges", "mariadb-matrix", "mariadb-edges"])
+def test_every_value_reaches_csv_as_the_duckdb_engine_writes_it(tmp_path, edges, source):
+    """Before: 1582-10-10 -> 1582-10-20, 0001-01-01 -> 0000-12-30, '  lead' -> 'lead', 1e-10 -> 1.0E-10, TIME as
+    a 1970 timestamp, BIT as the bytes of its text, YEAR a date, TINYINT(1) true, TIMESTAMP shifted by the
+    server's +09:00, BLOB as [00 FF 10], DECIMAL(65,30) cut to 3 decimals: each with the run `ok`."""
+    project = on_spark(RunProject(tmp_path / "p", postgres=edges[0], mariadb=edges[1]))
+    written = {}
+    for engine in ("duckdb", "spark"):
+        path = project.pipeline([source, csv_step("write", "write", f"{engine}.csv")], name=engine)
+        result = project.run(str(path), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+        written[engine] = (project.root / f"{engine}.csv").read_bytes()
+    if source["config"].get("query") == PG_MATRIX:  # `interval`: PostgreSQL's text on Spark (docs/types.md)
+        for engine, text in (("duckdb", b",-1 year -2 months 3 days -04:05:06.5,"),
+                             ("spark", b",-1 years -2 mons +3 days -04:05:06.5,")):
+            assert text in written[engine]
+            written[engine] = written[engine].replace(text, b",<interval>,")
+    assert written["spark"] == written["duckdb"]
+    if source["config"].get("table") == "spark_edges" and source["component"].startswith("postgres"):
+        assert written["spark"].splitlines()[1].startswith(b'1,  lead,1582-10-10,1582-10-10 12:00:00,1e-10,')
+
+
+def test_a_csv_file_reads_and_writes_as_on_the_duckdb_engine(tmp_path, edges):
+    """Spark's CSV reader takes what the DuckDB engine wrote (dates of the year 1, `+00` instants, `nan`,
+    numbers a double would not hold) and both engines write it again alike. Before: `Encountered error
+    while reading file` (OML528), the path of issue 40's CSV -> MariaDB."""
+    project = on_spark(RunProject(tmp_path / "p", postgres=edges[0]))
+    first = project.pipeline([pg_step("read", "read", query=PG_MATRIX), csv_step("write", "write", "a.csv")],
+                             name="first")
+    assert project.run(str(first), "--engine", "duckdb").returncode == 0
+    for engine in ("duckdb", "spark"):
+        again = project.pipeline([csv_step("read", "read", "a.csv"), csv_step("write", "write", f"{engine}.csv")],
+                                 name=engine)
+        result = project.run(str(again), "--engine", engine)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (project.root / "spark.csv").read_bytes() == (project.root / "duckdb.csv").read_bytes()
+    assert b",0001-01-01 00:00:00,2024-03-31 00:59:59.999999+00," in (project.root / "spark.csv").read_bytes()
+
+
+@pytest.mark.parametrize(("step", "line"), [
+    (pg_step("read", "read", query="SELECT id, d FROM tm_src"),
+     "column 'd' holds infinite dates (infinity, -infinity) in 1 row, which the Spark engine's DATE cannot hold"),
+    (pg_step("read", "read", query="SELECT id, bc FROM tm_pg_bad"),
+     "column 'bc' holds a date before the year 1 (BC), which the engine's DATE cannot hold"),
+    (mysql_step("read", "read", table="tm_zero"),
+     "column 'd' holds a zero or partial date (0000-00-00, 2024-00-15) in 2 rows, which no date type outside MySQL "
+     "has")], ids=["infinity", "bc", "zero-dates"])
+def test_a_value_spark_cannot_hold_is_refused_naming_its_column(tmp_path, edges, step, line):
+    """Before: infinity failed as a Java error, MariaDB's 0000-00-00 became NULL with the run `ok`."""
+    project = on_spark(RunProject(tmp_path / "p", postgres=edges[0], mariadb=edges[1]))
+    path, stderr = project.run_failing([step, csv_step("write", "write", "out.csv")])
+    assert f"{path} OML504 step 'read': {line}\n" in stderr
+    assert "nothing was written (docs/types.md)" in stderr and "0044" not in stderr
+    assert not (project.root / "out.csv").exists()
+
+
+def test_rows_spark_stages_go_through_the_writers_refusals(tmp_path, edges, maria):
+    """Before: Spark's rows went into the scratch table and the target without the per-value checks."""
+    project = on_spark(RunProject(tmp_path / "p", postgres=edges[0], mariadb=edges[1]))
+    path, stderr = project.run_failing([pg_step("read", "read", query="SELECT id, f8 FROM tm_src"),
+                                        mysql_step("write", "write", table="spark_refused", create_table=True)])
+    assert (f"{path} OML504 step 'write': column 'f8' holds NaN or infinite values in 3 rows, which MySQL cannot "
+            "store\n") in stderr
+    assert maria_rows(maria, "SHOW TABLES LIKE 'spark_refused'") == [] and stage_tables(maria=maria) == []
+
+
+# --- a real standalone cluster: a master and a worker from the pyspark package, on 127.0.0.1 ----
+
+
+@pytest.fixture
+def standalone_master(tmp_path):
+    """`spark-class ...Master` and `...Worker` (one core, 1 GB) on loopback ports; stopped by PID."""
+    import os
+
+    import pyspark
+
+    from tests.servers.process import free_port
+
+    spark_class = Path(pyspark.__file__).parent / "bin" / "spark-class"
+    port = free_port()
+    master = f"spark://127.0.0.1:{port}"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOG_DIR": str(tmp_path / "logs")}
+    processes = []
+    try:
+        for role, args in (("master", ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                       "--port", str(port), "--webui-port", str(free_port())]),
+                           ("worker", ["org.apache.spark.deploy.worker.Worker", master, "--host", "127.0.0.1",
+                                       "--webui-port", str(free_port()), "--cores", "1", "--memory", "1g",
+                                       "--work-dir", str(tmp_path / "work")])):
+            log = (tmp_path / f"{role}.log").open("wb")
+            processes.append(subprocess.Popen([str(spark_class), *args], stdout=log, stderr=subprocess.STDOUT, env=env))
+            deadline = time.monotonic() + 180
+            ready = "Successfully registered with master" if role == "worker" else "I have been elected leader"
+            while ready not in (tmp_path / f"{role}.log").read_text(errors="replace"):
+                assert time.monotonic() < deadline and processes[-1].poll() is None, \
+                    (tmp_path / f"{role}.log").read_text(errors="replace")[-2000:]
+                time.sleep(1)
+        yield master
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_a_standalone_cluster_writes_what_the_duckdb_engine_writes(tmp_path, postgres_server, pg, standalone_master):
+    """The run's driver is a child `osiris run` (this file's local session stays as it is); its executor is
+    the worker's: JDBC jars and the CSV writer's number texts travel to it."""
+    project = RunProject(tmp_path / "p", postgres=postgres_server)
+    steps = [pg_step("read", "read", table="spark_orders"),
+             sql_step("totals", "SELECT country, count(*) AS orders, sum(amount) AS total, max(placed) AS last, "
+                                "sum(amount) / 1e12 AS tiny FROM input_df GROUP BY country ORDER BY country"),
+             after(csv_step("write", "write", "totals.csv"), "totals")]
+    path = project.pipeline(steps)
+    assert project.run(str(path), "--engine", "duckdb").returncode == 0
+    expected = (project.root / "totals.csv").read_bytes()
+    (project.root / "totals.csv").unlink()
+    settings = yaml.safe_load((project.root / ".osiris.yaml").read_text(encoding="utf-8"))
+    settings["run"] = {"engine": "spark", "spark": {"master": standalone_master}}
+    (project.root / ".osiris.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    from tests.support import run_osiris
+
+    result = run_osiris("run", str(path), cwd=project.root, env=clean_env(**project.env), timeout=600)  # a cluster
+    project.assert_no_secrets(result.stdout + result.stderr)  # on a machine under load starts slowly
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "write  ok  3 rows" in result.stdout
+    assert (project.root / "totals.csv").read_bytes() == expected
+    assert b"e-" in expected  # a tiny double: DuckDB's 1.8e-08, never Java's 1.8E-8
+    assert "app-" in "".join(p.name for p in (tmp_path / "work").iterdir())  # the worker ran the application

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.run.connections import resolve_step_config
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _since
 from osiris.run.deadline import RunLimit, not_started
+from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _pending, _since
 from osiris.run.interrupts import Interrupts
 from osiris.run.problems import deadline_problem
 from osiris.run.spark import bridge, errors, files, jdbc
@@ -51,6 +51,7 @@ class _Step:
     files: Files | None = None  # where its files may be (osiris.trust, docs/security.md)
     frame: DataFrame | None = None
     outcome: StepOutcome | None = None  # a read done by its own driver (an API) while planning
+    explain: jdbc.Explain | None = None  # a JDBC read's OML504 line for a value Spark cannot hold
     problem: RuntimeProblem | None = None
 
 
@@ -60,8 +61,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     import duckdb
 
     dependencies = dependencies_of(pipeline["steps"])
-    steps = {str(s["id"]): _Step(s, StepResult(str(s["id"]), str(s["component"]), str(s.get("mode", ""))),
-                                 dependencies[str(s["id"])]) for s in pipeline["steps"]}
+    steps = {str(s["id"]): _Step(s, _pending(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
     order = [steps[step_id] for step_id in run_order(pipeline["steps"])]
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
@@ -73,7 +73,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     limit.on_stop(runner.cancel_jobs)  # at the deadline, Spark's jobs are cancelled (docs/security.md)
     limit.start()
     try:
-        spark = _session(settings, order)
+        spark = _session(settings, order) if not _missing_drivers(settings, order) else None
         stop.restore()  # a new SparkContext put in its own Ctrl-C handler, which fails calling the JVM
         stop = Interrupts()  # from inside the signal: Ctrl-C is the run's again (abandon ends the jobs)
         if spark is not None:
@@ -98,6 +98,19 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
         side.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult([s.result for s in steps.values()])
+
+
+def _missing_drivers(settings: SparkSettings, order: list[_Step]) -> bool:
+    """OML527 on each database step whose JDBC driver jar the session would lack (Spark's own error
+    comes only when a job runs, as a ClassNotFoundException); True when there is one."""
+    from osiris.run.spark.session import missing_jar
+
+    for step in order:
+        family = jdbc.family_of(step.result.component)
+        jar = missing_jar(family, settings) if family else None
+        if jar is not None:
+            step.problem = errors.missing_driver_problem(family or "", jar)
+    return any(step.problem for step in order)
 
 
 def _session(settings: SparkSettings, order: list[_Step]) -> SparkSession | None:
@@ -156,7 +169,9 @@ class _Runner:
         component, sample = step.result.component, self.options.sample
         family = jdbc.family_of(component)
         if family is not None:
-            return jdbc.read(self.spark, family, step.config, sample, self.spark.sparkContext.defaultParallelism)
+            frame, step.explain = jdbc.read(self.spark, family, step.config, sample,
+                                            self.spark.sparkContext.defaultParallelism)
+            return frame
         if component == "filesystem.csv_extractor":
             return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample,
                                   self.scratch)
@@ -211,8 +226,9 @@ class _Runner:
             result.status, result.problem = "failed", _clean(problem, step.secrets)
         except Exception as error:  # a Spark or Java error: mapped and redacted, never raw
             result.status = "failed"
-            result.problem = errors.problem_from(error, jdbc.family_of(result.component) or "", step.config,
-                                                 step.secrets)
+            explained = step.explain(error) if step.explain else None  # a value the read refused
+            result.problem = explained or errors.problem_from(error, jdbc.family_of(result.component) or "",
+                                                              step.config, step.secrets)
         if self.limit.reason == "cancelled":
             raise KeyboardInterrupt
         if self.limit.expired and result.status == "failed":
@@ -260,6 +276,7 @@ class _Runner:
                                       sample_dir=self.options.sample_dir, scratch=self.scratch)
             files.write_csv(frame, step.config, target, self.scratch, None if sample else where)
         elif family is not None:
+            bridge.refuse_before_staging(frame, self._context(step))
             staged = jdbc.stage_name(family, step.config)
             try:
                 jdbc.stage(frame, family, step.config, staged)

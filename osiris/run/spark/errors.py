@@ -51,6 +51,9 @@ def problem_from(error: BaseException, family: str, config: dict[str, object], s
     condition = _condition(error)
     if "password authentication failed" in lowered or "access denied for user" in lowered:
         return auth_problem(family, config.get("user"), "password authentication failed")
+    if "classnotfoundexception" in lowered and family:  # a driver jar named in run.spark.conf that is not there
+        return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine has no JDBC driver for {family}: {text}",
+                              "name the driver's jar in run.spark.jars (docs/spark.md, JDBC)")
     if "connection refused" in lowered or "could not connect" in lowered or "socket fail to connect" in lowered:
         return connect_problem(family, config.get("host"), config.get("port"), "connection refused")
     if "permission denied" in lowered or "command denied" in lowered:
@@ -89,6 +92,13 @@ def engine_problem(error: BaseException) -> RuntimeProblem:
     """The Spark engine could not start (no Java, a master it cannot reach)."""
     return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine did not start: {clean_text(error)}",
                           "check run.spark.master (osiris config show) and that Java 17 or newer is installed")
+
+
+def missing_driver_problem(family: str, jar: str) -> RuntimeProblem:
+    """No JDBC driver jar for a database step (docs/spark.md, JDBC)."""
+    package = {"postgres": "libpostgresql-jdbc-java", "mysql": "libmariadb-java"}.get(family, "")
+    return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine has no JDBC driver for {family}: {jar} is missing",
+                          f"install it (apt-get install {package}), or name the driver's jar in run.spark.jars")
 
 
 def _condition(error: BaseException) -> str:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.driver import RuntimeProblem
 from osiris.run.problems import redacted
+from osiris.run.spark.columns import parsed_texts
 from osiris.run.spark.types import duckdb_columns, spark_ddl
 from osiris.trust.paths import sample_file, sample_name
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from osiris.trust.paths import Files
 
 _TIMESTAMPS = "yyyy-MM-dd HH:mm:ss[.SSSSSS]"
+_PARSED = {"DATE": "date", "TIMESTAMP": "timestamp_ntz", "TIMESTAMP WITH TIME ZONE": "timestamp"}
 _NULL_MARK = "\u0000osiris-null\u0000"  # never in a file: only the parser's marker for an empty field
 
 
@@ -61,18 +63,21 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     handles that refuse links (osiris.trust.handles), and Spark reads that copy, never the name."""
     name = str(config["path"])
     path = files.stage(project_file(files, name, existing=True), scratch, name)
-    columns = _sniffed_columns(path, config)
+    sniffed = _sniffed_columns(path, config)
+    parsed = {name: _PARSED[kind] for name, kind in sniffed if kind in _PARSED}  # parsed by Spark's cast, which
+    columns = [(name, "VARCHAR" if name in parsed else kind) for name, kind in sniffed]  # reads what DuckDB wrote
     reader = (spark.read.schema(spark_ddl(columns)).option("sep", str(config.get("delimiter", ",")))
               .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")
               .option("escape", '"').option("multiLine", True).option("timestampFormat", _TIMESTAMPS)
               .option("timestampNTZFormat", _TIMESTAMPS)
+              .option("nanValue", "nan").option("positiveInf", "inf").option("negativeInf", "-inf")  # DuckDB's texts
               .option("encoding", str(config.get("encoding", "utf-8")).replace("latin-1", "iso-8859-1")))
     if config.get("comment"):
         reader = reader.option("comment", str(config["comment"]))
     # An unquoted empty field is NULL and a quoted one ("") an empty text, as DuckDB reads them: Spark
     # gives the parser's NULL marker to the first, and turns a field equal to `nullValue` into NULL.
     reader = reader.option("nullValue", str(config["na_values"][0]) if config.get("na_values") else _NULL_MARK)
-    frame = reader.csv(str(path))
+    frame = parsed_texts(reader.csv(str(path)), parsed)
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
     return frame.limit(min(limits)) if limits else frame
 
@@ -82,9 +87,17 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
 
     from osiris.run.drivers.filesystem import _read_options
 
+    from osiris.run.csv_input import exact_number_types
+
+    typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
+    source = literal(str(path))
     try:
         with duckdb.connect() as con:
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))}{_read_options(config)})").fetchall()
+            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config)})").fetchall()
+            doubles = [str(r[0]) for r in rows if str(r[1]) in ("DOUBLE", "FLOAT") and r[0] not in typed]
+            exact = exact_number_types(con, source, _read_options(config), doubles)  # numbers stay exact, as on
+            if exact:  # the DuckDB engine: a column a double would not carry is DECIMAL(p,s) or its text
+                rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config, exact)})").fetchall()
     except duckdb.Error as error:
         raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
                              "check delimiter, header and encoding for this file") from None
@@ -107,7 +120,8 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     folder = scratch / f"csv-{os.getpid()}-{id(frame)}"
     partial = scratch / f"{folder.name}-{target.name}" if files else target.with_name(f".{target.name}.osiris-partial")
     try:
-        (frame.coalesce(1).write.mode("overwrite").option("sep", form.delimiter)
+        (as_text(frame).coalesce(1).write.mode("overwrite").option("ignoreLeadingWhiteSpace", False)
+         .option("ignoreTrailingWhiteSpace", False).option("sep", form.delimiter)
          .option("header", form.header and not form.own_header).option("quote", '"').option("escape", '"')
          .option("emptyValue", '""').option("nullValue", "")
          .option("lineSep", "\n").option("timestampFormat", _TIMESTAMPS).option("timestampNTZFormat", _TIMESTAMPS)
@@ -125,6 +139,57 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     finally:
         partial.unlink(missing_ok=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def as_text(frame: DataFrame) -> DataFrame:
+    """Every value as the DuckDB engine's CSV writer writes it (docs/types.md): numbers in their
+    shortest exact text (`1e-10`, `nan`, not `1.0E-10`), decimals in plain digits, instants with
+    their `+00`, binary as `\\x` and hex, lists and objects as JSON."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    # defined here, so that Spark ships the functions themselves: an executor need not have Osiris
+    double_text = F.udf(_number_texts()[0], StringType(), useArrow=False)
+    float_text = F.udf(_number_texts()[1], StringType(), useArrow=False)
+    columns = []
+    for field in frame.schema.fields:
+        value, kind = F.col(f"`{field.name.replace('`', '``')}`"), type(field.dataType).__name__
+        if kind == "DoubleType":
+            value = double_text(value)
+        elif kind == "FloatType":
+            value = float_text(value)
+        elif kind == "TimestampType":  # the session runs in UTC
+            value = F.concat(value.cast("string"), F.lit("+00"))
+        elif kind == "BinaryType":
+            value = F.concat(F.lit("\\x"), F.lower(F.hex(value)))
+        elif kind in ("ArrayType", "StructType", "MapType"):
+            value = F.to_json(value)
+        elif kind != "StringType":
+            value = value.cast("string")
+        columns.append(value.alias(field.name))
+    return frame.select(*columns)
+
+
+def _number_texts() -> tuple[Callable[[float | None], str | None], Callable[[float | None], str | None]]:
+    """DuckDB's texts of a DOUBLE and a FLOAT, as functions defined here (cloudpickle sends a nested
+    function by value: the executors' Python needs pyspark only, not Osiris)."""
+
+    def double_text(value: float | None) -> str | None:
+        return None if value is None else repr(value)  # 0.1, 1e-10, 1e+20, nan, inf
+
+    def float_text(value: float | None) -> str | None:
+        """The shortest text that reads back as the same 32-bit value."""
+        import struct
+
+        if value is None or value != value or value in (float("inf"), float("-inf")):
+            return None if value is None else repr(value)
+        for digits in range(1, 10):
+            text = f"{value:.{digits}g}"
+            if struct.unpack("f", struct.pack("f", float(text)))[0] == value:
+                return repr(float(text))
+        return repr(value)
+
+    return double_text, float_text
 
 
 def _header_only(folder: Path, form: CsvFormat) -> Path:

@@ -15,11 +15,12 @@ The scratch table is dropped when the step ends, whatever happened.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.driver import RuntimeProblem
+from osiris.run.spark import columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, DataFrameReader, SparkSession
@@ -32,11 +33,15 @@ class Dialect:
     quote: str
     port: int
     sql: str  # sqlglot's name, to find the tables a query reads
+    options: Mapping[str, str]  # JDBC options: a UTC session; MariaDB's TINYINT(1) and YEAR as numbers
 
 
 DIALECTS = {
-    "postgres": Dialect("jdbc:postgresql://{host}:{port}/{database}", "org.postgresql.Driver", '"', 5432, "postgres"),
-    "mysql": Dialect("jdbc:mysql://{host}:{port}/{database}", "org.mariadb.jdbc.Driver", "`", 3306, "mysql"),
+    "postgres": Dialect("jdbc:postgresql://{host}:{port}/{database}", "org.postgresql.Driver", '"', 5432, "postgres",
+                        {"sessionInitStatement": "SET TIME ZONE 'UTC'"}),
+    "mysql": Dialect("jdbc:mysql://{host}:{port}/{database}", "org.mariadb.jdbc.Driver", "`", 3306, "mysql",
+                     {"sessionInitStatement": "SET time_zone = '+00:00'", "tinyInt1isBit": "false",
+                      "yearIsDateType": "false"}),
 }
 STAGE_PREFIX = "osiris_stage_"
 
@@ -47,9 +52,13 @@ def family_of(component: str) -> str | None:
     return family if family in DIALECTS and component.endswith((".extractor", ".writer")) else None
 
 
+Explain = Callable[[BaseException], "RuntimeProblem | None"]
+
+
 def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: int | None,
-         partitions: int) -> DataFrame:
-    """The step's rows as a lazy DataFrame, in up to `partitions` parts: nothing is read until a job asks."""
+         partitions: int) -> tuple[DataFrame, Explain]:
+    """The step's rows as a lazy DataFrame, in up to `partitions` parts: nothing is read until a job asks;
+    and what explains a value it refused (osiris.run.spark.columns)."""
     from osiris.run.drivers import family_driver
 
     dialect = DIALECTS[family]
@@ -59,16 +68,19 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
         source = f"SELECT * FROM ({source}) osiris_source LIMIT {min(limits)}"
     tables = _tables_read(dialect, config)
     found = family_driver(family).discover(config, tables)  # also proves the credentials, in the driver's words
-    frame = _reader(spark, dialect, config).option("dbtable", f"({source}) osiris_source").load()
-    key = _integer_key(found, frame.columns)
-    if key is None or limits or partitions < 2:
-        return frame
-    low, high = _bounds(spark, dialect, config, source, key)
-    if low is None or high is None or low == high:
-        return frame
-    return (_reader(spark, dialect, config).option("dbtable", f"({source}) osiris_source")
-            .option("partitionColumn", key).option("lowerBound", str(low)).option("upperBound", str(high))
-            .option("numPartitions", str(partitions)).load())
+    with _connection(family, config) as conn:
+        plan = columns.read_plan(family, columns.source_columns(family, conn, source),
+                                 lambda name: _ident(dialect, name))
+    typed = f"(SELECT {plan.select} FROM ({source}) osiris_source) osiris_typed"
+    raw = _reader(spark, dialect, config).option("dbtable", typed).load()
+    key = _integer_key(found, raw.columns)
+    if key is not None and not limits and partitions > 1:
+        low, high = _bounds(spark, dialect, config, source, key)
+        if low is not None and high is not None and low != high:
+            raw = (_reader(spark, dialect, config).option("dbtable", typed)
+                   .option("partitionColumn", key).option("lowerBound", str(low)).option("upperBound", str(high))
+                   .option("numPartitions", str(partitions)).load())
+    return plan.apply(raw), lambda error: plan.explain(error, raw)
 
 
 def stage_name(family: str, config: Mapping[str, Any]) -> str:
@@ -122,7 +134,7 @@ def _properties(dialect: Dialect, config: Mapping[str, Any]) -> dict[str, str]:
              "password": str(config.get("password") or "")}
     if dialect is DIALECTS["postgres"] and config.get("sslmode"):
         found["sslmode"] = str(config["sslmode"])
-    return found
+    return {**found, **dialect.options}
 
 
 def _ident(dialect: Dialect, name: str) -> str:

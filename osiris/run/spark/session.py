@@ -14,6 +14,7 @@ import importlib.util
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
 
     from osiris.settings.model import SparkSettings
 
-INSTALL_HINT = "the Spark engine needs pyspark: pip install 'osiris-chat[spark]' (and Java 17 or newer)"
+INSTALL_HINT = ("the Spark engine needs pyspark: run .venv/bin/pip install -e '.[spark]' in the Osiris clone "
+                "(and Java 17 or newer)")  # Osiris is not on PyPI: the extra is installed from the clone
 JAR_FOLDERS = (Path("/usr/share/java"),)
 JDBC_JARS = {"postgres": "postgresql.jar", "mysql": "mariadb-java-client.jar"}  # Debian's names
 _LOG_CONFIG = "rootLogger.level = off\n"
@@ -39,6 +41,17 @@ _DEFAULTS = {
     # What a transform's SQL may not reach, switched off in Spark too (docs/security.md, "SQL allowed by list"):
     "spark.sql.runSQLOnFiles": "false",  # csv.`path`, parquet.x, text.x: a file read through a table name
     "spark.sql.variable.substitute": "false",  # ${env:NAME}, ${sparkconf:...} written into the SQL text
+    # docs/types.md holds on Spark too: dates and times in the proleptic Gregorian calendar both ways
+    # (0001-01-01 and 1582-10-10 stay what they are), CHAR/ENUM values as stored, not padded
+    "spark.sql.datetime.java8API.enabled": "true",
+    "spark.sql.parquet.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.datetimeRebaseModeInWrite": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED",
+    "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
+    "spark.sql.avro.datetimeRebaseModeInRead": "CORRECTED",
+    "spark.sql.avro.datetimeRebaseModeInWrite": "CORRECTED",
+    "spark.sql.readSideCharPadding": "false",
+    "spark.sql.legacy.charVarcharAsString": "true",
 }
 
 _current: tuple[tuple[Any, ...], SparkSession] | None = None
@@ -58,6 +71,7 @@ def spark_session(settings: SparkSettings) -> SparkSession:
     key = (settings.master, tuple(sorted(conf.items())))
     if _current is not None and _current[0] == key:
         return _current[1]
+    check_master(settings.master)  # before anything stops or starts: Spark itself would wait 60 s, then fail vaguely
     if _current is not None:
         _current[1].stop()
         _current = None
@@ -127,6 +141,7 @@ def session_conf(settings: SparkSettings) -> dict[str, str]:
     java_options = f"-Dlog4j2.configurationFile={_private_dir() / 'log4j2.properties'} -Duser.timezone=UTC"
     conf["spark.driver.extraJavaOptions"] = java_options
     conf["spark.executor.extraJavaOptions"] = java_options
+    conf["spark.pyspark.python"] = sys.executable  # the CSV writer's number texts run in Python (spark/files.py)
     if settings.master.startswith("local"):
         conf["spark.sql.shuffle.partitions"] = "4"  # 200 by default: many empty tasks on one machine
     jars = [str(path) for path in found_jars()] + [str(Path(j).expanduser()) for j in settings.jars]
@@ -134,6 +149,35 @@ def session_conf(settings: SparkSettings) -> dict[str, str]:
         conf["spark.jars"] = ",".join(jars)
     conf.update(settings.conf)
     return conf
+
+
+class MasterUnreachable(Exception):
+    """A `spark://` master that no address answers."""
+
+
+def check_master(master: str, timeout: float = 5.0) -> None:
+    """Raise MasterUnreachable naming `master` when none of its `spark://host:port` addresses accepts a
+    connection. Spark's own client would retry for 60 s and then report a stopped SparkContext."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return  # local[N] needs nothing; yarn and k8s have their own clients
+    reasons = []
+    for address in master.removeprefix("spark://").split(","):
+        host, _, port = address.strip().rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=timeout):
+                return
+        except (OSError, ValueError) as error:
+            reasons.append(getattr(error, "strerror", None) or str(error) or type(error).__name__)
+    raise MasterUnreachable(f"cannot reach the master {master} ({reasons[0].lower() if reasons else 'no address'})")
+
+
+def missing_jar(family: str, settings: SparkSettings) -> str | None:
+    """The JDBC driver jar a `family` step needs when the session would not have it, else None."""
+    if jar_for(family, settings):
+        return None
+    return str(JAR_FOLDERS[0] / JDBC_JARS[family])
 
 
 def found_jars() -> list[Path]:
@@ -144,7 +188,8 @@ def found_jars() -> list[Path]:
 def jar_for(family: str, settings: SparkSettings) -> bool:
     """True when a JDBC driver for `family` is on the session's class path."""
     wanted = JDBC_JARS[family].split(".jar")[0].split("-")[0]
-    return any(wanted in Path(p).name for p in session_conf(settings).get("spark.jars", "").split(",") if p)
+    return any(wanted in Path(p).name and ("://" in p or Path(p).is_file())  # a URL: the cluster's to fetch
+               for p in session_conf(settings).get("spark.jars", "").split(",") if p)
 
 
 def _private_dir() -> Path:
