@@ -31,8 +31,8 @@ _PG_PARSED = {1082: "date", 1114: "timestamp_ntz", 1184: "timestamp"}
 _MYSQL_EXACT = {4, 5, 8, 15, 245, 249, 250, 251, 252, 253, 254, 255}
 _MYSQL_WHOLE = {1, 2, 3, 9, 13}  # TINYINT, SMALLINT, INT, MEDIUMINT, YEAR
 _MYSQL_PARSED = {10: "date", 14: "date", 12: "timestamp_ntz", 7: "timestamp"}
-_MYSQL_TIME, _MYSQL_BIT, _MYSQL_DECIMALS = 11, 16, (0, 246)
-_SPARK_KIND = {"date": "DATE", "timestamp_ntz": "TIMESTAMP", "timestamp": "TIMESTAMP WITH TIME ZONE"}
+_MYSQL_TIME, _MYSQL_BIT, _MYSQL_DECIMALS, _MYSQL_FLOAT = 11, 16, (0, 246), 4
+_SPARK_KIND = {"date": "DATE", "timestamp_ntz": "TIMESTAMP", "timestamp": "TIMESTAMP WITH TIME ZONE", "float": "FLOAT"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,8 @@ def read_plan(family: str, columns: list[SourceColumn], quote: Callable[[str], s
         expression = _text_of(family, column, name)
         select.append(name if expression is None else f"{expression} AS {name}")
         kind = (_PG_PARSED if family == "postgres" else _MYSQL_PARSED).get(column.code)
+        if family == "mysql" and column.code == _MYSQL_FLOAT:
+            kind = "float"  # its exact value as a double's text, parsed back into Spark's FLOAT
         if kind is not None:
             parsed[column.name] = kind
         if family == "mysql" and column.code == _MYSQL_TIME:
@@ -137,6 +139,8 @@ def _text_of(family: str, column: SourceColumn, name: str) -> str | None:
         return f"CAST({name} AS SIGNED)"
     if column.code == _MYSQL_BIT:
         return f"CAST({name} AS UNSIGNED)"  # the bits as a number, as on DuckDB
+    if column.code == _MYSQL_FLOAT:  # the text protocol prints a FLOAT with six digits (16777216 as 1.67772e+07)
+        return f"CAST(CAST({name} AS DOUBLE) AS CHAR)"
     return None if column.code in _MYSQL_EXACT else f"CAST({name} AS CHAR)"
 
 

@@ -117,6 +117,12 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
     return session
 
 
+# Functions Osiris's own reads call (never a pipeline's SQL, which the list refuses them in): raise_error
+# stops a JDBC read at a value Spark cannot hold, with a marker and the column's index, never the value
+# (osiris/run/spark/columns.py).
+OSIRIS_OWN_FUNCTIONS = frozenset({"raise_error"})
+
+
 def keep_listed_functions(session: SparkSession) -> None:
     """Drop from the session's function registries every built-in function and table function that
     is not on the Spark allowlist (osiris/trust/allowlists/spark.txt): Spark itself then cannot call
@@ -124,7 +130,7 @@ def keep_listed_functions(session: SparkSession) -> None:
     backquotes), even where a check were fooled. Transforms are the only SQL the session runs."""
     from osiris.trust.allowlist import functions
 
-    keep = functions("spark")
+    keep = functions("spark") | OSIRIS_OWN_FUNCTIONS
     state = session._jsparkSession.sessionState()
     for registry in (state.functionRegistry(), state.tableFunctionRegistry()):
         listed = registry.listFunction().iterator()
