@@ -132,6 +132,31 @@ def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_
             in done.stdout + done.stderr)
 
 
+def test_an_empty_answer_writes_the_catalogs_columns_when_the_run_starts_in_a_subfolder(
+        tmp_path: Path, api: ApiServer) -> None:
+    """The catalog is the project's, wherever `osiris run` starts (here a folder inside the project):
+    an empty answer writes its columns, not `record` (issue 35)."""
+    from tests.run_helpers import RunProject, csv_step
+
+    proj = RunProject(tmp_path)
+    helpdesk_settings(tmp_path, api)
+    proj.planted("HELPDESK_TOKEN", TOKEN)
+    step = {"id": "get", "component": "rest.extractor", "mode": "read",
+            "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
+                       "params": {"cursor": 100}}}
+    path = proj.pipeline([step, csv_step("write", "write", "out.csv")])
+    assert discover(tmp_path, "@rest.helpdesk", "/tickets").returncode == 0
+    elsewhere = tmp_path / "pipelines"
+    elsewhere.mkdir()
+
+    done = run_inprocess("run", str(path), cwd=elsewhere, env=clean_env(**proj.env))
+
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8") == "id,subject,requester,tags,due\n"
+    assert ("the API returned no records; the output table is empty, with the columns of its catalog"
+            in done.stdout + done.stderr)
+
+
 def literal_model(body: dict[str, Any]) -> Reply:
     """Writes a pipeline from the request prompt alone: the connection, endpoint, data_path and
     cursor_path it tells, and a nested email field read the way its note says."""

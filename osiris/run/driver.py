@@ -79,6 +79,8 @@ class StepContext:
     staged_table: str | None = None
     # An incremental read (osiris.oml.incremental): (cursor column, value) to read after; None: every row.
     read_after: tuple[str, Any] | None = None
+    # The project's folder (its .osiris/catalog), wherever the run started; None: the current folder.
+    project_dir: Path | None = None
 
 
 @dataclass

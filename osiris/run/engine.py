@@ -291,7 +291,7 @@ def _context(step: Mapping[str, Any], inputs: list[str], result: StepResult, con
         progress=lambda rows: listener.step_progress(result, rows), secrets=secrets,
         scratch_dir=scratch, sample_dir=options.sample_dir,
         files=options.trust.step_files(own, resolved.connection),
-        read_after=options.read_after.get(result.step_id)), secrets
+        read_after=options.read_after.get(result.step_id), project_dir=options.base_dir), secrets
 
 
 def _run_copy(reader_step: Mapping[str, Any], writer_step: Mapping[str, Any], reader: StepResult,

@@ -20,6 +20,7 @@ from contextlib import closing
 from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
+from osiris.run.drivers.postgres_bits import bit_targets, bits_text, refuse_wide_bits
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
 from osiris.run.drivers.sql_common import csv_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import is_nested, notes
@@ -168,7 +169,11 @@ class PostgresDialect(SqlDialect):
                                f"SELECT {names} FROM {ctx.staged_table}")
                 rows = cursor.rowcount
             else:
-                select = select_list(columns, _copy_text)
+                into_bits = bit_targets(columns, target.existing)  # a number into a bit(n) column: its bits
+                refuse_wide_bits(ctx, source, into_bits)
+                bits = {quote_ident(n): shape for n, shape in into_bits.items()}
+                select = select_list(columns, lambda name, kind: bits_text(name, bits[name]) if name in bits
+                                     else _copy_text(name, kind))
                 batches = csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000)))
                 # closing(): a failed write or Ctrl-C stops DuckDB's export now, not when the generator is
                 # collected; until then DuckDB would wait on the pipe and the engine's close on DuckDB.

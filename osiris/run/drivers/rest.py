@@ -17,6 +17,7 @@ requesting pages as soon as it has them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -41,7 +42,7 @@ class RestDriver:
         config = with_request_value(ctx.config, "params", ctx.read_after)  # an incremental read (docs/run-again.md)
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            known = None if spool.count else catalog_columns(config)
+            known = None if spool.count else catalog_columns(config, ctx.project_dir)
             return spooled_outcome(ctx, spool, client.notes, known)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
@@ -67,15 +68,15 @@ def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> Table
     return TableInfo(path, columns, entry.pop("primary_key"), details=entry)
 
 
-def catalog_columns(config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+def catalog_columns(config: Mapping[str, Any], project_dir: Path | None = None) -> list[tuple[str, str]] | None:
     """The DuckDB columns the project's catalog knows for this step's endpoint, base_url and
-    data_path (`osiris discover @rest.NAME /path`), or None."""
-    from pathlib import Path
-
+    data_path (`osiris discover @rest.NAME /path`), or None. The catalog is the project's
+    (`project_dir`), wherever the run started; without one, the step's base_dir or the current folder."""
     from osiris.catalog.store import list_catalogs
 
     base, endpoint = safe_url(str(config["base_url"]).rstrip("/")), "/" + str(config["endpoint"]).lstrip("/")
-    for catalog in list_catalogs(Path(str(config.get("base_dir") or "."))):
+    root = project_dir or Path(str(config.get("base_dir") or "."))
+    for catalog in list_catalogs(root):
         for path, entry in catalog.tables.items():
             if (catalog.family == "rest" and path.partition("?")[0] == endpoint and entry.get("base_url") == base
                     and entry.get("data_path") == str(config.get("data_path") or "") and entry.get("duckdb_types")):

@@ -299,7 +299,7 @@ class _Runner:
             input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
             work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
             secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
-            staged_table=staged)
+            staged_table=staged, project_dir=self.options.base_dir)
 
     def abandon(self) -> None:
         """Ctrl-C: stop Spark's jobs now by ending its JVM (osiris.run.spark.session.abandon)."""
