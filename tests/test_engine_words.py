@@ -38,17 +38,16 @@ def transform(query: str) -> list[dict[str, Any]]:
     return [read(), sql_step("pick", query, needs=["read"])]
 
 
-@pytest.fixture(scope="module")
-def api_url() -> Iterator[str]:
-    """An API whose error body quotes a record: `400 {"error": "customer Ann-CANARY-7731 is locked"}`."""
+def answering(status: int, payload: Any) -> Iterator[str]:
+    """A local API answering every GET with `status` and `payload` as JSON, for as long as it yields."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:
-            body = json.dumps({"error": f"customer {CANARY} is locked", "code": "locked"}).encode()
-            self.send_response(400)
+            body = json.dumps(payload).encode()
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -58,6 +57,12 @@ def api_url() -> Iterator[str]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def api_url() -> Iterator[str]:
+    """An API whose error body quotes a record: `400 {"error": "customer Ann-CANARY-7731 is locked"}`."""
+    yield from answering(400, {"error": f"customer {CANARY} is locked", "code": "locked"})
 
 
 def pg_unique(postgres: Any) -> list[dict[str, Any]]:
@@ -224,3 +229,29 @@ def test_the_filter_keeps_known_words_and_withholds_the_rest() -> None:
     assert not {"ann", "canary", "7731"} & vocabulary()
     assert shown_columns(["name", CANARY, "total amount", "count_star()", "7731"], known.more(["total amount"])) == \
         ["name", "column_2", "total amount", "count_star()", "column_5"]
+
+
+@pytest.fixture(scope="module")
+def keyed_api_url() -> Iterator[str]:
+    """An API whose records are keyed by data: `{"items": [{"id": 1, "Ann-CANARY-7731": 2}]}`."""
+    yield from answering(200, {"items": [{"id": 1, CANARY: 2}]})
+
+
+def test_the_dry_run_facts_show_a_key_made_from_data_as_column_n(tmp_path: Path, fake_api: Any,
+                                                                  keyed_api_url: str) -> None:
+    """A wrong data_path makes the dry run describe the response's first record for the retry: its
+    key `Ann-CANARY-7731` (a customer's name used as a key) is data, shown as `column_2`; `id` stays."""
+    proj = SampleProject(tmp_path / "p", fake_api)
+    answer = pipeline({"id": "read", "component": "rest.extractor", "mode": "read",
+                       "config": {"base_url": keyed_api_url, "endpoint": "/customers", "data_path": "data"}})
+    fake_api.add(Reply(answer), Reply(answer))
+
+    done = proj.osiris("generate", "copy the customers", "--dry-run")
+
+    assert len(fake_api.requests) == 2, done.stderr
+    retry = json.dumps(fake_api.requests[1].body)
+    assert "OML509" in retry
+    assert "keys of the first record (values withheld): id (number), column_2 (number)" in retry
+    assert_unseen("the retry request", retry)
+    assert_unseen("the terminal (stderr)", done.stderr)
+    assert_unseen("the trail", trail_text(proj.root))

@@ -18,6 +18,7 @@ import yaml
 from tests.mcp_client import Call, McpServer
 from tests.servers.graphql_api import TOKEN as GQL_TOKEN
 from tests.servers.graphql_api import GraphQLApi, graphql_api
+from tests.servers.http_apis import CELL_CANARY
 from tests.servers.http_apis import TOKEN as REST_TOKEN
 from tests.servers.http_apis import ApiServer, start_api
 
@@ -162,3 +163,16 @@ def test_zz_no_token_nor_refused_content_in_any_result_or_the_session(served: Se
     assert any(p.parent.name == "catalog" for p in files) and any("sessions" in p.parts for p in files)
     for never in (REST_TOKEN, GQL_TOKEN, OUTSIDE_VALUE, HIDDEN_VALUE):
         assert never not in sent and never not in kept, never
+
+
+def test_a_servers_error_reaches_the_assistant_with_known_words_only(served: Served) -> None:
+    """A 400 body quoting a record and holding ESC sequences (a clipboard write, a title, a clear
+    screen): the tool error keeps Osiris's line and the known words, never the value nor an ESC
+    (docs/security.md, "What an engine says")."""
+    done = served.call({"connection": "@rest.helpdesk", "tables": ["/quote-cell"], "refresh": True})
+
+    assert done.error
+    assert done.text.startswith("discovery_request: cannot discover @rest.helpdesk: "), done.text
+    assert "Bad Request from GET" in done.text and "/quote-cell" in done.text, done.text
+    for piece in (CELL_CANARY, "CANARY", "7731", "\x1b", "u001b", "52;c", "aGk"):
+        assert piece not in done.text, done.text

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 import yaml
 
 from osiris.trust.sandbox import OWNER, remove_stale_scratch
@@ -157,3 +158,27 @@ def test_scratch_of_a_killed_run_is_removed_at_the_next_run(tmp_path: Path) -> N
     assert not stale.exists()
     assert (live / "spill" / "block.tmp").is_file() and (unowned / "spill" / "block.tmp").is_file()
     assert remove_stale_scratch(proj.root / ".osiris" / "tmp") == []
+
+
+def test_a_sample_run_that_outgrows_the_scratch_cap_fails_with_oml533(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sort of generated rows that spills beyond the cap fails with one OML533 line and leaves no
+    scratch. The cap (1024 MB) and the engine's memory (256 MB) are made tiny for this in-process run
+    only, so 2,000 rows read, crossed into 4,000,000 and sorted, pass the cap within a second or two."""
+    import osiris.run.engine as engine
+
+    monkeypatch.setattr(engine, "SCRATCH_CAP_MB", 1)
+    monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", 16)
+    proj = project(tmp_path / "p")
+    (proj.root / "rows.csv").write_text("id,name\n" + "".join(f"{i},n{i:05d}\n" for i in range(2000)), encoding="utf-8")
+    path = proj.pipeline(steps("SELECT a.id AS x, b.id AS y, a.name || b.name AS n "
+                               "FROM df_read a CROSS JOIN df_read b ORDER BY n DESC"))
+
+    done = proj.run(str(path), "--sample", "2000")
+
+    assert done.returncode == 6, done.stderr
+    assert (f"{path} OML533 step 'pick': the step needs more scratch space than the run's cap (1 MB of spill)"
+            in done.stderr), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not scratch_left(proj.root)
+    assert not (proj.root / "out" / "s.csv").exists()

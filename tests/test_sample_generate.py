@@ -142,8 +142,18 @@ def test_a_second_sample_failure_that_says_something_else_is_retried_within_the_
     assert [e["status"] for e in proj.events() if e["event_type"] == "dry_run_complete"] == ["failed", "failed", "passed"]
 
 
-def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_path, fake_api, api):
+@pytest.mark.parametrize("discovered", [False, True])
+def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_path, fake_api, api, discovered):
+    """A key neither the pipeline, the engines' vocabulary nor the catalog knows (`tags`) may be data
+    (docs/security.md, "What an engine says"): `column_<n>`; once the API's shape is in the catalog
+    (its fields, as `osiris discover` writes them), it is shown."""
     proj = SampleProject(tmp_path / "p", fake_api)
+    if discovered:
+        from osiris.catalog.store import Catalog, write_catalog
+
+        fields = [{"name": "id", "type": "integer"}, {"name": "meta.tags", "type": "array"}]
+        write_catalog(proj.root, Catalog("rest.items", "rest", "@rest.items", "2026-11-27T00:00:00Z",
+                                         {"/cursor": {"columns": [{"name": "id", "type": "BIGINT"}], "fields": fields}}))
     write = csv_step("write-csv", "write", "output/items.csv")
     fake_api.add(Reply(pipeline(rest_step(api.url, "data"), write)), Reply(pipeline(rest_step(api.url, "results"), write)))
 
@@ -154,7 +164,7 @@ def test_a_wrong_data_path_goes_back_with_the_record_keys_not_their_values(tmp_p
     assert "OML509 /steps/0/config: step 'fetch-items' failed on sample rows: no records at data_path 'data'" in retry
     assert "- the response body's top level is an object with keys: results (array), meta (object)" in retry
     assert ("- records at data_path 'results': 5 objects; keys of the first record (values withheld): "
-            "id (number), name (string), meta (object: rank, tags)") in retry
+            f"id (number), name (string), meta (object: rank, {'tags' if discovered else 'column_2'})") in retry
     assert "item-1" not in retry  # a value of the records
     assert "osiris: testing on samples (attempt 2/3), last time: no records at data_path 'data' in step 'fetch-items'..." in done.stderr
     assert proj.attempt_file(1, 2, "dry_run.json")["steps"][0]["rows_out"] == 5

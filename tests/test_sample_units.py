@@ -160,3 +160,18 @@ def test_the_dry_run_budget_default_is_what_the_docs_say(project):
     assert default == {"value": int(table.group(1)), "source": "default"} == {"value": int(budget.group(1)),
                                                                             "source": "default"}
     assert default["value"] == 2
+
+
+def test_an_api_shape_shows_keys_made_from_data_as_column_n():
+    """Keys the pipeline, the catalog or the engines' vocabulary do not know may be data (an object
+    keyed by customers): `column_<n>` in its object, and a path made of them loses its unknown words."""
+    from osiris.trust.engine_words import Known
+
+    body = {"Ann-CANARY-7731": [{"id": 1, "Bob-CANARY-1234": {"name": 2, "Cy-CANARY-99": 3}}]}
+    lines = describe_shape(body, Known.of({"data_path": "items"}))
+    assert lines == [
+        "the response body's top level is an object with keys: column_1 (array)",
+        "records at data_path '(…)': 1 objects; keys of the first record (values withheld): "
+        "id (number), column_2 (object: name, column_2)",
+    ]
+    assert "CANARY" not in "".join(lines)

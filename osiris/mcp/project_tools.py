@@ -3,6 +3,8 @@ and `discovery_request` (docs/mcp.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -112,11 +114,12 @@ async def _discover(project: Project, ctx: Context, connection: str, tables: lis
     family, alias = parse_connection(connection)
     reference = f"@{family}.{alias}"
     settings = project.effective
-    update: CatalogUpdate = await in_thread(
-        lambda: update_connection_catalog(settings.settings.connections, settings.env, project.root,
-                                          reference, tables, refresh, paths_example='tables: ["/customers"]'),
-        ctx, doing=f"reading the {source_kind(family)}s of {reference}", timeout=timeout,
-        advice="name fewer tables, or give a longer timeout_seconds")
+    with _told_as_known(project, reference, tables):
+        update: CatalogUpdate = await in_thread(
+            lambda: update_connection_catalog(settings.settings.connections, settings.env, project.root,
+                                              reference, tables, refresh, paths_example='tables: ["/customers"]'),
+            ctx, doing=f"reading the {source_kind(family)}s of {reference}", timeout=timeout,
+            advice="name fewer tables, or give a longer timeout_seconds")
     return _result(project, update, tables)
 
 
@@ -132,9 +135,25 @@ async def _discover_file(project: Project, ctx: Context, file: str, refresh: boo
         with staged_csv(project.root, path, file, settings_file) as staged:
             return update_csv_catalog(project.root, path, refresh, staged=staged)
 
-    update: CatalogUpdate = await in_thread(read, ctx, doing=f"reading the CSV file {file}", timeout=timeout,
-                                            advice="give a longer timeout_seconds")
+    with _told_as_known(project, file):
+        update: CatalogUpdate = await in_thread(read, ctx, doing=f"reading the CSV file {file}", timeout=timeout,
+                                                advice="give a longer timeout_seconds")
     return _result(project, update, [])
+
+
+@contextmanager
+def _told_as_known(project: Project, *asked: Any) -> Iterator[None]:
+    """A failed discovery's text goes to the assistant with only known words (docs/security.md, "What
+    an engine says"): a server's or a database's words may quote a value or carry control characters.
+    Known: what was asked, the connection settings' words and the catalog's names."""
+    from osiris.catalog.discovery import DiscoveryFailed
+    from osiris.trust.engine_words import Known, catalog_names, filtered
+
+    try:
+        yield
+    except DiscoveryFailed as failed:
+        known = Known.of(project.effective.settings.connections or {}, catalog_names(project.root), *asked)
+        raise DiscoveryFailed(filtered(str(failed), known)) from None
 
 
 def _result(project: Project, update: CatalogUpdate, tables: list[str]) -> dict[str, Any]:

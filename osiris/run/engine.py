@@ -39,9 +39,8 @@ from osiris.run.problems import (
     deadline_problem,
     input_without_table_problem,
     masked,
-    memory_problem,
+    out_of_memory,
     redacted,
-    scratch_problem,
     unknown_column_problem,
 )
 from osiris.run.targets import WriteTarget, write_target
@@ -420,7 +419,7 @@ def _unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> Run
     exit 5), told by the exception's type and the last line of Osiris it passed, never its text."""
     duckdb = sys.modules.get("duckdb")  # a driver's write ran out of the engine's memory (ADR 0170)
     if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
-        return scratch_problem() if "max_temp_directory_size" in str(error) else memory_problem()
+        return out_of_memory(error)
     if isinstance(error, OSError):
         return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error.strerror or error, secrets)}",
                               "check the free space, the permissions and the paths this step uses")

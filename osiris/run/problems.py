@@ -247,3 +247,9 @@ def scratch_problem() -> RuntimeProblem:
         "OML533", f"the step needs more scratch space than the run's cap ({engine.SCRATCH_CAP_MB} MB of spill)",
         "the query makes more rows than it reads: filter or aggregate earlier, avoid cross joins and generated "
         "rows; nothing was kept")
+
+
+def out_of_memory(error: Exception) -> RuntimeProblem:
+    """DuckDB's out-of-memory error as its problem: the scratch cap reached (OML533) or the engine's
+    memory (OML526); every driver that meets one tells it this way."""
+    return scratch_problem() if "max_temp_directory_size" in str(error) else memory_problem()

@@ -1,6 +1,8 @@
 """What a sample run showed, as short lines for the retry prompt: each step's row count and
 columns, the real columns of the tables a failed SQL step names, and the shape of an API response
-whose records were not where the pipeline looked. Names and types only: never a value.
+whose records were not where the pipeline looked. Names and types only: never a value. An API's
+keys can be data too (an object keyed by customer ids): a key not known from the pipeline's text,
+the connections or the catalog is shown as `column_<n>` (docs/security.md, "What an engine says").
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from osiris.run.engine import StepResult
 from osiris.sample.dry_run import SampleOptions
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
+from osiris.trust.engine_words import Known, catalog_names, filtered, shown_columns
 
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
@@ -54,10 +57,15 @@ def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: Sam
         if _database_dialect(component) is not None and problem.code in SQL_CODES:
             return table_facts(component, config)
         if component == "rest.extractor" and problem.code in ("OML509", "OML515"):
-            return api_facts(config, secrets)
+            return api_facts(config, secrets, _known(step, options))
     except Exception:  # a fact is a bonus: when the source cannot be read again, the problem still goes back
         return []
     return []
+
+
+def _known(step: Mapping[str, Any], options: SampleOptions) -> Known:
+    """The names a fact may repeat: the step's words, the connections' and the catalog's names."""
+    return Known.of(step, options.connections, catalog_names(options.base_dir))
 
 
 def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -99,8 +107,9 @@ def table_facts(component: str, config: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
-    """The shape of the endpoint's first response: where lists of records are and their keys."""
+def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...], known: Known | None = None) -> list[str]:
+    """The shape of the endpoint's first response: where lists of records are and their keys
+    (unknown keys as `column_<n>`)."""
     from osiris.run.drivers.rest import endpoint_url, rest_client
 
     url = endpoint_url(config)
@@ -109,39 +118,45 @@ def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...]) -> list[str]:
         response = client.send(method, url, params=dict(config.get("params") or {}) or None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
-    return describe_shape(body)
+    return describe_shape(body, known)
 
 
-def describe_shape(body: Any) -> list[str]:
-    """Where a JSON body keeps its records, and their keys with JSON types (values withheld)."""
+def describe_shape(body: Any, known: Known | None = None) -> list[str]:
+    """Where a JSON body keeps its records, and their keys with JSON types (values withheld); with
+    `known`, a key made from data is `column_<n>` and a path's unknown words `(…)`."""
     from osiris.catalog.api_shape import record_lists
 
     lists = list(record_lists(body))
     if not lists:
-        return [f"the response body is {_shape(body)} (values withheld)"]
-    lines = [f"the response body's top level is {_shape(body)}"]
+        return [f"the response body is {_shape(body, known)} (values withheld)"]
+    lines = [f"the response body's top level is {_shape(body, known)}"]
     for path, items in lists[:3]:
-        shown = f"'{path}'" if path else "'' (the whole body)"
+        shown = f"'{filtered(path, known) if known is not None else path}'" if path else "'' (the whole body)"
         lines.append(f"records at data_path {shown}: {len(items)} objects; keys of the first record "
-                     f"(values withheld): {_keys(items[0])}")
+                     f"(values withheld): {_keys(items[0], known)}")
     return lines
 
 
-
-
-def _keys(record: Mapping[str, Any]) -> str:
+def _keys(record: Mapping[str, Any], known: Known | None) -> str:
     """`id (number), meta (object: rank, tags)`: a nested object also names its keys (a dotted
     `data_path` or a transform can reach them)."""
     def one(key: str, value: Any) -> str:
-        inner = f": {', '.join(map(str, value))}" if isinstance(value, Mapping) and value else ""
+        inner = f": {', '.join(_names(value, known))}" if isinstance(value, Mapping) and value else ""
         return f"{key} ({_json_type(value)}{inner})"
 
-    return ", ".join(one(key, value) for key, value in list(record.items())[:MAX_COLUMNS])
+    items = list(record.items())[:MAX_COLUMNS]
+    return ", ".join(one(key, value) for key, (_, value) in zip(_names(dict(items), known), items, strict=True))
 
 
-def _shape(value: Any) -> str:
+def _names(value: Mapping[str, Any], known: Known | None) -> list[str]:
+    """An object's keys as they may be shown: made from data, `column_<n>` (osiris.trust.engine_words)."""
+    return shown_columns([str(key) for key in value], known)
+
+
+def _shape(value: Any, known: Known | None = None) -> str:
     if isinstance(value, Mapping):
-        return "an object with keys: " + (", ".join(f"{k} ({_json_type(v)})" for k, v in value.items()) or "none")
+        pairs = zip(_names(value, known), value.values(), strict=True)
+        return "an object with keys: " + (", ".join(f"{k} ({_json_type(v)})" for k, v in pairs) or "none")
     if isinstance(value, list):
         return f"a list of {len(value)} {', '.join(sorted({_json_type(v) for v in value})) or 'items'}"
     return f"a single {_json_type(value)}"

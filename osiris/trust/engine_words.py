@@ -64,11 +64,13 @@ class Known:
 
 
 def catalog_names(project: Path) -> list[str]:
-    """The table and column names of the project's schema catalog (`osiris discover`), known to a run."""
+    """The table and column names of the project's schema catalog (`osiris discover`), and an API's
+    nested fields (`meta.tags`), known to a run."""
     from osiris.catalog.store import list_catalogs
 
     return [name for catalog in list_catalogs(project) for table, entry in catalog.tables.items()
-            for name in (table, *(str(column.get("name", "")) for column in entry.get("columns") or []))]
+            for name in (table, *(str(column.get("name", "")) for column in entry.get("columns") or []),
+                         *(str(item.get("name", "")) for item in entry.get("fields") or []))]
 
 
 _CURRENT: ContextVar[Known | None] = ContextVar("osiris_known_words", default=None)

@@ -18,6 +18,7 @@ Routes (GET unless noted; `per` = page size, default 5):
     /busy                         429 with `busy_retry_after` for the first `busy_failures` calls
     /slow                         429 with retry-after: 300 (always)
     /echo-token                   400 whose body repeats the Authorization header
+    /quote-cell                   400 whose body quotes a record (CELL_CANARY) and holds ESC sequences
     /html                         200 text/html
     /tickets?cursor=C             bearer only: {"tickets": [...12 nested], "meta": {"next_cursor": C2 | null}}
                                   in pages of 5 (a helpdesk: requester {email, name}, tags, an optional due)
@@ -54,6 +55,7 @@ from urllib.parse import parse_qs, urlsplit
 
 TOKEN = "tok-Planted-7c1e5b9a3d"  # planted: tests scan every message for it
 API_KEY = "key-Planted-2f8d6a4c0e"
+CELL_CANARY = "Ann-CANARY-7731"  # a value a server quotes in its error (/quote-cell)
 USER, PASSWORD = "ada", "pw-Planted-9b3e7f1a"
 RECORDS = [{"id": i, "name": f"item-{i}", "meta": {"rank": i % 3, "tags": [f"t{i}"]}} for i in range(1, 24)]
 TICKETS = [{"id": i, "subject": f"subject {i}", "requester": {"email": f"user{i}@example.org", "name": f"User {i}"},
@@ -242,6 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def route_echo_token(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(400, {"error": f"bad request with {seen.headers.get('authorization')} and {query}"})
+
+    def route_quote_cell(self, query: dict[str, str], seen: Seen) -> None:
+        self.reply(400, {"error": f"customer {CELL_CANARY} is locked \x1b]52;c;aGk=\x07\x1b]0;owned\x07\x1b[2J"})
 
     def route_html(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(200, None, raw=b"<html><body>Welcome</body></html>")

@@ -15,8 +15,8 @@ from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, 
 from osiris.run.counts import row_count
 from osiris.run.problems import (
     masked,
-    memory_problem,
     names_hint,
+    out_of_memory,
     quoted_name,
     redacted,
     sql_problem,
@@ -46,8 +46,8 @@ class DuckDBDriver:
             raise refused(redacted(error, ctx.secrets)) from None
         except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
             raise type_problem(conversion_problem(masked(str(error), ctx.secrets))) from None  # filtered there
-        except duckdb.OutOfMemoryException:
-            raise memory_problem() from None
+        except duckdb.OutOfMemoryException as error:
+            raise out_of_memory(error) from None
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
         rows = row_count(ctx.con, ctx.output_table)

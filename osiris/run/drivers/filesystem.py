@@ -26,7 +26,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import inputs_problem, masked, memory_problem, unknown_column_problem
+from osiris.run.problems import inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -76,8 +76,8 @@ class FilesystemDriver:
                          lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
             if ctx.read_after is not None:
                 _keep_after(ctx, *ctx.read_after, limit)
-        except duckdb.OutOfMemoryException:
-            raise memory_problem() from None
+        except duckdb.OutOfMemoryException as error:
+            raise out_of_memory(error) from None
         except duckdb.Error as error:
             raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         finally:
