@@ -223,6 +223,9 @@ class _Engine:
 
     def close(self) -> None:
         if self.con is not None:
+            from osiris.run.drivers.sql_common import stop_exports
+
+            stop_exports()  # a writer stopped half-way (Ctrl-C) may have left DuckDB writing into a pipe
             self.con.close()
 
 

@@ -102,6 +102,7 @@ class _Export(threading.Thread):
         self.con, self.statement, self.path = con, statement, path
         self.error: BaseException | None = None
         self.reader_opened = threading.Event()
+        _LIVE.add(self)
         self.start()
 
     def run(self) -> None:
@@ -110,6 +111,8 @@ class _Export(threading.Thread):
         except BaseException as error:  # handed to the thread that reads the pipe
             self.error = error
             self._stand_in_for_the_writer()
+        finally:
+            _LIVE.discard(self)
 
     def _stand_in_for_the_writer(self) -> None:
         """Hold a write end of the pipe until the reader has opened its own, then close it: the reader
@@ -136,6 +139,18 @@ class _Export(threading.Thread):
             self.con.interrupt()
             _touch(self.path, os.O_RDONLY)  # a DuckDB still opening the pipe gets its end, then EPIPE
             super().join(0.1)
+
+
+_LIVE: set[_Export] = set()  # exports whose COPY still runs
+
+
+def stop_exports() -> None:
+    """Stop every export still writing into its pipe. A Ctrl-C that lands while a writer stops its
+    export (in `csv_batches`' finally) leaves the COPY running on the step's connection; the engine
+    calls this before it closes DuckDB, which refuses to close under a running query and would then
+    hang the process at exit."""
+    for export in list(_LIVE):
+        export.stop()
 
 
 def _touch(path: Path, mode: int) -> None:
