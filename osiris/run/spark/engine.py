@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from osiris.trust.paths import Files
 
 
+STUCK_TASK_GRACE_SECONDS = 3.0
+
+
 @dataclass
 class _Step:
     """One step as planned: its resolved config, and its rows once planned."""
@@ -94,6 +97,8 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     finally:
         limit.close()
         stop.restore()
+        if limit.reason is not None:
+            runner.end_stuck_tasks()
         runner.release()
         side.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -130,6 +135,7 @@ class _Runner:
         self.options, self.side, self.scratch, self.listener = options, side, scratch, listener
         self.spark: Any = None
         self.cached: list[DataFrame] = []
+        self.views: set[str] = set()  # the temp views the run made (listing them would run a Spark job)
         self.limit = options.limit or RunLimit()
         self.known = Known()
 
@@ -185,17 +191,21 @@ class _Runner:
             raise RuntimeProblem("OML516", f"the Spark engine runs transforms of {PROCESSOR} only",
                                  "run this pipeline on the DuckDB engine", value=step.result.component)
         for step_id in step.inputs:
-            steps[step_id].frame.createOrReplaceTempView(table_name(step_id))  # type: ignore[union-attr]
+            self._view(steps[step_id], table_name(step_id))
         self.spark.catalog.dropTempView("input_df")
         if len(step.inputs) == 1:
-            steps[step.inputs[0]].frame.createOrReplaceTempView("input_df")  # type: ignore[union-attr]
+            self._view(steps[step.inputs[0]], "input_df")
         text = _checked_spark_sql(str(step.config["query"]), [table_name(n) for n in step.inputs])
         try:
             return self.spark.sql(text)  # type: ignore[no-any-return]
         except AnalysisException as error:
-            views = [table.name for table in self.spark.catalog.listTables()]
+            views = sorted(self.views)
             columns = [c for n in step.inputs for c in steps[n].frame.columns]  # type: ignore[union-attr]
             raise errors.analysis_problem(error, views, columns) from None
+
+    def _view(self, step: _Step, name: str) -> None:
+        step.frame.createOrReplaceTempView(name)  # type: ignore[union-attr]
+        self.views.add(name)
 
     # --- the run -------------------------------------------------------------------------------
 
@@ -310,14 +320,27 @@ class _Runner:
             self.cached = []
             abandon()
 
+    def end_stuck_tasks(self) -> None:
+        """After the run was stopped: a task its cancelled job left running would hold an executor
+        core, and the next run in this process (chat, MCP) would wait behind it forever. Give it
+        `STUCK_TASK_GRACE_SECONDS` to end; if it does not, end the JVM (the next run starts a new one)."""
+        from osiris.run.spark.session import running_tasks
+
+        if self.spark is None:
+            return
+        waited_until = time.monotonic() + STUCK_TASK_GRACE_SECONDS
+        while running_tasks(self.spark) and time.monotonic() < waited_until:
+            time.sleep(0.1)
+        if running_tasks(self.spark):
+            self.abandon()
+
     def release(self) -> None:
         """Free the cached rows and the run's views; the session stays for the next run."""
         for frame in self.cached:
             frame.unpersist()
         if self.spark is not None:
-            for table in self.spark.catalog.listTables():
-                if table.isTemporary:
-                    self.spark.catalog.dropTempView(table.name)
+            for name in self.views:
+                self.spark.catalog.dropTempView(name)
 
 
 def _checked_spark_sql(query: str, inputs: list[str]) -> str:

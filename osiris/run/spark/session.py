@@ -10,6 +10,7 @@ OML lines (osiris.run.spark.errors). The JDBC drivers of Debian's `libpostgresql
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import logging
 import os
@@ -81,18 +82,43 @@ def spark_session(settings: SparkSettings) -> SparkSession:
 
 
 def abandon() -> None:
-    """Stop the process's Spark at once, for Ctrl-C in the middle of a job: its JVM is killed, so that
-    running tasks end now and their database connections let go of what they hold (a scratch table
-    the run must drop). Only `osiris run`'s main thread does this, just before the process ends; a
-    later session in the same process would have to be a new one."""
+    """Stop the process's Spark at once: its JVM is killed, so that running tasks end now and their
+    database connections let go of what they hold (a scratch table the run must drop). For Ctrl-C in
+    the middle of a job, and for a task still running after its job was cancelled at the deadline.
+    pyspark's own handles are forgotten too: the next `spark_session` starts a new JVM."""
     global _current
     if _current is None:
         return
     session, _current = _current[1], None
-    process = getattr(session.sparkContext._gateway, "proc", None)  # launch_gateway's JVM
+    context = session.sparkContext
+    process = getattr(context._gateway, "proc", None)  # launch_gateway's JVM
     if process is not None:
         process.kill()
         process.wait(timeout=60)
+    _forget(context)
+
+
+def _forget(context: Any) -> None:
+    """Clear the class-level handles pyspark keeps to a JVM that is gone (SparkContext.stop would call it)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    with contextlib.suppress(Exception):  # the gateway's sockets are closed already
+        context._gateway.shutdown()
+    if context._accumulatorServer is not None:
+        context._accumulatorServer.shutdown()
+    SparkContext._active_spark_context = None
+    SparkContext._gateway = None
+    SparkContext._jvm = None
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+
+
+def running_tasks(session: SparkSession) -> int:
+    """How many tasks the session's executors still run. A cancelled job's task keeps running until
+    its code looks at its interrupt flag, which a long generated loop (a nested-loop join) may never do."""
+    infos = session.sparkContext._jsc.sc().statusTracker().getExecutorInfos()
+    return sum(int(info.numRunningTasks()) for info in infos)
 
 
 def _start(master: str, conf: dict[str, str]) -> SparkSession:
