@@ -143,8 +143,24 @@ def test_supabase_columns_say_their_text_and_the_writer_says_what_its_modes_do(p
             "VARCHAR))") in sent
     assert ISO_NOTE in sent
     writer = next(line for line in sent.splitlines() if line.startswith("- supabase.writer: "))
-    assert ("replace deletes every row (a DELETE, the table, its column types and keys stay) and then inserts; "
+    assert ("replace deletes every row (DELETE: the table, its column types and keys stay), then inserts; "
             "upsert inserts new keys and, for a key that exists, updates only the columns the input has") in writer
     assert "the REST API has no transaction: a failure part-way keeps the batches already sent" in writer
     assert "so their case is kept" in writer
     assert "- supabase.extractor: " in sent and "a page holds at most 1,000 rows (limit 1..1000, default 1000)" in sent
+
+
+def test_a_graphql_arguments_limit_is_read_from_the_ways_apis_write_it() -> None:
+    from osiris.catalog.graphql_schema import argument_entry
+
+    def entry(description: str | None, kind: str = "Int", default: str | None = None) -> dict[str, Any]:
+        ref = {"kind": "SCALAR", "name": kind, "ofType": None}
+        return argument_entry({"name": "first", "type": ref, "description": description, "defaultValue": default})
+
+    for said, largest in [("Events a page, at most 50", 50), ("Page size (maximum of 100)", 100),
+                          ("Returns up to 1,000 items", 1000), ("Between 1 and 250.", 250), ("max: 20", 20),
+                          ("The number of items, limited to 500", 500)]:
+        assert entry(said)["max"] == largest, said
+    assert entry("Returns the first n elements from the list.") == {"name": "first", "type": "Int"}
+    assert entry(None, default="10") == {"name": "first", "type": "Int", "default": "10"}
+    assert "max" not in entry("at most 50 characters", kind="String")  # a limit only on a number

@@ -34,7 +34,8 @@ _GRAPHQL_DATE_SCALARS = {"DateTime", "Date", "Time", "LocalDate", "LocalTime", "
                          "timestamp", "date", "time", "timetz"}
 _ENGINE_DATE_TYPES = {"DATE", "TIME", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"}
 ISO_NOTE = ("ISO 8601 date/time text becomes a DATE, TIME, TIMESTAMP or (with Z or an offset) TIMESTAMPTZ column "
-            "when every value of the key reads as one, else VARCHAR; CAST(key AS TIMESTAMPTZ) works on either.")
+            "when every value of the key reads as one, else VARCHAR; CAST(key AS TIMESTAMPTZ) reads a timestamp key in "
+            "either form.")
 
 
 def column_form(family: str, type_name: str) -> str:
