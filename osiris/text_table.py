@@ -11,6 +11,7 @@ a value can neither drive the terminal (set its title, clear the screen) nor bre
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 CELL_WIDTH = 24  # the widest a data value is shown in a preview, in terminal cells
@@ -56,18 +57,19 @@ def cell(value: Any, width: int = CELL_WIDTH) -> str:
 
 
 def value_text(value: Any) -> str:
-    """A value as a preview shows it: a duration as `[-]H:MM:SS[.f]` (`838:59:59`, `-12:00:00.500`),
-    as the databases print a TIME, not Python's `34 days, 22:59:59`; anything else as str() does."""
-    from datetime import timedelta
+    """A value as a preview shows it: a duration by `duration_text` (`838:59:59`, not Python's
+    `34 days, 22:59:59`); anything else as str() does."""
+    return duration_text(value) if isinstance(value, timedelta) else str(value)
 
-    if not isinstance(value, timedelta):
-        return str(value)
+
+def duration_text(value: timedelta) -> str:
+    """A duration as MySQL prints a TIME and the DuckDB engine an INTERVAL of hours (so as a CSV file
+    holds it): `[-]HH:MM:SS`, hours past 24 as they are, the fraction without its trailing zeros:
+    `838:59:59`, `-12:30:00.5`, `00:00:00.000001`. The one rule for previews and for the MySQL reader."""
     micros = abs(value) // timedelta(microseconds=1)
     seconds, fraction = divmod(micros, 1_000_000)
-    text = f"{'-' if value < timedelta(0) else ''}{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    if not fraction:
-        return text
-    return f"{text}.{fraction // 1000:03d}" if fraction % 1000 == 0 else f"{text}.{fraction:06d}"
+    text = f"{'-' if value < timedelta(0) else ''}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return f"{text}.{fraction:06d}".rstrip("0") if fraction else text
 
 
 def fit(text: str, width: int) -> str:

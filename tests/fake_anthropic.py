@@ -10,6 +10,7 @@ runs out). Every request is recorded: path, headers and parsed JSON body. Stream
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -96,12 +97,24 @@ class Recorded:
 
 
 class FakeHandler(BaseHTTPRequestHandler):
-    """What both fakes' handlers do alike: read and record a JSON request, send a response."""
+    """What both fakes' handlers do alike: read and record a JSON request, take the fake's next
+    scripted response, wait its delay and send it in the fake's wire format (`respond`)."""
 
     protocol_version = "HTTP/1.1"
+    fake: FakeAnthropic  # the server's fake, set when it starts (FakeAnthropic.serve)
 
     def log_message(self, *args: Any) -> None:
         pass
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        recorded = self.read_request()
+        response = self.fake.answer(recorded)
+        time.sleep(getattr(response, "delay", 0.0))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.respond(response, recorded.body)
+
+    def respond(self, response: Any, body: dict[str, Any]) -> None:
+        raise NotImplementedError
 
     def read_request(self) -> Recorded:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0)).decode("utf-8")
@@ -172,96 +185,21 @@ class FakeAnthropic:
             cache_write=cached if first else 0, cache_read=0 if first else cached, delay=reply.delay,
         )
 
-    def start(self) -> FakeAnthropic:
-        fake = self
+    def answer(self, recorded: Recorded) -> Any:
+        """The response to `recorded` (`_next`), its usage estimated when `estimate_usage` asks."""
+        response = self._next(recorded)
+        if isinstance(response, Reply) and self.estimate_usage:
+            response = self._estimated(response, recorded.body, first=len(self.requests) == 1)
+        return response
 
-        class Handler(FakeHandler):
-            def do_POST(self) -> None:
-                recorded = self.read_request()
-                body = recorded.body
-                response = fake._next(recorded)
-                if isinstance(response, Reply) and fake.estimate_usage:
-                    response = fake._estimated(response, body, first=len(fake.requests) == 1)
-                time.sleep(getattr(response, "delay", 0.0))
-                try:
-                    if isinstance(response, Status):
-                        self._status(response)
-                    elif isinstance(response, StreamError):
-                        self._stream_error(response, body)
-                    elif isinstance(response, CutStream):
-                        self._send(200, _sse(_stream_events(response.reply, body)[:response.keep]),
-                                   "text/event-stream", {})
-                    elif isinstance(response, SlowStream):
-                        self._slow(response, body)
-                    elif isinstance(response, TornBody):
-                        self._torn(response, body)
-                    elif isinstance(response, RawStream):
-                        self._send(200, response.payload, "text/event-stream", {})
-                    elif body.get("stream"):
-                        self._stream(response, body)
-                    else:
-                        self._json(response, body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def _slow(self, response: SlowStream, body: dict[str, Any]) -> None:
-                payload = _sse(_stream_events(response.reply, body))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")  # no length: the body ends when we close
-                self.end_headers()
-                step = response.chunk or len(payload)
-                for start in range(0, len(payload), step):
-                    self.wfile.write(payload[start:start + step])
-                    self.wfile.flush()
-                    time.sleep(response.interval)
-                time.sleep(response.hold_open)
-                self.close_connection = True
-
-            def _torn(self, response: TornBody, body: dict[str, Any]) -> None:
-                whole = _sse(_stream_events(response.reply, body))
-                sent = whole[:whole.index(b"event: message_stop")]  # every event but the last
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                if response.framing == "chunked":
-                    self.send_header("transfer-encoding", "chunked")
-                    self.end_headers()
-                    half = len(sent) // 2
-                    self.wfile.write(b"%x\r\n%s\r\n" % (half, sent[:half]))  # one whole chunk
-                    self.wfile.write(b"%x\r\n%s" % (len(whole) - half, sent[half:]))  # a torn one
-                else:
-                    self.send_header("content-length", str(len(whole)))
-                    self.end_headers()
-                    self.wfile.write(sent)
-                self.wfile.flush()
-                self.close_connection = True
-
-            def _status(self, response: Status) -> None:
-                kind = response.error_type or _ERROR_TYPES.get(response.status, "api_error")
-                payload = json.dumps({"type": "error", "error": {"type": kind, "message": response.message}})
-                headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
-                headers["x-should-retry"] = "true" if response.status >= 429 else "false"
-                self._send(response.status, payload.encode(), "application/json", headers)
-
-            def _json(self, reply: Reply, body: dict[str, Any]) -> None:
-                message = _message(reply, body)
-                message["content"] = [{"type": "text", "text": reply.text}]
-                message["usage"]["output_tokens"] = reply.output_tokens
-                self._send(200, json.dumps(message).encode(), "application/json", {})
-
-            def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
-                self._send(200, _sse(_stream_events(reply, body)), "text/event-stream", {})
-
-            def _stream_error(self, response: StreamError, body: dict[str, Any]) -> None:
-                events = [
-                    ("message_start", {"type": "message_start", "message": _message(Reply(""), body)}),
-                    ("error", {"type": "error", "error": {"type": response.error_type, "message": response.message}}),
-                ]
-                self._send(200, _sse(events), "text/event-stream", {})
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    def serve(self, handler: type[FakeHandler], port: int = 0) -> None:
+        """Answer on 127.0.0.1:`port` (0: any free one) with `handler`, in a thread."""
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), type("Handler", (handler,), {"fake": self}))
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
+
+    def start(self) -> FakeAnthropic:
+        self.serve(AnthropicHandler)
         return self
 
     def stop(self) -> None:
@@ -274,6 +212,83 @@ class FakeAnthropic:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+class AnthropicHandler(FakeHandler):
+    """The Messages API's wire format: JSON messages, server-sent events, Anthropic error bodies."""
+
+    def respond(self, response: Any, body: dict[str, Any]) -> None:
+        if isinstance(response, Status):
+            self._status(response)
+        elif isinstance(response, StreamError):
+            self._stream_error(response, body)
+        elif isinstance(response, CutStream):
+            self._send(200, _sse(_stream_events(response.reply, body)[:response.keep]), "text/event-stream", {})
+        elif isinstance(response, SlowStream):
+            self._slow(response, body)
+        elif isinstance(response, TornBody):
+            self._torn(response, body)
+        elif isinstance(response, RawStream):
+            self._send(200, response.payload, "text/event-stream", {})
+        elif body.get("stream"):
+            self._stream(response, body)
+        else:
+            self._json(response, body)
+
+    def _slow(self, response: SlowStream, body: dict[str, Any]) -> None:
+        payload = _sse(_stream_events(response.reply, body))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")  # no length: the body ends when we close
+        self.end_headers()
+        step = response.chunk or len(payload)
+        for start in range(0, len(payload), step):
+            self.wfile.write(payload[start:start + step])
+            self.wfile.flush()
+            time.sleep(response.interval)
+        time.sleep(response.hold_open)
+        self.close_connection = True
+
+    def _torn(self, response: TornBody, body: dict[str, Any]) -> None:
+        whole = _sse(_stream_events(response.reply, body))
+        sent = whole[:whole.index(b"event: message_stop")]  # every event but the last
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        if response.framing == "chunked":
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            half = len(sent) // 2
+            self.wfile.write(b"%x\r\n%s\r\n" % (half, sent[:half]))  # one whole chunk
+            self.wfile.write(b"%x\r\n%s" % (len(whole) - half, sent[half:]))  # a torn one
+        else:
+            self.send_header("content-length", str(len(whole)))
+            self.end_headers()
+            self.wfile.write(sent)
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _status(self, response: Status) -> None:
+        kind = response.error_type or _ERROR_TYPES.get(response.status, "api_error")
+        payload = json.dumps({"type": "error", "error": {"type": kind, "message": response.message}})
+        headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
+        headers["x-should-retry"] = "true" if response.status >= 429 else "false"
+        self._send(response.status, payload.encode(), "application/json", headers)
+
+    def _json(self, reply: Reply, body: dict[str, Any]) -> None:
+        message = _message(reply, body)
+        message["content"] = [{"type": "text", "text": reply.text}]
+        message["usage"]["output_tokens"] = reply.output_tokens
+        self._send(200, json.dumps(message).encode(), "application/json", {})
+
+    def _stream(self, reply: Reply, body: dict[str, Any]) -> None:
+        self._send(200, _sse(_stream_events(reply, body)), "text/event-stream", {})
+
+    def _stream_error(self, response: StreamError, body: dict[str, Any]) -> None:
+        events = [
+            ("message_start", {"type": "message_start", "message": _message(Reply(""), body)}),
+            ("error", {"type": "error", "error": {"type": response.error_type, "message": response.message}}),
+        ]
+        self._send(200, _sse(events), "text/event-stream", {})
 
 
 def _message(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:

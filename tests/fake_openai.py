@@ -13,10 +13,7 @@ Streamed requests get server-sent `data:` chunks ending in `data: [DONE]`, with 
 from __future__ import annotations
 
 import json
-import threading
-import time
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from typing import Any
 
 from tests.fake_anthropic import CutStream, FakeAnthropic, FakeHandler, RawStream, Recorded, Reply, Status
@@ -41,43 +38,37 @@ class FakeOpenAI(FakeAnthropic):
         return f"{super().url}/v1"
 
     def start(self) -> FakeOpenAI:
-        fake = self
-
-        class Handler(FakeHandler):
-            def do_POST(self) -> None:
-                recorded = self.read_request()
-                body = recorded.body
-                response = fake._next(recorded)
-                time.sleep(getattr(response, "delay", 0.0))
-                try:
-                    if isinstance(response, Status):
-                        self._status(response)
-                    elif isinstance(response, CutStream):
-                        self._send(200, _sse(_chunks(response.reply, body, fake.report_usage)[:response.keep],
-                                             done=False), "text/event-stream", {})
-                    elif isinstance(response, RawStream):
-                        self._send(200, response.payload, "text/event-stream", {})
-                    elif body.get("stream"):
-                        self._send(200, _sse(_chunks(response, body, fake.report_usage)), "text/event-stream", {})
-                    else:
-                        self._send(200, json.dumps(_completion(response, body)).encode(), "application/json", {})
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def _status(self, response: Status) -> None:
-                code = response.error_type or _ERROR_TYPES.get(response.status, "server_error")
-                payload = json.dumps({"error": {"message": response.message, "type": code, "param": None,
-                                                "code": code}})
-                headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
-                self._send(response.status, payload.encode(), "application/json", headers)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
+        self.serve(OpenAIHandler, self.port)
         return self
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()
+
+
+class OpenAIHandler(FakeHandler):
+    """The chat-completions wire format: JSON completions, `data:` chunks, OpenAI error bodies."""
+
+    fake: FakeOpenAI
+
+    def respond(self, response: Any, body: dict[str, Any]) -> None:
+        usage = self.fake.report_usage
+        if isinstance(response, Status):
+            self._status(response)
+        elif isinstance(response, CutStream):
+            self._send(200, _sse(_chunks(response.reply, body, usage)[:response.keep], done=False),
+                       "text/event-stream", {})
+        elif isinstance(response, RawStream):
+            self._send(200, response.payload, "text/event-stream", {})
+        elif body.get("stream"):
+            self._send(200, _sse(_chunks(response, body, usage)), "text/event-stream", {})
+        else:
+            self._send(200, json.dumps(_completion(response, body)).encode(), "application/json", {})
+
+    def _status(self, response: Status) -> None:
+        code = response.error_type or _ERROR_TYPES.get(response.status, "server_error")
+        payload = json.dumps({"error": {"message": response.message, "type": code, "param": None, "code": code}})
+        headers = {"retry-after": response.retry_after} if response.retry_after is not None else {}
+        self._send(response.status, payload.encode(), "application/json", headers)
 
 
 def _usage(reply: Reply) -> dict[str, Any]:

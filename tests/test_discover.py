@@ -198,14 +198,9 @@ def test_discover_postgres_keeps_enum_values_and_defaults_and_the_prompt_shows_t
 
 
 def test_discover_mariadb_keeps_enum_values_and_defaults(root: Path, mariadb_server: Any) -> None:
-    con = mariadb_server.connect(autocommit=True)
-    try:
-        with con.cursor() as cur:
-            cur.execute("DROP TABLE IF EXISTS d41_books")
-            cur.execute("CREATE TABLE d41_books (id INT PRIMARY KEY, kind ENUM('paper','ebook') NOT NULL DEFAULT "
-                        "'paper', pages INT DEFAULT 100, title VARCHAR(50))")
-    finally:
-        con.close()
+    mariadb_server.execute("DROP TABLE IF EXISTS d41_books",
+                           "CREATE TABLE d41_books (id INT PRIMARY KEY, kind ENUM('paper','ebook') NOT NULL DEFAULT "
+                           "'paper', pages INT DEFAULT 100, title VARCHAR(50))")
     configure(root, "mysql", mariadb_server)
     done = discover(root, "@mysql.default", "d41_books", DB_PASSWORD=mariadb_server.password)
     assert done.returncode == 0, done.stderr
@@ -227,13 +222,8 @@ def test_discover_postgres_with_a_wrong_password_exits_6_without_the_password(ro
 
 
 def test_discover_mariadb_then_validate_against_the_catalog(root: Path, mariadb_server: Any) -> None:
-    con = mariadb_server.connect(autocommit=True)
-    try:
-        with con.cursor() as cur:
-            cur.execute("DROP TABLE IF EXISTS d13_customers")
-            cur.execute("CREATE TABLE d13_customers (id INT PRIMARY KEY, email VARCHAR(255) NOT NULL, active TINYINT(1))")
-    finally:
-        con.close()
+    mariadb_server.execute("DROP TABLE IF EXISTS d13_customers",
+                           "CREATE TABLE d13_customers (id INT PRIMARY KEY, email VARCHAR(255) NOT NULL, active TINYINT(1))")
     configure(root, "mysql", mariadb_server)
     done = discover(root, "@mysql.default", "d13_customers", DB_PASSWORD=mariadb_server.password)
     assert done.returncode == 0, done.stderr
@@ -255,14 +245,7 @@ def test_discover_mariadb_then_validate_against_the_catalog(root: Path, mariadb_
 
 
 def test_discover_mariadb_refresh_and_adding_tables(root: Path, mariadb_server: Any) -> None:
-    def sql(*statements: str) -> None:
-        con = mariadb_server.connect(autocommit=True)
-        try:
-            with con.cursor() as cur:
-                for statement in statements:
-                    cur.execute(statement)
-        finally:
-            con.close()
+    sql = mariadb_server.execute
 
     sql("DROP TABLE IF EXISTS d13_a", "DROP TABLE IF EXISTS d13_b",
         "CREATE TABLE d13_a (id INT)", "CREATE TABLE d13_b (id INT)")

@@ -103,7 +103,7 @@ def test_the_request_prompt_tells_the_path_the_paging_and_each_key(tmp_path: Pat
         "    subject string (DuckDB VARCHAR)",
         '    requester object (DuckDB STRUCT(email VARCHAR, "name" VARCHAR))',
         "    tags array of string (DuckDB VARCHAR[])",
-        "    due string|null (DuckDB DATE)",
+        "    due string|null (ISO 8601 text; DuckDB DATE)",  # the form it arrives in (issue 41)
         "    requester.email string",
         "    requester.name string",
     ]

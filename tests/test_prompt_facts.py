@@ -46,7 +46,9 @@ def test_a_request_for_a_writer_is_told_what_replace_and_upsert_do_and_that_name
 
 def test_facts_come_only_for_the_components_a_request_needs() -> None:
     assert "mysql.writer" not in facts("upsert the customers from data/customers.csv into postgres")
-    assert facts("count the rows of the posthog events") == ""
+    assert facts("count the rows of the posthog events") == (  # its page size only: no other component's facts
+        "What these components do (said by their drivers; rely on it):\n"
+        "- posthog.extractor: a page holds at most 10,000 rows (page_size 100..10000, default 1000)")
     pipeline = "steps:\n  - id: w\n    component: mysql.writer\n"
     assert "- mysql.writer:" in facts("count the rows of the posthog events", pipeline)  # the current pipeline's
 

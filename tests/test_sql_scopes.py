@@ -12,25 +12,9 @@ import pytest
 
 from osiris.catalog import Catalog, Catalogs, write_catalog
 from osiris.validate import Validator
-from tests.validate_helpers import CONNECTIONS, registry, run_cli
+from tests.validate_helpers import AUDIT_READS, CONNECTIONS, registry, run_cli
 
-AUDIT = """\
-oml_version: "0.1.0"
-name: audit
-steps:
-  - id: audit
-    component: postgres.extractor
-    mode: read
-    config:
-      connection: "@postgres.default"
-      query: "SELECT audit_id, actor FROM audit_log"
-  - id: last
-    component: postgres.extractor
-    mode: read
-    needs: []
-    config:
-      connection: "@postgres.default"
-      query: "SELECT last_id FROM checkpoints"
+AUDIT = AUDIT_READS + """\
   - id: new-rows
     component: duckdb.processor
     mode: transform

@@ -11,25 +11,9 @@ import json
 import pytest
 
 from osiris.validate import Validator
-from tests.validate_helpers import CONNECTIONS, registry
+from tests.validate_helpers import AUDIT_READS, CONNECTIONS, registry
 
-PIPELINE = """\
-oml_version: "0.1.0"
-name: audit
-steps:
-  - id: audit
-    component: postgres.extractor
-    mode: read
-    config:
-      connection: "@postgres.default"
-      query: "SELECT audit_id, actor FROM audit_log"
-  - id: last
-    component: postgres.extractor
-    mode: read
-    needs: []
-    config:
-      connection: "@postgres.default"
-      query: "SELECT last_id FROM checkpoints"
+PIPELINE = AUDIT_READS + """\
   - id: enriched
     component: duckdb.processor
     mode: transform

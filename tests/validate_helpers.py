@@ -23,6 +23,28 @@ CONNECTIONS: dict[str, Any] = {
     "rest": {"crm": {"base_url": "https://crm.example.com/api"}},
 }
 
+# Two PostgreSQL reads with known columns (audit_id, actor; last_id), independent of each other: the
+# start of the SQL name-check pipelines (tests/test_sql_scopes.py, tests/test_sql_valid_corpus.py),
+# which add their transform steps after it.
+AUDIT_READS = """\
+oml_version: "0.1.0"
+name: audit
+steps:
+  - id: audit
+    component: postgres.extractor
+    mode: read
+    config:
+      connection: "@postgres.default"
+      query: "SELECT audit_id, actor FROM audit_log"
+  - id: last
+    component: postgres.extractor
+    mode: read
+    needs: []
+    config:
+      connection: "@postgres.default"
+      query: "SELECT last_id FROM checkpoints"
+"""
+
 
 @lru_cache(maxsize=1)
 def registry() -> Registry:

@@ -18,6 +18,7 @@ types refer to each other in circles) and at most api_shape.MAX_FIELDS keys are 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,9 +33,13 @@ INTROSPECTION_CODE = "OML531"
 _TYPE_REF = "kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } }"
 INTROSPECTION_QUERY = (
     "query OsirisIntrospection { __schema { queryType { name } types { kind name "
-    f"fields {{ name args {{ name type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} "
+    f"fields {{ name args {{ name description defaultValue type {{ {_TYPE_REF} }} }} type {{ {_TYPE_REF} }} }} "
     "enumValues(includeDeprecated: true) { name } } } }"
 )
+# "at most 100", "maximum of 100", "max: 100", "up to 100", "between 1 and 100": an argument's largest value,
+# as APIs write it in its description (GitHub's connections: "Returns the first _n_ elements ... up to 100")
+_LARGEST = re.compile(r"\b(?:at most|max(?:imum)?(?: value)?(?: of| is)?:?|up to|no more than|between \d+ and|"
+                      r"limit(?:ed)? (?:of|to))\s+(\d[\d,]*)\b", re.IGNORECASE)
 _JSON_SCALARS = {"Int": "integer", "Float": "number", "String": "string", "ID": "string", "Boolean": "boolean"}
 _OBJECTS = ("OBJECT", "INTERFACE", "UNION")
 
@@ -155,8 +160,7 @@ def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | No
     if found is None:
         return None
     data_path, record_type, paging = found
-    arguments = [{"name": str(a.get("name")), "type": type_text(a.get("type"))}
-                 for a in field.get("args") or [] if isinstance(a, Mapping)]
+    arguments = [argument_entry(a) for a in field.get("args") or [] if isinstance(a, Mapping)]
     if paging["style"] == "graphql" and any(a["name"] == "after" for a in arguments):
         paging["cursor_variable"] = "after"
     own = dict(list(_object_fields(types, record_type).items())[:MAX_FIELDS])
@@ -173,6 +177,18 @@ def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | No
     if enums:
         details["enum_values"] = enums
     return TableInfo(str(field["name"]), columns, [], details)
+
+
+def argument_entry(argument: Mapping[str, Any]) -> dict[str, Any]:
+    """An argument as the catalog keeps it: its name and type, and where the schema says them, its
+    default and its largest value (a page size's limit, read from its description)."""
+    entry: dict[str, Any] = {"name": str(argument.get("name")), "type": type_text(argument.get("type"))}
+    if isinstance(argument.get("defaultValue"), str):
+        entry["default"] = argument["defaultValue"][:40]
+    largest = _LARGEST.search(str(argument.get("description") or "")[:2000])
+    if largest and entry["type"].strip("!") == "Int":
+        entry["max"] = int(largest.group(1).replace(",", ""))
+    return entry
 
 
 def _nested(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth: int, out: list[dict[str, str]],

@@ -113,14 +113,16 @@ def request_details(components: ComponentSlice | None, request: str, current_oml
 
 
 def request_facts(components: ComponentSlice | None, request: str, current_oml: str | None) -> str:
-    """For the request message: the facts (`x-request-facts`) of the components the request points at
-    and those of the current pipeline, whether or not the system prompt lists them in full."""
+    """For the request message: the facts (`x-request-facts`, and the page size `x-page-size` bounds)
+    of the components the request points at and those of the current pipeline, whether or not the
+    system prompt lists them in full."""
     if components is None:
         return ""
     specs = components.registry.components
     first = [name for name in _COMPONENT_LINE.findall(current_oml or "") if name in specs]
-    lines = [f"- {name}: {'; '.join(specs[name].request_facts)}"
-             for name in ranked(specs.values(), request, first=first)[:MAX_DETAILED] if specs[name].request_facts]
+    said = {name: [*specs[name].request_facts, *filter(None, [specs[name].page_size_fact])]
+            for name in ranked(specs.values(), request, first=first)[:MAX_DETAILED]}
+    lines = [f"- {name}: {'; '.join(facts)}" for name, facts in said.items() if facts]
     return FACTS_HEADING + "\n" + "\n".join(lines) if lines else ""
 
 

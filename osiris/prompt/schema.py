@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from osiris.catalog.store import Catalog, list_catalogs
+from osiris.prompt.date_forms import ISO_NOTE, api_form, column_form, graphql_form
 from osiris.prompt.fence import fenced_data
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def schema_section(request: str, catalogs: list[Catalog], budget_tokens: int) ->
         if points <= 0:
             break  # a table the request neither names nor plausibly needs
         header = 0 if catalog.name in chosen else len(_source(catalog)) + 1
-        line = table_line(table, catalog.tables[table], budget - used - header - 1)
+        line = table_line(table, catalog.tables[table], budget - used - header - 1, catalog.family)
         if not line:
             continue
         chosen.setdefault(catalog.name, {})[(points < NAMED, table)] = line
@@ -62,8 +63,10 @@ def schema_section(request: str, catalogs: list[Catalog], budget_tokens: int) ->
     by_name = {catalog.name: catalog for catalog in catalogs}
     blocks = [f"{_source(by_name[name])}\n" + "\n".join(lines[key] for key in sorted(lines))
               for name, lines in sorted(chosen.items())]
-    note = "".join(f"{text}\n" for family, text in (("rest", API_NOTE), ("graphql", GRAPHQL_NOTE))
-                   if any(by_name[name].family == family for name in chosen))
+    families = {by_name[name].family for name in chosen}
+    note = "".join(f"{text}\n" for shown, text in (({"rest"}, API_NOTE), ({"graphql"}, GRAPHQL_NOTE),
+                                                    ({"rest", "graphql", "supabase"}, ISO_NOTE))
+                   if shown & families)
     return ("Known schemas (from `osiris discover`); use these exact table and column names:\n" + note
             + fenced_data("schema", "\n".join(blocks)))
 
@@ -79,14 +82,15 @@ GRAPHQL_NOTE = ("A GraphQL query field's records become the step's table: set da
                 "(UNNEST(tags)).")
 
 
-def table_line(name: str, table: dict[str, Any], room: int) -> str:
-    """`  customers(id int PK, email varchar(255))`, columns cut to fit `room` characters."""
+def table_line(name: str, table: dict[str, Any], room: int, family: str = "") -> str:
+    """`  customers(id int PK, email varchar(255))`, columns cut to fit `room` characters; a date or
+    time column of `family`'s says the form it arrives in (osiris.prompt.date_forms)."""
     if "returns" in table:
         return graphql_lines(name, table, room)
     if "data_path" in table:
         return endpoint_lines(name, table, room)
     keys = set(table.get("primary_key") or [])
-    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "") + _facts(c)
+    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "") + _facts(c, family)
                for c in table.get("columns", []) if isinstance(c, dict) and "name" in c]
     line = f"  {name}({', '.join(columns)})"
     while len(line) > room and columns:
@@ -95,11 +99,14 @@ def table_line(name: str, table: dict[str, Any], room: int) -> str:
     return line if 0 < len(line) <= room else ""
 
 
-def _facts(column: dict[str, Any]) -> str:
-    """` [happy|sad]` for an enum's values, ` default 'new'::text` for a default, as discovered."""
+def _facts(column: dict[str, Any], family: str) -> str:
+    """` (arrives as TIMESTAMPTZ, ...)` for a date or time, ` [happy|sad]` for an enum's values,
+    ` default 'new'::text` for a default, as discovered."""
+    form = column_form(family, str(column.get("type", "")))
     values = column.get("values")
     shown = f" [{'|'.join(map(str, values))}]" if isinstance(values, list) and values else ""
-    return shown + (f" default {column['default']}" if column.get("default") is not None else "")
+    return ((f" ({form})" if form else "") + shown
+            + (f" default {column['default']}" if column.get("default") is not None else ""))
 
 
 def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
@@ -113,7 +120,7 @@ def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
 def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
     """A query field's arguments, data_path and paging, then one line per key with its JSON and
     GraphQL type, cut to fit `room`."""
-    arguments = ", ".join(f"{a.get('name')}: {a.get('type')}" for a in entry.get("arguments") or [] if isinstance(a, dict))
+    arguments = ", ".join(_argument(a) for a in entry.get("arguments") or [] if isinstance(a, dict))
     paging = entry.get("paging") or {}
     pages = (f"paging: pagination_enabled: true, pagination_path: {paging.get('pagination_path')}, "
              f"pagination_variable_name: {paging.get('cursor_variable', 'after')} (ask for pageInfo "
@@ -123,15 +130,35 @@ def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
     return _keys_within(head, _key_lines(entry, "graphql_types", "GraphQL"), room)
 
 
+def _argument(argument: dict[str, Any]) -> str:
+    """`first: Int = 20 (at most 50)`: a default and a largest value (a page size's limit) where the
+    schema says them (osiris.catalog.graphql_schema.argument_entry)."""
+    text = f"{argument.get('name')}: {argument.get('type')}"
+    text += f" = {argument['default']}" if argument.get("default") is not None else ""
+    return text + (f" (at most {argument['max']})" if argument.get("max") is not None else "")
+
+
 def _key_lines(entry: dict[str, Any], types_key: str, title: str) -> list[str]:
     """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
     exact = entry.get(types_key) or {}
     enums = entry.get("enum_values") or {}
     keys = [c for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
     keys += [f for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
-    return [f"    {k['name']} {k.get('type', '')}" + (f" ({title} {exact[k['name']]})" if k["name"] in exact else "")
+    return [f"    {k['name']} {_key_type(k, exact.get(k['name']), title)}"
             + (f", one of: {', '.join(map(str, enums[k['name']]))}" if isinstance(enums.get(k["name"]), list) else "")
             for k in keys]
+
+
+def _key_type(key: dict[str, Any], exact: Any, title: str) -> str:
+    """`string (GraphQL String!)`; a date or time says its form: `string|null (GraphQL DateTime: ISO
+    8601 text)` (a custom scalar's JSON type is `any` in the catalog), `string (ISO 8601 text; DuckDB DATE)`."""
+    kind = str(key.get("type", ""))
+    if exact is None:
+        return kind
+    if title == "GraphQL" and graphql_form(str(exact)):
+        return f"{kind.replace('any', 'string', 1)} (GraphQL {exact}: {graphql_form(str(exact))})"
+    form = api_form(kind, str(exact)) if title == "DuckDB" else ""
+    return f"{kind} ({form}; {title} {exact})" if form else f"{kind} ({title} {exact})"
 
 
 def _keys_within(head: str, keys: list[str], room: int) -> str:

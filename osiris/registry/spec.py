@@ -46,6 +46,17 @@ class ComponentSpec:
         return [fact for fact in self.raw.get("x-request-facts") or [] if isinstance(fact, str)]
 
     @property
+    def page_size_fact(self) -> str:
+        """`a page holds at most 1,000 rows (limit 1..1000, default 1000)`, from the bounds of the field
+        `x-page-size` names; "" when the component names none."""
+        name = self.raw.get("x-page-size")
+        field = (self.config_schema.get("properties") or {}).get(name) if isinstance(name, str) else None
+        if not isinstance(field, dict) or not isinstance(field.get("maximum"), int):
+            return ""
+        default = f", default {field['default']}" if "default" in field else ""
+        return f"a page holds at most {field['maximum']:,} rows ({name} {field.get('minimum', 1)}..{field['maximum']}{default})"
+
+    @property
     def family(self) -> str:
         """The connection family: the part of the name before the first dot (mysql.extractor -> mysql)."""
         return self.name.split(".", 1)[0]

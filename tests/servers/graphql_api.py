@@ -4,7 +4,7 @@ the introspection query with a hand-written schema, and a `tickets` query with i
 Schema (what the introspection answer says):
 
     type Query { tickets(first: Int, after: String): TicketConnection!   agents: [Person!]!
-                 me: Person   version: String!   events: EventConnection }
+                 me: Person   version: String!   events(first: Int = 20 "at most 50"): EventConnection }
     type EventConnection { edges: [EventEdge]  pageInfo: PageInfo! }     scalar DateTime
     type EventEdge { cursor: String!  node: Event! }   type Event { at: DateTime!  kind: String }
     type TicketConnection { nodes: [Ticket!]!  pageInfo: PageInfo! }
@@ -62,7 +62,9 @@ SCHEMA = {"__schema": {"queryType": {"name": "Query"}, "types": [
     {"kind": "OBJECT", "name": "Query", "fields": fields(
         ("tickets", non_null(named("TicketConnection"))), ("agents", non_null(list_of(non_null(named("Person"))))),
         ("me", named("Person")), ("version", non_null(scalar("String"))), ("events", named("EventConnection")),
-        args={"tickets": [{"name": "first", "type": scalar("Int")}, {"name": "after", "type": scalar("String")}]})},
+        args={"tickets": [{"name": "first", "type": scalar("Int")}, {"name": "after", "type": scalar("String")}],
+              "events": [{"name": "first", "type": scalar("Int"), "defaultValue": "20",
+                          "description": "Events a page, at most 50"}]})},
     {"kind": "OBJECT", "name": "TicketConnection", "fields": fields(
         ("nodes", non_null(list_of(non_null(named("Ticket"))))), ("pageInfo", non_null(named("PageInfo"))))},
     {"kind": "OBJECT", "name": "PageInfo", "fields": fields(

@@ -29,6 +29,16 @@ class MariaDBServer(DatabaseServer):
         return pymysql.connect(host=self.host, port=self.port, user=self.user,
                                password=self.password, database=self.database, **extra)
 
+    def execute(self, *statements: str) -> None:
+        """Run `statements` in order, each committed (a test's tables and rows)."""
+        con = self.connect(autocommit=True)
+        try:
+            with con.cursor() as cursor:
+                for statement in statements:
+                    cursor.execute(statement)
+        finally:
+            con.close()
+
 
 def start_mariadb() -> MariaDBServer:
     install = find_binary("mariadb-install-db", *candidates("mariadb-install-db"))

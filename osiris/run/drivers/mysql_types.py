@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import timedelta
 from typing import Any
 
 from osiris.run.drivers.sql_types import INFINITE_DATE, LONG_INTERVAL, NOT_A_NUMBER, Refusal, base, is_nested
 from osiris.run.problems import value_problem
 from osiris.run.spool import Column
+from osiris.text_table import duration_text
 
 UNSIGNED_FLAG, BINARY_CHARSET = 32, 63
 DECIMALS, DATES, INSTANT, TIME, BIT, JSON, GEOMETRY = (0, 246), (7, 10, 12, 14), 7, 11, 16, 245, 255
@@ -77,7 +77,7 @@ class ReadColumns:
         if code in FLOATS:
             return Column(name, "FLOAT" if code == FLOAT or name in self._floats else "DOUBLE"), None
         if code == TIME:
-            return Column(name, "INTERVAL"), _time_text
+            return Column(name, "INTERVAL"), duration_text  # MySQL's own text, which DuckDB reads as an INTERVAL
         if code == BIT:
             return Column(name, "UBIGINT"), _bit_number
         if code == GEOMETRY or (code in TEXTS and binary):
@@ -97,14 +97,6 @@ class ReadColumns:
 
 def _exact_decimal(value: Any) -> str:
     return format(value, "f")  # the digits as MySQL shows them: never 0E-30
-
-
-def _time_text(value: timedelta) -> str:
-    """MySQL's TIME as its own text, `-12:30:00.500000` or `838:59:59`, which DuckDB reads as an INTERVAL."""
-    micros = abs(value) // timedelta(microseconds=1)
-    seconds, fraction = divmod(micros, 1_000_000)
-    text = f"{'-' if value < timedelta(0) else ''}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-    return f"{text}.{fraction:06d}" if fraction else text
 
 
 def _bit_number(value: bytes) -> int:
