@@ -114,9 +114,10 @@ def test_a_state_saved_before_parameters_counted(project):
     path = write_pipeline(proj, [READ, WRITE])
     refused = proj.run(str(path), "--param", "region=us")
     assert refused.returncode == 2, refused.stderr
-    assert ("the state of step 'read' was saved before incremental state was kept per parameter value, so which "
-            "values (region) it belongs to is unknown; `osiris state reset regions-sync --step read` reads again "
-            "from its initial value for every value") in refused.stderr
+    assert ("the state of step 'read' was saved without parameter values (before Osiris kept state per value, or "
+            "before the step's rows depended on a parameter), so which values (region) it belongs to is unknown; "
+            "`osiris state reset regions-sync --step read` reads again from its initial value for every value"
+            ) in refused.stderr
     assert (proj.root / STATE).read_text() == legacy and target(conn) == []
 
     # a read without parameters keeps its entry as it was

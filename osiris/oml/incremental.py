@@ -121,8 +121,9 @@ def read_after(step_id: str, params: ParamsKey, incremental: Incremental, state:
     saved = state.get((step_id, params))
     if saved is None and params and (step_id, ()) in state:
         raise ValueError(
-            f"the state of step '{step_id}' was saved before incremental state was kept per parameter value, "
-            f"so which values ({', '.join(n for n, _ in params)}) it belongs to is unknown; "
+            f"the state of step '{step_id}' was saved without parameter values (before Osiris kept state per "
+            f"value, or before the step's rows depended on a parameter), so which values "
+            f"({', '.join(n for n, _ in params)}) it belongs to is unknown; "
             f"`osiris state reset {pipeline} --step {step_id}` reads again from its initial value for every value, "
             "or `osiris run --full-refresh` does so for these values")
     if saved is None or saved.get("cursor") != incremental.cursor:
