@@ -5,9 +5,10 @@ the counts; asserts nothing. Nothing of public Osiris is copied into this reposi
     # a bare or normal clone of github.com/keboola/osiris (e.g. the `fetch` tool's mirror)
     .venv/bin/python bench/public_osiris.py --repo /work/.mirror/keboola+osiris/repo
 
-Pipelines: every YAML file with a top-level `oml_version` or `steps`, and every ```yaml block holding `oml_version:` in
-its docs (archives left out). Each `@family.alias` a pipeline names is configured (empty), as
-public Osiris reads connections from its own osiris_connections.yaml. Public's verdict comes from
+Pipelines: every YAML file with a top-level `oml_version` or `steps`, every ```yaml block holding `oml_version:` in
+its docs (archives included), and every pipeline its tests and scripts hold (a string of OML YAML, or a dict
+literal with an `oml_version` key): 139 at e6d55ed, the corpus issue 36 counts. Each `@family.alias` a
+pipeline names is configured (empty), as public Osiris reads connections from its own osiris_connections.yaml. Public's verdict comes from
 its `osiris.core.oml_validator.OMLValidator`, run from a temporary export of its sources (its
 package __init__ replaced by an empty one, which imports database drivers).
 Specs: every components/*/spec.yaml, loaded as a `components.paths` entry and checked as
@@ -58,7 +59,10 @@ def git(repo: str, *args: str) -> str:
 def pipelines(repo: str) -> list[tuple[str, str]]:
     found = []
     for path in git(repo, "ls-tree", "-r", "--name-only", "HEAD").splitlines():
-        if "archive" in path or not path.endswith((".yaml", ".yml", ".md")):
+        if path.endswith(".py") and path.startswith(("tests/", "scripts/")):
+            found += python_pipelines(path, git(repo, "show", f"HEAD:{path}"))
+            continue
+        if not path.endswith((".yaml", ".yml", ".md")):
             continue
         if path.startswith(("components/", ".github/")):
             continue
@@ -68,6 +72,31 @@ def pipelines(repo: str) -> list[tuple[str, str]]:
             found += [(f"{path} block {n}", block) for n, block in enumerate(blocks, start=1)]
         elif re.search(r"^(oml_version|steps):", text, re.MULTILINE) and not path.startswith("tests/golden/"):  # compiled
             found.append((path, text))
+    return found
+
+
+def python_pipelines(path: str, source: str) -> list[tuple[str, str]]:
+    """The pipelines public's tests and scripts hold: each string that is OML YAML (`oml_version:`
+    at a line's start, and `steps`), and each dict literal with an `oml_version` key, as YAML."""
+    import ast
+
+    if "oml_version" not in source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and "steps" in node.value
+                and re.search(r"^\s*oml_version:", node.value, re.MULTILINE)):
+            found.append((f"{path} string at line {node.lineno}", node.value))
+        elif isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "oml_version" for k in node.keys):
+            try:
+                document = ast.literal_eval(node)
+            except (ValueError, SyntaxError, TypeError):
+                continue  # built from variables: not a pipeline as written
+            found.append((f"{path} dict at line {node.lineno}", yaml.safe_dump(document, sort_keys=False)))
     return found
 
 
@@ -91,12 +120,21 @@ def public_verdicts(repo: str, texts: list[str]) -> list[tuple[bool, list[str]]]
     return [(ok, errors) for ok, errors in json.loads(done.stdout)]
 
 
-# Codes where rejecting what public Osiris accepts is intended (docs/oml.md, "Public Osiris").
+# Codes where rejecting what public Osiris accepts is intended (docs/oml.md, "Public Osiris"): a
+# person reading the pipeline sides with Osiris (it cannot run, or it leaves the trust boundary).
 STRICTER_ON_PURPOSE = {
     "OML206": "oml_version other than 0.1.0 (public's roadmap drafts of 0.2.0)",
-    "OML401": "a needs or inputs that names no earlier step",
+    "OML209": "a step key of public's future drafts (depends_on, outputs, ...)",
     "OML213": "a schedule that is not a 5-field cron expression",
-    "OML309": "supabase.writer replace without primary_key",
+    "OML301": "a component that does not exist (public only warns)",
+    "OML303": "a required config field missing (public does not check a step without config)",
+    "OML309": "a rule of the component's spec (neither table nor query; replace without primary_key)",
+    "OML314": "a step changing where its connection connects (host, port, endpoint)",
+    "OML316": "a ${NAME} environment reference in a step",
+    "OML317": "a path outside the project (/tmp/output.csv)",
+    "OML307": "a value outside the field's allowed values",
+    "OML401": "a needs or inputs that names no earlier step",
+    "OML409": "a writer with no input (the first step)",
 }
 
 

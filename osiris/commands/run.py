@@ -99,7 +99,8 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
         recorded = run_recorded(effective, validator.registry, redactor, report.pipeline or {},
                                 pipeline_path=args.pipeline, pipeline_sha256=sha256, sample=args.sample,
                                 listener=display, step_configs=report.step_configs,
-                                engine=effective.settings.run.engine, params=report.params, wait=args.wait,
+                                engine=effective.settings.run.engine, params=report.params,
+                                step_params=report.step_params, wait=args.wait,
                                 full_refresh=args.full_refresh,
                                 waiting=lambda line: print(f"osiris: {line}", file=sys.stderr, flush=True))
     finally:

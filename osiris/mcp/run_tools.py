@@ -75,7 +75,8 @@ async def _run(project: Project, ctx: Context, oml: str | None, path: str | None
     recorded = await in_thread(
         lambda: run_recorded(project.effective, project.registry, project.redactor, pipeline,
                              pipeline_path=name, pipeline_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), sample=sample,
-                             listener=listener, step_configs=report.step_configs, limit=limit),
+                             listener=listener, step_configs=report.step_configs, params=report.params,
+                             step_params=report.step_params, limit=limit),
         ctx, doing=f"running {name}" + (f" on {count_rows(sample)} a source" if sample else ""), heartbeat=False,
         on_cancel=limit.stop)
     shown = run_as_json(recorded, pipeline=name, sample=sample, redactor=project.redactor)

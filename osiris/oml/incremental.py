@@ -2,10 +2,10 @@
 `incremental: {cursor: COLUMN, initial: VALUE}` reads only rows whose cursor is greater than the
 highest value the last successful run read; the first run reads from `initial`, or everything.
 
-The state is `.osiris/state/<pipeline name>.json`, `{"steps": {step id: {"cursor": COLUMN,
-"value": VALUE}}}`, written atomically (a temporary file renamed over it), and only after a run
-that succeeded with every writer committed (osiris.run.recorded): a failed, interrupted or
-`--sample` run leaves it as it was.
+The state is `.osiris/state/<pipeline name>.json`, one entry per step and per value of the
+parameters the step's rows depend on (osiris.run.incremental.state_keys), written atomically (a
+temporary file renamed over it), and only after a run that succeeded with every writer committed
+(osiris.run.recorded): a failed, interrupted or `--sample` run leaves it as it was.
 """
 
 from __future__ import annotations
@@ -51,14 +51,21 @@ def with_request_value(config: Mapping[str, Any], field: str, read_after: tuple[
     return {**config, field: {**dict(config.get(field) or {}), incremental.param: read_after[1]}}
 
 
+ParamsKey = tuple[tuple[str, str], ...]  # (parameter name, value as text), in name order
+StateKey = tuple[str, ParamsKey]  # (step id, the parameters its state is kept by)
+State = dict[StateKey, dict[str, Any]]  # -> {"cursor": COLUMN, "value": VALUE}
+
+
 def state_path(project_root: Path, pipeline_name: str) -> Path:
     safe = _UNSAFE.sub("_", pipeline_name).lstrip(".") or "_"
     return project_root / STATE_DIR / f"{safe}.json"
 
 
-def load_state(path: Path) -> dict[str, dict[str, Any]]:
-    """step id -> {cursor, value}; empty when there is no state yet. A file that is not the state's
-    form raises ValueError naming it (it is never silently read as "start again")."""
+def load_state(path: Path) -> State:
+    """(step id, parameters) -> {cursor, value}; empty when there is no state yet. The file keeps
+    the entries of reads that use no parameter under `steps` (its form before parameters counted)
+    and the others under `by_params`. A file that is not the state's form raises ValueError naming
+    it (it is never silently read as "start again")."""
     if not path.exists():
         return {}
     try:
@@ -66,15 +73,26 @@ def load_state(path: Path) -> dict[str, dict[str, Any]]:
     except (OSError, ValueError) as error:
         raise ValueError(f"the state file {path} cannot be read ({error}); `osiris state reset` starts again") from None
     steps = data.get("steps") if isinstance(data, dict) else None
-    if not isinstance(steps, dict):
+    keyed = data.get("by_params", []) if isinstance(data, dict) else None
+    if not isinstance(steps, dict) or not isinstance(keyed, list) or not all(_is_keyed(e) for e in keyed):
         raise ValueError(f"the state file {path} is not Osiris's state; `osiris state reset` starts again")
-    return {str(k): v for k, v in steps.items() if isinstance(v, dict)}
+    state: State = {(str(k), ()): v for k, v in steps.items() if isinstance(v, dict)}
+    for entry in keyed:
+        params = tuple(sorted((str(n), str(v)) for n, v in entry["params"].items()))
+        state[(entry["step"], params)] = {"cursor": entry.get("cursor"), "value": entry.get("value")}
+    return state
 
 
-def save_state(path: Path, steps: Mapping[str, Mapping[str, Any]]) -> None:
+def _is_keyed(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("step"), str) and isinstance(entry.get("params"), dict)
+
+
+def save_state(path: Path, state: State) -> None:
     """Write the state atomically: a reader sees the old file or the new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"steps": dict(sorted(steps.items()))}, indent=2, default=str) + "\n"
+    steps = {step: dict(entry) for (step, params), entry in sorted(state.items()) if not params}
+    keyed = [{"step": step, "params": dict(params), **entry} for (step, params), entry in sorted(state.items()) if params]
+    text = json.dumps({"steps": steps, **({"by_params": keyed} if keyed else {})}, indent=2, default=str) + "\n"
     fd, temporary = tempfile.mkstemp(prefix=".state-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -87,11 +105,27 @@ def save_state(path: Path, steps: Mapping[str, Mapping[str, Any]]) -> None:
         raise
 
 
-def read_after(step_id: str, incremental: Incremental, state: Mapping[str, Mapping[str, Any]],
-               full_refresh: bool) -> Any:
-    """The value a step reads after: the last successful run's (for the same cursor), else
-    `initial`; with `full_refresh`, `initial`. None: read everything."""
-    saved = state.get(step_id)
-    if full_refresh or saved is None or saved.get("cursor") != incremental.cursor:
+def show_params(params: ParamsKey) -> str:
+    """A key's parameters as `osiris state show` prints them: `region=eu day=2026-11-27`."""
+    return " ".join(f"{name}={value}" for name, value in params)
+
+
+def read_after(step_id: str, params: ParamsKey, incremental: Incremental, state: State,
+               full_refresh: bool, pipeline: str = "PIPELINE") -> Any:
+    """The value a step reads after: the last successful run's with the same parameters (for the
+    same cursor), else `initial`; with `full_refresh`, `initial`. None: read everything. Raises
+    ValueError when a step kept by parameters has only an entry saved before state was kept by
+    parameter values: whose values it holds is unknown, and guessing could skip rows."""
+    if full_refresh:
+        return incremental.initial
+    saved = state.get((step_id, params))
+    if saved is None and params and (step_id, ()) in state:
+        raise ValueError(
+            f"the state of step '{step_id}' was saved without parameter values (before Osiris kept state per "
+            f"value, or before the step's rows depended on a parameter), so which values "
+            f"({', '.join(n for n, _ in params)}) it belongs to is unknown; "
+            f"`osiris state reset {pipeline} --step {step_id}` reads again from its initial value for every value, "
+            "or `osiris run --full-refresh` does so for these values")
+    if saved is None or saved.get("cursor") != incremental.cursor:
         return incremental.initial
     return saved.get("value")

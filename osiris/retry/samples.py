@@ -21,7 +21,8 @@ def try_on_samples(tier: SampleTester | None, cycle: int, attempt: Attempt, tota
     last = tier.last_time(previous.dry_run, previous.report.pipeline) if previous is not None else None
     observer(TestingSamples(cycle, attempt.index, total, tier.rows, last))
     dry_run = tier.test(pipeline, attempt.report.step_configs, cycle=cycle, attempt=attempt.index,
-                        where=attempt_dir(cycle, attempt.index), pipeline_sha256=sha256(attempt.oml_text or ""))
+                        where=attempt_dir(cycle, attempt.index), pipeline_sha256=sha256(attempt.oml_text or ""),
+                        params=attempt.report.params, step_params=attempt.report.step_params)
     attempt.dry_run = dry_run
     attempt.wall_ms += dry_run.duration_ms
     if dry_run.issues:

@@ -4,7 +4,7 @@ so that the engine depends on nothing that depends on it back (docs/architecture
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ class SampleTester(Protocol):
     def wants(self, pipeline: Mapping[str, Any]) -> bool: ...
 
     def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
-             attempt: int, where: str, pipeline_sha256: str = "") -> DryRun: ...
+             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Any] | None = None,
+             step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun: ...
 
     def last_time(self, dry_run: DryRun | None, pipeline: Any) -> str | None: ...

@@ -256,7 +256,7 @@ def _run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, co
             names = [name for name, _ in result.columns]
             if following.cursor in names:
                 result.watermark = highest(con, ctx.output_table, following.cursor)
-            else:  # the first run, unfiltered, still needs the cursor to move on from
+            elif result.rows_out:  # rows need the cursor to move on from (an API's empty answer has no columns)
                 result.status, result.problem = "failed", unknown_column_problem(
                     following.cursor, names, "the step's rows (its incremental cursor)")
     except KeyboardInterrupt:

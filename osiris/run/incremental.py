@@ -1,37 +1,111 @@
-"""Incremental reads at run time (docs/run-again.md): where each incremental step starts, the
-highest cursor value it read, and the state a successful full run leaves (osiris.oml.incremental
-holds the field and the state file)."""
+"""Incremental reads at run time (docs/run-again.md): whose state each incremental step keeps,
+where it starts, the highest cursor value it read, and the state a successful full run leaves
+(osiris.oml.incremental holds the field and the state file).
+
+    plan = plan_reads(project_root, pipeline, "orders", params=report.params,
+                      step_params=report.step_params, full_refresh=False)
+    result = run_pipeline(pipeline, RunOptions(..., read_after=plan.starts), listener)
+    if result.ok:
+        plan.advance(pipeline, result)        # a full run only: a sample keeps nothing
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.oml.incremental import incremental_of, read_after
+from osiris.oml.graph import dependencies_of, reads_inputs, step_id_of
+from osiris.oml.incremental import (
+    ParamsKey,
+    State,
+    incremental_of,
+    load_state,
+    read_after,
+    save_state,
+    state_path,
+)
+from osiris.oml.params import as_text
 
 if TYPE_CHECKING:
     from osiris.run.engine import RunResult
 
 
-def starts(pipeline: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]],
-           full_refresh: bool) -> dict[str, tuple[str, Any]]:
+@dataclass
+class ReadPlan:
+    """Where a run's incremental reads start, and the state they started from."""
+
+    path: Path
+    state: State
+    keys: dict[str, ParamsKey]  # step id -> the parameter values its state is kept by
+    starts: dict[str, tuple[str, Any]]  # step id -> (cursor, value read after)
+
+    def advance(self, pipeline: Mapping[str, Any], result: RunResult) -> None:
+        """Save the state a full run that succeeded leaves (unchanged: the file is not touched)."""
+        after = advanced(pipeline, self.state, self.keys, self.starts, result)
+        if after != self.state:
+            save_state(self.path, after)
+
+
+def plan_reads(project_root: Path, pipeline: Mapping[str, Any], name: str, *,
+               params: Mapping[str, Mapping[str, Any]] | None, step_params: Mapping[str, Sequence[str]] | None,
+               full_refresh: bool) -> ReadPlan:
+    """The pipeline's state (`.osiris/state/<name>.json`) and where each incremental read starts.
+    Raises ValueError naming the file when it is not Osiris's state, or an entry whose parameter
+    values are unknown (osiris.oml.incremental.read_after)."""
+    path = state_path(project_root, name)
+    state = load_state(path)
+    keys = state_keys(pipeline, step_params or {}, params or {})
+    return ReadPlan(path, state, keys, starts(pipeline, state, keys, full_refresh, name))
+
+
+def state_keys(pipeline: Mapping[str, Any], step_params: Mapping[str, Sequence[str]],
+               params: Mapping[str, Mapping[str, Any]]) -> dict[str, ParamsKey]:
+    """Incremental step id -> the parameter values its state is kept by: those of every parameter
+    its own config uses or the config of any step its rows reach (a transform that filters them, a
+    writer's target). Another value of one of them is another read (another filter, another
+    target), so it starts from its own cursor; a parameter none of them uses does not split it."""
+    steps = [s for s in pipeline.get("steps") or [] if isinstance(s, Mapping)]
+    dependencies = dependencies_of(steps)
+    by_id = {step_id_of(s): s for s in steps}
+    keys: dict[str, ParamsKey] = {}
+    for step in steps:
+        step_id = step_id_of(step)
+        if step_id is None or step.get("mode") != "read" or incremental_of(step.get("config") or {}) is None:
+            continue
+        reached, todo = {step_id}, [step_id]
+        while todo:
+            source = todo.pop()
+            for other, needs in dependencies.items():
+                if source in needs and other not in reached and reads_inputs(by_id.get(other)):
+                    reached.add(other)
+                    todo.append(other)
+        names = {n for s in reached for n in step_params.get(s, ())}
+        keys[step_id] = tuple(sorted((n, as_text(params[n]["value"])) for n in names if n in params))
+    return keys
+
+
+def starts(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, ParamsKey],
+           full_refresh: bool, name: str = "PIPELINE") -> dict[str, tuple[str, Any]]:
     """step id -> (cursor, value read after) for each incremental read that has a value to start from."""
     found: dict[str, tuple[str, Any]] = {}
     for step in pipeline.get("steps") or []:
         incremental = incremental_of(step.get("config") or {}) if step.get("mode") == "read" else None
         if incremental is None:
             continue
-        value = read_after(str(step["id"]), incremental, state, full_refresh)
+        step_id = str(step["id"])
+        value = read_after(step_id, keys.get(step_id, ()), incremental, state, full_refresh, name)
         if value is not None:
-            found[str(step["id"])] = (incremental.cursor, value)
+            found[step_id] = (incremental.cursor, value)
     return found
 
 
-def advanced(pipeline: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]],
-             started: Mapping[str, tuple[str, Any]], result: RunResult) -> dict[str, dict[str, Any]]:
-    """The state after a run that succeeded: each incremental step at the highest value it read, or
-    where it started when it read no row; other steps' entries as they were."""
-    steps = {str(k): dict(v) for k, v in state.items()}
+def advanced(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, ParamsKey],
+             started: Mapping[str, tuple[str, Any]], result: RunResult) -> State:
+    """The state after a run that succeeded: each incremental step, under its parameter values, at
+    the highest value it read, or where it started when it read no row; other entries as they were."""
+    after: State = {k: dict(v) for k, v in state.items()}
     outcomes = {s.step_id: s for s in result.steps}
     for step in pipeline.get("steps") or []:
         incremental = incremental_of(step.get("config") or {}) if step.get("mode") == "read" else None
@@ -42,8 +116,8 @@ def advanced(pipeline: Mapping[str, Any], state: Mapping[str, Mapping[str, Any]]
         if value is None and step_id in started:
             value = started[step_id][1]
         if value is not None:
-            steps[step_id] = {"cursor": incremental.cursor, "value": value}
-    return steps
+            after[(step_id, keys.get(step_id, ()))] = {"cursor": incremental.cursor, "value": value}
+    return after
 
 
 def highest(con: Any, table: str, column: str) -> Any:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from osiris.oml.config import StepConfig
     from osiris.registry import Registry
@@ -40,7 +40,8 @@ class RecordedRun:
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
-                 engine: str = "duckdb", params: Mapping[str, Any] | None = None, wait: bool = False,
+                 engine: str = "duckdb", params: Mapping[str, Any] | None = None,
+                 step_params: Mapping[str, Sequence[str]] | None = None, wait: bool = False,
                  waiting: Callable[[str], None] = lambda line: None, full_refresh: bool = False,
                  limit: RunLimit | None = None) -> RecordedRun:
     """Run a validated `pipeline` in a new session (command `run`); `listener` sees every step too.
@@ -54,8 +55,9 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     recorded in the trail (`run_start`, run.json): parameters are not secrets (docs/run-again.md).
     A full run (not `sample`) holds the pipeline's lock (osiris.run.lock): another run of it raises
     PipelineBusy, or with `wait` is waited for (`waiting` gets the line that says so). Incremental
-    reads start where the pipeline's state says (`full_refresh`: from their `initial`), and the state
-    advances only after a full run that succeeded (osiris.run.incremental)."""
+    reads start where the pipeline's state for these parameter values says (`step_params`, the
+    report's, say which parameters each step uses; `full_refresh`: from their `initial`), a sample
+    run too, and the state advances only after a full run that succeeded (osiris.run.incremental)."""
     from contextlib import nullcontext
 
     from osiris.run.lock import pipeline_lock
@@ -66,14 +68,16 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     with lock as held:
         return _run_recorded(effective, registry, redactor, pipeline, pipeline_path=pipeline_path,
                              pipeline_sha256=pipeline_sha256, sample=sample, listener=listener,
-                             step_configs=step_configs, engine=engine, params=params, full_refresh=full_refresh, limit=limit,
+                             step_configs=step_configs, engine=engine, params=params, step_params=step_params,
+                             full_refresh=full_refresh, limit=limit,
                              note=held.note if held is not None else lambda session: None)
 
 
 def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
                   pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                   listener: RunListener, step_configs: Mapping[str, StepConfig] | None, engine: str,
-                  params: Mapping[str, Any] | None, full_refresh: bool, limit: RunLimit | None,
+                  params: Mapping[str, Any] | None, step_params: Mapping[str, Sequence[str]] | None,
+                  full_refresh: bool, limit: RunLimit | None,
                   note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
@@ -82,15 +86,13 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
     from osiris.trust.boundary import Boundary
 
     from osiris.errors import UsageError
-    from osiris.oml.incremental import load_state, save_state, state_path
-    from osiris.run.incremental import advanced, starts
+    from osiris.run.incremental import plan_reads
 
-    kept = state_path(effective.project_root, str(pipeline.get("name") or Path(pipeline_path).stem))
     try:
-        state = load_state(kept)
+        reads = plan_reads(effective.project_root, pipeline, str(pipeline.get("name") or Path(pipeline_path).stem),
+                           params=params, step_params=step_params, full_refresh=full_refresh)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    read_after = starts(pipeline, state, full_refresh)
     root = effective.resolve_path(effective.settings.sessions.dir)
     session = Session.create(root, provider="none", model="none", redactor=redactor,
                              settings=effective.to_dict(), command="run")
@@ -106,7 +108,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {},
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
-        read_after=read_after, limit=limit or run_limit(effective, sample))
+        read_after=reads.starts, limit=limit or run_limit(effective, sample))
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark
@@ -115,9 +117,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
     else:
         result = run_pipeline(pipeline, options, Listeners(trail, listener))
     if result.ok and sample is None and engine != "spark":  # every writer committed: the state moves on
-        after = advanced(pipeline, state, read_after, result)
-        if after != state:
-            save_state(kept, after)
+        reads.advance(pipeline, result)
     return RecordedRun(session, trail.finish(result), result, trail)
 
 

@@ -71,10 +71,12 @@ class DryRun:
 
 
 def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: RunListener,
-               step_configs: Mapping[str, StepConfig] | None = None) -> DryRun:
+               step_configs: Mapping[str, StepConfig] | None = None,
+               read_after: Mapping[str, tuple[str, Any]] | None = None) -> DryRun:
     """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first), each step with its
-    effective config from validation (`step_configs`). Ctrl-C is re-raised after the running writer
-    rolled back."""
+    effective config from validation (`step_configs`), each incremental read after its saved cursor
+    (`read_after`, osiris.run.incremental: the sample shows what the next run would read; it never
+    writes the state). Ctrl-C is re-raised after the running writer rolled back."""
     from osiris.run.deadline import RunLimit
     from osiris.run.engine import run_pipeline
 
@@ -82,7 +84,7 @@ def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: Ru
     run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
                              sample=options.rows, sample_dir=options.keep_dir, secret_fields=options.secret_fields,
                              step_configs=step_configs or {}, boundary=options.boundary, redact=options.redact,
-                             limit=RunLimit(options.timeout_seconds, "validation.dry_run_timeout_seconds"))
+                             read_after=read_after or {}, limit=RunLimit(options.timeout_seconds, "validation.dry_run_timeout_seconds"))
     result = run_pipeline(pipeline, run_options, listener)
     if result.interrupted:
         raise KeyboardInterrupt

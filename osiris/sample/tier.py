@@ -12,7 +12,7 @@ issue: they go back to the LLM as a delta, with what the sample showed.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -52,34 +52,56 @@ class SampleTier:
         return wanted
 
     def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
-             attempt: int, where: str, pipeline_sha256: str = "") -> DryRun:
+             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Any] | None = None,
+             step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun:
         """Run a valid pipeline on samples, each step with its effective config from validation, and
         write its trail under the session's `where` (the attempt's directory); `pipeline_sha256` is
-        that of the attempt's canonical text, for the trail."""
+        that of the attempt's canonical text, for the trail. Incremental reads start from the
+        project's saved state for these parameter values (`params`, `step_params`: the report's),
+        as the next run would; the state is never written (docs/run-again.md)."""
         started = time.perf_counter()
         trail = SampleTrail(self.session, where=where, cycle=cycle, attempt=attempt,
                             rows=self.options.rows, save_samples=self.save_samples,
                             pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
         trail.begin(len(pipeline.get("steps") or []), sources(pipeline))
         blocked = not_runnable(pipeline, self.options)
+        read_after: dict[str, tuple[str, Any]] = {}
+        if not blocked:
+            read_after, blocked = self._saved_cursors(pipeline, params, step_params)
         if blocked:
             dry_run = DryRun("skipped", self.options.rows, reason=blocked)
         else:
             trail.start(len(pipeline.get("steps") or []))
             options = replace(self.options, keep_dir=self.session.path / where) if self.save_samples else self.options
-            dry_run = self._run(pipeline, options, trail, step_configs)
+            dry_run = self._run(pipeline, options, trail, step_configs, read_after)
             if dry_run.failed:
                 dry_run.facts = sample_facts(pipeline, dry_run.steps, self.options)
         dry_run.duration_ms = round((time.perf_counter() - started) * 1000, 1)  # the tier's whole cost
         trail.complete(dry_run, ran=blocked is None)
         return dry_run
 
+    def _saved_cursors(self, pipeline: Mapping[str, Any], params: Mapping[str, Any] | None,
+                       step_params: Mapping[str, Sequence[str]] | None) -> tuple[dict[str, tuple[str, Any]], str | None]:
+        """Where each incremental read starts by the project's saved state (nothing for a pipeline
+        without a name), or why the sample cannot start (a state file Osiris cannot read)."""
+        from osiris.run.incremental import plan_reads
+
+        name = pipeline.get("name")
+        if not isinstance(name, str) or not name:
+            return {}, None
+        try:
+            plan = plan_reads(self.options.base_dir, pipeline, name, params=params, step_params=step_params,
+                              full_refresh=False)
+        except ValueError as error:
+            return {}, str(error)
+        return plan.starts, None
+
     def _run(self, pipeline: Any, options: SampleOptions, trail: SampleTrail,
-             step_configs: Mapping[str, StepConfig]) -> DryRun:
+             step_configs: Mapping[str, StepConfig], read_after: Mapping[str, tuple[str, Any]]) -> DryRun:
         """The sample run; a failure outside every step (a bug, a broken install) leaves the pipeline
         untested with its reason, never a crash. Ctrl-C goes through."""
         try:
-            return sample_run(pipeline, options, trail, step_configs)
+            return sample_run(pipeline, options, trail, step_configs, read_after)
         except Exception as error:
             detail = shorten(withhold_values(str(error).strip().splitlines()[0] if str(error).strip() else "no details"),
                              200, self.session.redactor.text)

@@ -44,6 +44,7 @@ class ValidationReport:
     coerced: list[Issue] = field(default_factory=list)  # the OML315 coercions written into oml_text
     step_configs: dict[str, StepConfig] = field(default_factory=dict)  # step id -> its effective config
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {value, source} (docs/run-again.md)
+    step_params: dict[str, list[str]] = field(default_factory=dict)  # step id -> the parameters its config uses
 
     @property
     def normalised(self) -> bool:

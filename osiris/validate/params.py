@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from osiris.oml.params import ENTRY_KEYS, NAME, REFERENCE, Resolved, env_name, resolve, substitute
+from osiris.oml.params import ENTRY_KEYS, NAME, REFERENCE, Resolved, env_name, resolve, substitute, used
 from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -19,7 +19,8 @@ SCALARS = (str, int, float, bool)
 def apply_params(document: dict[str, Any], given: Mapping[str, str], env: Mapping[str, str],
                  findings: Findings) -> tuple[Resolved, set[str]]:
     """Check `params:`, then write each parameter's value into the steps' configs (in place).
-    Returns the values and the JSON pointers of the config values that held a reference."""
+    Returns the values and the JSON pointers of the config values that held a reference
+    (`step_params` says which parameters each step's config uses: call it first)."""
     _check_block(document.get("params"), "params" in document, findings)
     resolved = resolve(document, given, env)
     written: set[str] = set()
@@ -32,6 +33,14 @@ def apply_params(document: dict[str, Any], given: Mapping[str, str], env: Mappin
         written.update(base + p for p in pointers)
         _report_unresolved(step["config"], base, findings)
     return resolved, written
+
+
+def step_params(document: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Step id -> the parameters its config refers to, before they are written in (an incremental
+    read's state is kept by their values: osiris.run.incremental.state_keys)."""
+    steps = document.get("steps")
+    return {step["id"]: used(step.get("config")) for step in (steps if isinstance(steps, list) else [])
+            if isinstance(step, dict) and isinstance(step.get("id"), str) and used(step.get("config"))}
 
 
 def _report_unresolved(value: Any, pointer: str, findings: Findings) -> None:

@@ -17,7 +17,7 @@ from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
 from osiris.validate.graph import check_graph
 from osiris.validate.issue import Issue, ValidationReport
-from osiris.validate.params import apply_params
+from osiris.validate.params import apply_params, step_params
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules
 from osiris.validate.paging import check_paging
 from osiris.validate.runnable import check_runnable
@@ -75,6 +75,7 @@ class Validator:
         check_structure(document, findings)
         written: set[str] = set()  # config values a parameter gave: never coerced into the text
         if isinstance(document, dict):
+            report.step_params = step_params(document)
             resolved, written = apply_params(document, params, self.env, findings)
             report.params = resolved.record()
         check_free_form_secrets(document, findings)

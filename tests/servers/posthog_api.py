@@ -4,7 +4,7 @@ PostHog cannot run on these machines, so posthog.extractor is tested against thi
 NOT PostHog: it serves only the endpoint the driver calls, with PostHog's request and response
 shapes, and runs each HogQL query on an in-memory DuckDB holding the four tables the driver reads:
 
-    POST /api/projects/<id>/query/   {"query": {"kind": "HogQLQuery", "query": "SELECT ..."}}
+    POST /api/projects/<id>/query/   {"query": {"kind": "HogQLQuery", "query": "SELECT ...", "values": {...}}}
         200 {"results": [[...], ...], "columns": [...], "types": [[name, type], ...], "hasMore": false, ...}
         400 a HogQL error; 401 a wrong or missing key; 403 a key without the query:read scope;
         404 an unknown project or path; 429 when a test asked for throttling (with Retry-After)
@@ -13,7 +13,8 @@ As in PostHog, `properties` columns are JSON text (HogQL's StringJSON fields), d
 8601 strings in the project's time zone (UTC here), UUIDs are strings, a query without LIMIT gets
 LIMIT 100 and none returns more than 50,000 rows. Error bodies carry DRF's `type`, `code` and
 `detail`. HogQL is translated to DuckDB SQL only as far as the driver's queries need: string
-literals (with HogQL's backslash escapes), `$`-prefixed column names and `toDateTime(s[, tz])`.
+literals (with HogQL's backslash escapes), `$`-prefixed column names, `toDateTime(s[, tz])` and
+`{placeholder}`s, whose `values` are bound as DuckDB parameters (never pasted into the SQL).
 
 Bounded: request bodies up to 64 KiB, at most 8 requests at a time, the last 2,000 requests
 recorded (method, path, headers, JSON body) for tests to assert what the driver sent.
@@ -105,6 +106,7 @@ class PostHogStandIn:
     url: str = ""
     requests: deque[Seen] = field(default_factory=lambda: deque(maxlen=2000))
     faults: deque[tuple[int, dict[str, str]]] = field(default_factory=deque)  # answers before the next queries
+    db: Any = None  # the _Database: a test may add rows (`db.con`, under `db.lock`)
     _server: ThreadingHTTPServer | None = None
 
     def queries(self) -> list[str]:
@@ -128,7 +130,7 @@ class PostHogStandIn:
 
 def start_posthog() -> PostHogStandIn:
     standin = PostHogStandIn()
-    database = _Database()
+    database = standin.db = _Database()
 
     class Handler(_Handler):
         state, db = standin, database
@@ -163,11 +165,12 @@ class _Database:
             marks = ", ".join("?" for _ in rows[0])
             self.con.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", [list(r.values()) for r in rows])
 
-    def query(self, hogql: str) -> dict[str, Any]:
-        sql = to_duckdb(hogql)
+    def query(self, hogql: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
+        bound: list[Any] = []
+        sql = to_duckdb(hogql, values or {}, bound)
         with self.lock:
             try:
-                cursor = self.con.execute(sql)
+                cursor = self.con.execute(sql, bound)
                 rows = cursor.fetchall()
             except duckdb.Error as error:
                 raise HogQLError(str(error).splitlines()[0]) from None
@@ -179,13 +182,14 @@ class _Database:
                 "hogql": hogql, "query": hogql, "clickhouse": sql, "timings": [], "modifiers": {}}
 
 
-_TOKENS = re.compile(r"'(?:[^'\\]|\\.|'')*'|\$\w+|\btoDateTime\s*\(|;", re.IGNORECASE | re.DOTALL)
+_TOKENS = re.compile(r"'(?:[^'\\]|\\.|'')*'|\$\w+|\btoDateTime\s*\(|;|\{\w+\}", re.IGNORECASE | re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f"}
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
 
 
-def to_duckdb(hogql: str) -> str:
-    """The driver's HogQL as DuckDB SQL: literals re-quoted, `$names` quoted, LIMIT defaulted and capped."""
+def to_duckdb(hogql: str, values: dict[str, Any] | None = None, bound: list[Any] | None = None) -> str:
+    """The driver's HogQL as DuckDB SQL: literals re-quoted, `$names` quoted, `{placeholder}`s bound
+    from `values` (appended to `bound`, as HogQL binds them), LIMIT defaulted and capped."""
     if not hogql.lstrip().upper().startswith("SELECT"):
         raise HogQLError("Syntax error: expected a SELECT query")
 
@@ -193,6 +197,11 @@ def to_duckdb(hogql: str) -> str:
         token = match.group(0)
         if token == ";":
             raise HogQLError("Syntax error: a query is a single SELECT")
+        if token.startswith("{"):
+            if values is None or token[1:-1] not in values or bound is None:
+                raise HogQLError(f"Placeholder {token} is not defined in values")
+            bound.append(values[token[1:-1]])
+            return "?"
         if token.startswith("'"):
             return "'" + unescape(token[1:-1]).replace("'", "''") + "'"
         if token.startswith("$"):
@@ -294,7 +303,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(query, dict) or query.get("kind") != "HogQLQuery" or not isinstance(query.get("query"), str):
             return self.reply(400, _error("validation_error", "invalid_input", "Expected a HogQLQuery."))
         try:
-            self.reply(200, self.db.query(query["query"]))
+            values = query.get("values")
+            self.reply(200, self.db.query(query["query"], values if isinstance(values, dict) else None))
         except HogQLError as error:
             self.reply(400, _error("validation_error", "invalid_input", str(error)))
 

@@ -11,9 +11,11 @@ did and rows sharing a timestamp are neither lost nor read twice. A page shorter
 (`page_size`, or what a sample still needs) is the last.
 
 Events and sessions are read from `initial_since` (30 days before the run when not set) up to the
-moment the run started; `event_types` keeps only those events. A run keeps no state between runs
-(public Osiris's runner never hands its driver one either), so `lookback_window_minutes`, which
-widens the start of an incremental read, has nothing to re-read: it is accepted and unused.
+moment the run started; `event_types` keeps only those events. With `incremental: {cursor:
+timestamp}` (the data type's time column) a run reads the rows after the highest value the last
+successful run read (docs/run-again.md), the value a HogQL placeholder (`{osiris_after}`, sent in
+the query's `values`) that PostHog binds. `lookback_window_minutes` (public Osiris's re-read of the
+last minutes) is accepted and unused: re-read events would be written twice by an append.
 An event whose uuid was among the last 10,000 read is dropped (`deduplication_enabled`): ClickHouse
 can hold an event twice until it merges, and rows come in key order, so a twin comes next to it.
 
@@ -42,6 +44,7 @@ from osiris.suggest import did_you_mean, listing
 BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
 DEFAULT_DAYS = 30  # how far back events and sessions are read without initial_since
 RECENT_UUIDS = 10_000  # event uuids remembered for deduplication
+AFTER = "osiris_after"  # the HogQL placeholder of an incremental read's start
 DEFAULTS = HttpDefaults(timeout=30, max_retries=5)  # each request's deadline; PostHog's 429s are retried 5 times
 
 
@@ -72,10 +75,10 @@ class PostHogDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config
         kind = DATA_TYPES[str(config["data_type"])]
-        read, url = Read(kind, time_window(config), config, ctx.sample), query_url(config)
+        read, url = Read(kind, time_window(config), config, ctx.sample, read_after(ctx, kind)), query_url(config)
         with client_for(config, ctx.secrets) as client, RecordSpool(ctx.work_dir) as spool:
             read_pages(read.pages(client, url), ctx, spool)
-            return spooled_outcome(ctx, spool, client.notes + read.notes)
+            return spooled_outcome(ctx, spool, client.notes + read.notes, None if spool.count else read.columns)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         """Each data type's columns and PostHog types, from a `LIMIT 0` query (which proves the key)."""
@@ -136,25 +139,44 @@ def time_window(config: Mapping[str, Any]) -> tuple[datetime, datetime]:
     return (since.replace(tzinfo=UTC) if since.tzinfo is None else since.astimezone(UTC)), until
 
 
+def read_after(ctx: StepContext, kind: DataType) -> str | None:
+    """An incremental read's start (docs/run-again.md): the value its rows' time column must pass.
+    The cursor must be that column, the one pages are sorted and sought by."""
+    if ctx.read_after is None:
+        return None
+    cursor, value = ctx.read_after
+    if cursor != kind.key[0] or not kind.key_is_time:
+        right = (f"its cursor is {kind.key[0]}" if kind.key_is_time
+                 else "it has no time column to read on from: remove incremental")
+        raise setting_problem(f"posthog.extractor reads {kind.table} incrementally only by {kind.key[0]}, not by "
+                              f"'{cursor}'", f"for data_type {kind.table}, {right}", value=cursor)
+    return str(value)
+
+
 class Read:
-    """The pages of one data type: each page's query follows from the last row of the one before."""
+    """The pages of one data type: each page's query follows from the last row of the one before.
+    An incremental read (`after`) starts after that instant instead of at the window's start."""
 
     def __init__(self, kind: DataType, window: tuple[datetime, datetime], config: Mapping[str, Any],
-                 sample: int | None) -> None:
-        self.kind, self.window, self.sample = kind, window, sample
+                 sample: int | None, after: str | None = None) -> None:
+        self.kind, self.window, self.sample, self.after = kind, window, sample, after
         self.page_size = int(config.get("page_size") or 1000)
         self.event_types = [str(e) for e in config.get("event_types") or []] if kind.table == "events" else []
         dedupe = bool(config.get("deduplication_enabled", True)) and kind.table == "events"
         self.seen = RecentIds(RECENT_UUIDS) if dedupe else None
         self.config = config
         self.notes: list[str] = []
+        self.columns: list[tuple[str, str]] | None = None  # the answer's columns: an empty read's table has them
 
     def pages(self, client: HttpClient, url: str) -> Iterator[list[dict[str, Any]]]:
         after: tuple[Any, Any] | None = None
         kept = dropped = 0
         while True:
             limit = self.page_size if self.sample is None else max(1, min(self.page_size, self.sample - kept))
-            found = rows(ask(client, url, self.config, self.query(after, limit)), url)
+            payload = ask(client, url, self.config, self.query(after, limit), self.values())
+            found = rows(payload, url)
+            if after is None:
+                self.columns = duckdb_columns(payload)
             fresh = [row for row in found if self.seen is None or self.seen.first(row.get("uuid"))]
             dropped += len(found) - len(fresh)
             kept += len(fresh)
@@ -176,7 +198,10 @@ class Read:
         if self.kind.windowed:
             since, until = (f"toDateTime({hogql_string(t.strftime('%Y-%m-%d %H:%M:%S.%f'))}, 'UTC')"
                             for t in self.window)
-            conditions += [f"{first} >= {since}", f"{first} < {until}"]
+            conditions += [f"{first} >= {since}"] if self.after is None else []
+            conditions += [f"{first} < {until}"]
+        if self.after is not None:  # a HogQL placeholder: PostHog binds the value, never pasted in the text
+            conditions.append(f"{first} > toDateTime({{{AFTER}}})")
         if self.event_types:
             conditions.append(f"event IN ({', '.join(map(hogql_string, self.event_types))})")
         if after is not None:
@@ -185,6 +210,10 @@ class Read:
             conditions.append(f"({first} > {at} OR ({first} = {at} AND {second} > {hogql_string(str(after[1]))}))")
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         return f"SELECT {self.kind.columns} FROM {self.kind.table}{where} ORDER BY {first} ASC, {second} ASC LIMIT {limit}"
+
+    def values(self) -> dict[str, Any]:
+        """The query's placeholder values (HogQLQuery `values`)."""
+        return {AFTER: self.after} if self.after is not None else {}
 
     def record(self, row: dict[str, Any]) -> dict[str, Any]:
         """The row with its JSON `properties` spread into prefixed columns (events and persons)."""
@@ -223,15 +252,36 @@ class RecentIds:
         return True
 
 
+_DUCKDB_TYPES = (("DateTime", "TIMESTAMPTZ"), ("Int", "BIGINT"), ("UInt", "BIGINT"), ("Float", "DOUBLE"),
+                 ("Bool", "BOOLEAN"))  # ClickHouse type prefixes; the rest (String, UUID...) is VARCHAR
+
+
+def duckdb_columns(payload: Any) -> list[tuple[str, str]] | None:
+    """The columns of a query answer as DuckDB types, `properties` left out (spread only from rows):
+    the table of a read that got no row (an incremental run with nothing new)."""
+    pairs = payload.get("types") if isinstance(payload, Mapping) else None
+    if not isinstance(pairs, list):
+        return None
+    found = []
+    for pair in pairs:
+        if isinstance(pair, list) and len(pair) == 2 and str(pair[0]) != "properties":
+            kind = str(pair[1]).removeprefix("Nullable(")
+            found.append((str(pair[0]), next((t for prefix, t in _DUCKDB_TYPES if kind.startswith(prefix)), "VARCHAR")))
+    return found or None
+
+
 def hogql_string(value: str) -> str:
     """A HogQL string literal: backslashes and single quotes escaped, so no value can end it early."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def ask(client: HttpClient, url: str, config: Mapping[str, Any], query: str) -> Any:
-    """One HogQL query's JSON answer; 401, 403 and 404 get hints in PostHog's terms."""
+def ask(client: HttpClient, url: str, config: Mapping[str, Any], query: str,
+        values: Mapping[str, Any] | None = None) -> Any:
+    """One HogQL query's JSON answer (`values`: its `{placeholder}` values, bound by PostHog); 401,
+    403 and 404 get hints in PostHog's terms."""
+    body: dict[str, Any] = {"kind": "HogQLQuery", "query": query, **({"values": dict(values)} if values else {})}
     try:
-        response = client.send("POST", url, json={"query": {"kind": "HogQLQuery", "query": query}})
+        response = client.send("POST", url, json={"query": body})
     except RuntimeProblem as problem:
         status = problem.value if isinstance(problem.value, int) else None
         hint = _status_hint(status, config)

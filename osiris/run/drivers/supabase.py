@@ -6,7 +6,8 @@ Every request carries the key twice, as `apikey` and `Authorization: Bearer`, an
 
 Reading pages with `limit` and `offset` (plus the step's `select`, `filter` and `order`) until a page
 comes back empty or shorter than the first (a project's max-rows setting may cap pages below
-`limit`); set `order` for a stable order across pages. A sample of N asks for exactly N.
+`limit`); set `order` for a stable order across pages. A sample of N asks for exactly N. An
+incremental read adds `<cursor>=gt.<value>` and, without an `order`, orders by the cursor.
 
 When the connection names the project's PostgreSQL database (`pg_dsn`, or host, database, user and
 password: osiris.run.drivers.supabase_postgres), the writer goes there instead, in one transaction,
@@ -35,6 +36,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from osiris.oml.incremental import incremental_of
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
@@ -137,7 +139,34 @@ def _unknown_table(client: HttpClient, config: Mapping[str, Any], name: str,
 def _read(ctx: StepContext, client: HttpClient) -> StepOutcome:
     with RecordSpool(ctx.work_dir) as spool:
         read_pages(_pages(ctx, client), ctx, spool)
-        return spooled_outcome(ctx, spool, client.notes)
+        return spooled_outcome(ctx, spool, client.notes, None if spool.count else _table_columns(client, ctx.config))
+
+
+# PostgREST's column formats as DuckDB types, for the empty table of a read that got no row
+_DUCKDB_TYPES = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT", "boolean": "BOOLEAN",
+                 "real": "FLOAT", "double precision": "DOUBLE", "date": "DATE", "uuid": "UUID",
+                 "timestamp without time zone": "TIMESTAMP", "timestamp with time zone": "TIMESTAMPTZ",
+                 "json": "JSON", "jsonb": "JSON"}
+
+
+def _table_columns(client: HttpClient, config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """The columns of the step's table (those `select` names, when it is a plain list), from the
+    OpenAPI root: an empty read (an incremental run with nothing new) still has the table's columns,
+    so the steps after it run. None when the root is closed or `select` is more than a list."""
+    select = str(config.get("select") or "*")
+    names = None if select == "*" else [n.strip() for n in select.split(",")]
+    if names is not None and not all(n.replace("_", "").isalnum() for n in names):
+        return None
+    try:
+        table = catalog(client, config).get(str(config["table"]))
+    except RuntimeProblem:
+        return None
+    if table is None:
+        return None
+    kinds = {c.name: _DUCKDB_TYPES.get(c.type, "VARCHAR") for c in table.columns}
+    if names is not None and not all(n in kinds for n in names):
+        return None
+    return [(n, kinds[n]) for n in (names or list(kinds))]
 
 
 def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]]]:
@@ -145,13 +174,16 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
     config = ctx.config
     size = int(config.get("limit") or 1000)
     offset = int(config.get("offset") or 0)
-    params: dict[str, Any] = {"select": config.get("select") or "*", **dict(config.get("filter") or {})}
-    if config.get("order"):
-        params["order"] = config["order"]
+    params = [("select", config.get("select") or "*"), *dict(config.get("filter") or {}).items(),
+              *_after_cursor(ctx)]
+    incremental = incremental_of(config)
+    order = config.get("order") or (f"{incremental.cursor}.asc" if incremental else None)
+    if order:
+        params.append(("order", order))
     read, first = 0, 0
     while True:
         limit = size if ctx.sample is None else min(size, ctx.sample - read)
-        response = _send(client, config, "GET", params={**params, "limit": limit, "offset": offset})
+        response = _send(client, config, "GET", params=[*params, ("limit", limit), ("offset", offset)])
         rows = client.json(response)
         if not isinstance(rows, list):
             raise client.problem("OML515", f"invalid API response from {_where(config)}: not a list of rows",
@@ -165,6 +197,15 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
         # than the first, never merely a page shorter than `limit`.
         if not rows or len(rows) < first or (ctx.sample is not None and read >= ctx.sample):
             return
+
+
+def _after_cursor(ctx: StepContext) -> list[tuple[str, Any]]:
+    """An incremental read's filter (docs/run-again.md): `<cursor>=gt.<value>`, a query-string
+    parameter PostgREST binds as a value of its SQL (beside any filter of the step on that column)."""
+    if ctx.read_after is None:
+        return []
+    cursor, value = ctx.read_after
+    return [(cursor, f"gt.{value}")]
 
 
 def _where(config: Mapping[str, Any]) -> str:
