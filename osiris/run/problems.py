@@ -253,3 +253,16 @@ def out_of_memory(error: Exception) -> RuntimeProblem:
     """DuckDB's out-of-memory error as its problem: the scratch cap reached (OML533) or the engine's
     memory (OML526); every driver that meets one tells it this way."""
     return scratch_problem() if "max_temp_directory_size" in str(error) else memory_problem()
+
+
+# --- OML539: an empty answer's columns ------------------------------------------------------------
+
+def unknown_columns_problem(data_path: str, why: str) -> RuntimeProblem:
+    """OML539: an API answered no records, and the columns of its records at `data_path` cannot be
+    told from the step (`why`); no table with made-up columns is written (docs/run-http.md)."""
+    return RuntimeProblem(
+        "OML539", f"the API returned no records at data_path '{data_path}', and which columns they have cannot "
+                  f"be told from the query: {why}",
+        "name each field the records hold in the query's selection at data_path (an alias or a field becomes a "
+        "column), or set flatten_result: false to keep a nested field as one column; nothing was written",
+        value=data_path)
