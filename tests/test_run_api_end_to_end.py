@@ -118,6 +118,54 @@ def test_graphql_without_pagination_runs_end_to_end(gql: RunProject, api: ApiSer
     assert len(api.hits("/graphql")) == 1
 
 
+EMPTY_PAGE = {"first": 5, "after": "100"}  # past the 23 records: the server answers {"nodes": []}
+
+
+@pytest.mark.parametrize("selection, flatten, header", [
+    ("id ...Naming", True, "id,label,title\n"),
+    ("id meta { rank tags }", False, "id,meta\n"),
+])
+def test_graphql_empty_answer_writes_the_columns_its_query_selects(gql: RunProject, api: ApiServer, selection: str,
+                                                                  flatten: bool, header: str) -> None:
+    """No record came, so only the query says what the records hold: the CSV's header is the fields
+    it selects at data_path (aliases, a named fragment spread; nested kept whole without flattening),
+    where it was `record` before."""
+    proj = gql
+    query = ("query Items($first: Int, $after: String) { items(first: $first, after: $after) { "
+             f"nodes {{ {selection} }} pageInfo {{ hasNextPage endCursor }} }} }} "
+             "fragment Naming on Item { label: name ... on Item { title: name } }")
+    step = graphql_step(api, query=query, variables=EMPTY_PAGE, flatten_result=flatten, pagination_enabled=True,
+                        pagination_path="data.items.pageInfo")
+    result = proj.run(str(proj.pipeline([step, csv_step("write", "write", "out.csv")])))
+    assert result.returncode == 0, result.stderr
+    assert (proj.root / "out.csv").read_bytes() == header.encode()
+    assert ("OML513 warning: step 'get': the API returned no records; the output table is empty, with the "
+            "columns of the query's selection at data_path") in result.stderr
+    assert api.hits("/graphql")[0].body["variables"] == EMPTY_PAGE
+
+
+def test_graphql_empty_answer_whose_columns_the_query_cannot_tell_fails_naming_the_field(
+        gql: RunProject, api: ApiServer) -> None:
+    """Flattened, `meta { rank }` is columns meta_rank if the API answers an object and one column
+    meta if it answers a list: with no record to show which, the step fails (OML539) and nothing
+    is written, rather than a made-up `record` column."""
+    proj = gql
+    query = ("query Items($first: Int, $after: String) { items(first: $first, after: $after) { "
+             "nodes { id meta { rank } } pageInfo { hasNextPage endCursor } } }")
+    step = graphql_step(api, query=query, variables=EMPTY_PAGE)
+    path = proj.pipeline([step, csv_step("write", "write", "out.csv")])
+    result = proj.run(str(path))
+    assert result.returncode == 6, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"{path} OML539 step 'get': the API returned no records at data_path 'data.items.nodes', and which "
+        "columns they have cannot be told from the query: 'meta' has a sub-selection, and with flatten_result it "
+        "becomes columns (meta_...) if the API answers an object, one column (meta) if it answers a list",
+        "    hint: name each field the records hold in the query's selection at data_path (an alias or a field "
+        "becomes a column), or set flatten_result: false to keep a nested field as one column; nothing was written"]
+    assert not (proj.root / "out.csv").exists()
+    assert "write  skipped (its input 'get' did not complete)" in result.stdout
+
+
 SUPABASE_SETUP = """
 DROP TABLE IF EXISTS users, users_copy;
 CREATE TABLE users (id int PRIMARY KEY, name text NOT NULL);

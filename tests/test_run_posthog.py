@@ -206,6 +206,41 @@ def test_sample_stops_asking_for_pages_once_it_has_its_rows(proj: RunProject, st
     assert not (proj.root / "out.csv").exists()
 
 
+SEEK_HINT = ("    hint: rows are paged by {0}, then {1}: every row needs both, and each page must start after the "
+             "last row read (rows with a greater {0}, or the same {0} and a greater {1}); check that region and "
+             "custom_base_url name a PostHog whose query API applies the query's WHERE and ORDER BY")
+
+
+@pytest.mark.parametrize("fault, data_type, why, key", [
+    ("ignore_seek", "events", "page 2 ended on the row page 1 ended on", ("timestamp", "uuid")),
+    ("ignore_seek", "person_distinct_ids", "page 2 ended on the row page 1 ended on", ("person_id", "distinct_id")),
+    ("blank_column", "persons", "the last row of page 1 has no created_at to read on from", ("created_at", "id")),
+])
+def test_paging_that_cannot_go_on_fails_the_step_and_the_target_keeps_what_it_held(
+        proj: RunProject, standin: PostHogStandIn, fault: str, data_type: str, why: str, key: tuple[str, str]) -> None:
+    """A PostHog (or a proxy before it) that answers page 1 again whatever the seek says, or rows
+    without their seek key, after a full page: the rows after it cannot be read. It was a warning
+    and exit 0 with the first page written as if complete; now the step fails (OML535, exit 6) and
+    the CSV written by an earlier run is left as it was."""
+    if fault == "ignore_seek":
+        standin.ignore_seek = True
+    else:
+        standin.blank_column = key[0]
+    (proj.root / "out.csv").write_text("an earlier run's rows\n")
+    path = proj.pipeline(to_csv(posthog_step(data_type), f"SELECT {key[1]} FROM input_df"))
+    result = proj.run(str(path), process=True)
+    assert result.returncode == 6, result.stderr
+    assert result.stderr.splitlines()[:2] == [
+        f"{path} OML535 step 'read': paging of {query_url(standin)} did not advance: {why}, so the rest of the "
+        "data cannot be read", SEEK_HINT.format(*key)]
+    assert "Traceback" not in result.stderr and "stopped paging" not in result.stderr
+    assert "pick  skipped (its input 'read' did not complete)" in result.stdout
+    assert "write  skipped" in result.stdout
+    assert (proj.root / "out.csv").read_bytes() == b"an earlier run's rows\n"
+    assert sorted(p.name for p in proj.root.iterdir() if not p.name.startswith(".")) == ["out.csv", path.name]
+    assert len(standin.queries()) == (2 if fault == "ignore_seek" else 1)  # no page after the one that cannot lead on
+
+
 def test_a_wrong_key_is_oml506_with_exit_6_and_the_key_shown_nowhere(proj: RunProject, standin: PostHogStandIn) -> None:
     path = proj.pipeline(to_csv(posthog_step("events"), "SELECT uuid FROM input_df"))
     result = proj.run(str(path), env={"POSTHOG_API_KEY": WRONG_KEY}, process=True)

@@ -288,12 +288,13 @@ def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: R
 
 
 def spooled_outcome(ctx: StepContext, spool: RecordSpool, notes: list[str],
-                    known: list[tuple[str, str]] | None = None) -> StepOutcome:
+                    known: list[tuple[str, str]] | None = None, known_from: str = "its catalog") -> StepOutcome:
     """Load the spool into the step's table; the outcome with the client's notes as warnings.
-    `known` columns (from the endpoint's catalog) shape the table when no record came."""
+    `known` columns (from `known_from`: the endpoint's catalog, the query) shape the table when no
+    record came."""
     columns = spool.load(ctx.con, ctx.output_table, known)
     warnings = list(notes)
     if spool.count == 0:
-        shape = "with the columns of its catalog" if known else "with one JSON column, record (no catalog for it)"
+        shape = f"with the columns of {known_from}" if known else "with one JSON column, record (no catalog for it)"
         warnings.append(f"the API returned no records; the output table is empty, {shape}")
     return StepOutcome(rows_in=spool.count, rows_out=spool.count, columns=columns, warnings=warnings)

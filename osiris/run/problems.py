@@ -93,6 +93,15 @@ def value_problem(column: str, what: str, fix: str) -> RuntimeProblem:
                           value=column)
 
 
+def inexact_float_problem(column: str) -> RuntimeProblem:
+    """OML504: a MySQL FLOAT the query can only read with the text protocol's six digits, since it
+    cannot be read as a derived table, where it would be widened to its exact value."""
+    return value_problem(column, "is a MySQL FLOAT that this query reads with six digits only (16777216 as "
+                                 "16777200): the query cannot be read as a subquery, where it would be read exactly",
+                         f"read it as CAST({column} AS DOUBLE) in the step's query, or leave out what keeps the query "
+                         "from being a subquery (SQL_NO_CACHE, HIGH_PRIORITY, SQL_CALC_FOUND_ROWS)")
+
+
 def unreadable_value_problem(column: str, duckdb_type: str) -> RuntimeProblem:
     """OML504: a value a reader sent that the column's engine type cannot hold (docs/types.md)."""
     kind = duckdb_type.split("(")[0]
@@ -253,3 +262,37 @@ def out_of_memory(error: Exception) -> RuntimeProblem:
     """DuckDB's out-of-memory error as its problem: the scratch cap reached (OML533) or the engine's
     memory (OML526); every driver that meets one tells it this way."""
     return scratch_problem() if "max_temp_directory_size" in str(error) else memory_problem()
+
+
+# --- OML539: an empty answer's columns ------------------------------------------------------------
+
+def unknown_columns_problem(data_path: str, why: str) -> RuntimeProblem:
+    """OML539: an API answered no records, and the columns of its records at `data_path` cannot be
+    told from the step (`why`); no table with made-up columns is written (docs/run-http.md)."""
+    return RuntimeProblem(
+        "OML539", f"the API returned no records at data_path '{data_path}', and which columns they have cannot "
+                  f"be told from the query: {why}",
+        "name each field the records hold in the query's selection at data_path (an alias or a field becomes a "
+        "column), or set flatten_result: false to keep a nested field as one column; nothing was written",
+        value=data_path)
+
+
+# --- OML540: a query's columns --------------------------------------------------------------------
+
+def repeated_name(names: Iterable[str]) -> str | None:
+    """The first name that comes again (the engine's column names ignore case), or None."""
+    seen: set[str] = set()
+    for name in names:
+        if name.lower() in seen:
+            return name
+        seen.add(name.lower())
+    return None
+
+
+def repeated_column_problem(column: str) -> RuntimeProblem:
+    """OML540: a reader's query gives two columns one name, which the step's table cannot hold;
+    refused before any row is read (docs/types.md)."""
+    return RuntimeProblem(
+        "OML540", f"the query's result has two columns named '{column}' (column names ignore case)",
+        f"give each its own name with AS in the step's query (e.g. b.{column} AS b_{column}); nothing was read",
+        value=column)

@@ -67,8 +67,13 @@ class CsvSpool:
 
     def __init__(self, con: Any, table: str, columns: Sequence[Column | tuple[str, str]], path: Path,
                  batch_size: int, progress: Callable[[int], None]) -> None:
+        from osiris.run.problems import repeated_column_problem, repeated_name
+
         self.con, self.table = con, table
         self.columns = [c if isinstance(c, Column) else Column(*c) for c in columns]
+        twin = repeated_name(c.name for c in self.columns)
+        if twin is not None:
+            raise repeated_column_problem(twin)
         self.batch_size, self.progress = max(1, batch_size), progress
         self.rows = 0
         self._paths = [path.with_suffix(".0.csv"), path.with_suffix(".1.csv")]

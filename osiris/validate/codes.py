@@ -102,4 +102,6 @@ CODES: dict[str, Code] = {
     "OML535": Code(5, "error", "paging did not advance"),
     "OML537": Code(5, "error", "check on data failed"),
     "OML538": Code(5, "warning", "check on data failed (level: warning)"),
+    "OML539": Code(5, "error", "columns of an empty answer unknown"),  # graphql.extractor (docs/run-http.md)
+    "OML540": Code(5, "error", "result columns share a name"),  # a database reader's query (docs/types.md)
 }

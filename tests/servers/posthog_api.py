@@ -107,6 +107,8 @@ class PostHogStandIn:
     requests: deque[Seen] = field(default_factory=lambda: deque(maxlen=2000))
     faults: deque[tuple[int, dict[str, str]]] = field(default_factory=deque)  # answers before the next queries
     db: Any = None  # the _Database: a test may add rows (`db.con`, under `db.lock`)
+    ignore_seek: bool = False  # planted fault: answer as if the query had no seek condition (page 1 again)
+    blank_column: str | None = None  # planted fault: every row answered has this column NULL
     _server: ThreadingHTTPServer | None = None
 
     def queries(self) -> list[str]:
@@ -121,6 +123,7 @@ class PostHogStandIn:
     def reset(self) -> None:
         self.requests.clear()
         self.faults.clear()
+        self.ignore_seek, self.blank_column = False, None
 
     def stop(self) -> None:
         if self._server:
@@ -185,6 +188,7 @@ class _Database:
 _TOKENS = re.compile(r"'(?:[^'\\]|\\.|'')*'|\$\w+|\btoDateTime\s*\(|;|\{\w+\}", re.IGNORECASE | re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f"}
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
+_SEEK = re.compile(r" (?:AND|WHERE) \(\S+ > .*\)\) ORDER BY")  # the driver's seek, dropped by ignore_seek
 
 
 def to_duckdb(hogql: str, values: dict[str, Any] | None = None, bound: list[Any] | None = None) -> str:
@@ -302,9 +306,14 @@ class _Handler(BaseHTTPRequestHandler):
         query = body.get("query") if isinstance(body, dict) else None
         if not isinstance(query, dict) or query.get("kind") != "HogQLQuery" or not isinstance(query.get("query"), str):
             return self.reply(400, _error("validation_error", "invalid_input", "Expected a HogQLQuery."))
+        hogql = _SEEK.sub(" ORDER BY", query["query"]) if self.state.ignore_seek else query["query"]
         try:
             values = query.get("values")
-            self.reply(200, self.db.query(query["query"], values if isinstance(values, dict) else None))
+            answer = self.db.query(hogql, values if isinstance(values, dict) else None)
+            if self.state.blank_column in answer["columns"]:
+                at = answer["columns"].index(self.state.blank_column)
+                answer["results"] = [[None if i == at else v for i, v in enumerate(row)] for row in answer["results"]]
+            self.reply(200, answer)
         except HogQLError as error:
             self.reply(400, _error("validation_error", "invalid_input", str(error)))
 

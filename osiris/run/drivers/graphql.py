@@ -7,7 +7,9 @@ The query is POSTed with its `variables`. With `pagination_enabled`, the pageInf
 `flatten_result` turns nested objects into columns (`owner: {login}` -> `owner_login`); otherwise
 they stay STRUCT columns. Retries and auth are those of rest.extractor; `retry_delay` is the first
 backoff wait, doubled each retry. A cursor that comes back (X, Y, X), pages that repeat, and
-`max_pages` end paging as in rest.extractor (osiris.run.paging).
+`max_pages` end paging as in rest.extractor (osiris.run.paging). An answer without records gives an
+empty table with the columns the query selects at data_path (osiris.run.graphql_selection), or
+OML539 when the query cannot tell them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, 
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
 from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
+from osiris.run.graphql_selection import Unknowable, columns_at
 from osiris.run.paging import PageGuard
+from osiris.run.problems import unknown_columns_problem
 
 MAX_ERRORS_SHOWN = 3
 
@@ -31,7 +35,10 @@ class GraphQLDriver:
         flat = bool(config.get("flatten_result", True))
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
             read_pages(_pages(client, config), ctx, spool)
-            return spooled_outcome(ctx, spool, client.notes)
+            if spool.count:
+                return spooled_outcome(ctx, spool, client.notes)
+            known = [(name, "JSON") for name in selected_columns(config, flat)]
+            return spooled_outcome(ctx, spool, client.notes, known, "the query's selection at data_path")
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         """The query fields `tables` (all when None) by introspection (osiris.catalog.graphql_schema)."""
@@ -68,6 +75,16 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         if cursor is None or not guard.may_follow("cursor", cursor):
             return
         variables[variable] = cursor
+
+
+def selected_columns(config: Mapping[str, Any], flat: bool) -> list[str]:
+    """The columns the query selects at data_path, for an answer without records (its table has
+    them, each JSON: no value shows what they hold); OML539 when the query cannot tell them."""
+    data_path = str(config.get("data_path", "data"))
+    try:
+        return columns_at(str(config["query"]), data_path, flat=flat)
+    except Unknowable as why:
+        raise unknown_columns_problem(data_path, str(why)) from None
 
 
 def _variable(config: Mapping[str, Any]) -> str:

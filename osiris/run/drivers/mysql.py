@@ -24,14 +24,14 @@ from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDr
 from osiris.run.drivers.mysql_types import FLOAT, REFUSALS, ReadColumns, mysql_type, render
 from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import notes, widest_decimal
-from osiris.run.problems import rejected_problem
+from osiris.run.problems import quoted_name, rejected_problem, repeated_column_problem, repeated_name
 from osiris.run.spool import CsvSpool, quote_ident
 
 FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
                 discoverable=True, dialect="mysql", words=("mariadb",), endpoints=("host", "port"))
 
 _CONNECT, _UNKNOWN_HOST, _AUTH, _DB_ACCESS, _UNKNOWN_DB = 2003, 2005, 1045, 1044, 1049
-_NO_TABLE, _NO_COLUMN = 1146, 1054
+_NO_TABLE, _NO_COLUMN, _DUPLICATE_NAME = 1146, 1054, 1060
 _DENIED = {1142, 1143, 1227, _DB_ACCESS}
 _CONSTRAINTS = {1062: ErrorKind.UNIQUE, 1048: ErrorKind.NOT_NULL, 1364: ErrorKind.NOT_NULL,
                 1451: ErrorKind.FOREIGN_KEY, 1452: ErrorKind.FOREIGN_KEY, 3819: ErrorKind.CHECK, 4025: ErrorKind.CHECK}
@@ -249,18 +249,26 @@ def _single_floats(conn: Any, query: str, params: tuple[Any, ...] = ()) -> tuple
 
     MySQL's text protocol prints a FLOAT with six digits (16777216 as 1.67772e+07); widened to a
     double it prints its exact value, which the engine's FLOAT holds again. The columns are found
-    with a LIMIT 0 probe; a query that cannot be a derived table (duplicate column names) is read
-    as written. `params` are the query's bound values (an incremental read's cursor), bound here too."""
+    with a LIMIT 0 probe. Two columns of one name are refused here (OML540), before the query runs;
+    any other query that cannot be a derived table is read as written, and its FLOAT columns are
+    refused by ReadColumns (OML504). `params` are the query's bound values (an incremental read's
+    cursor), bound here too."""
     import pymysql
 
     try:
         with conn.cursor() as cursor:
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
             fields = list(cursor._result.fields)
-    except pymysql.MySQLError:
+    except pymysql.MySQLError as error:
+        code, text = _code_and_text(error)
+        if code == _DUPLICATE_NAME:
+            raise repeated_column_problem(quoted_name(text) or "?") from None
         return query, set()
+    twin = repeated_name(str(f.name) for f in fields)
+    if twin is not None:
+        raise repeated_column_problem(twin)
     floats = {str(f.name) for f in fields if int(f.type_code) == FLOAT}
-    if not floats or len({str(f.name).lower() for f in fields}) < len(fields):
+    if not floats:
         return query, set()
     listed = ", ".join(f"CAST({quote_mysql(str(f.name))} AS DOUBLE) AS {quote_mysql(str(f.name))}"
                        if str(f.name) in floats else quote_mysql(str(f.name)) for f in fields)

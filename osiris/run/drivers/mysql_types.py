@@ -2,10 +2,11 @@
 engine (DuckDB), and what the engine's columns become in a MySQL table.
 
 Reading, each value arrives exactly: FLOAT as FLOAT (read widened to DOUBLE: the text protocol
-prints a FLOAT with six digits), BIGINT UNSIGNED as UBIGINT, DECIMAL wider than 38 digits as
-its exact text, TIME (negative, or over 24 hours) as an INTERVAL, TIMESTAMP (an instant, read in
-a UTC session) as TIMESTAMP WITH TIME ZONE, binary as BLOB, BIT as its number. A zero or partial
-date (0000-00-00, 2024-00-15), which no other date type has, stops the read with the row count.
+prints a FLOAT with six digits; a query that cannot be widened has its FLOAT refused, OML504),
+BIGINT UNSIGNED as UBIGINT, DECIMAL wider than 38 digits as its exact text, TIME (negative, or over
+24 hours) as an INTERVAL, TIMESTAMP (an instant, read in a UTC session) as TIMESTAMP WITH TIME
+ZONE, binary as BLOB, BIT as its number. A zero or partial date (0000-00-00, 2024-00-15), which no
+other date type has, stops the read with the row count.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from osiris.run.drivers.sql_types import INFINITE_DATE, LONG_INTERVAL, NOT_A_NUMBER, Refusal, base, is_nested
-from osiris.run.problems import value_problem
+from osiris.run.problems import inexact_float_problem, value_problem
 from osiris.run.spool import Column
 from osiris.text_table import duration_text
 
@@ -74,8 +75,10 @@ class ReadColumns:
             return self._date(name, code)
         if code in INTEGERS:
             return Column(name, "UBIGINT" if code == 8 and unsigned else "BIGINT"), None
+        if code == FLOAT:  # not widened (mysql._single_floats could not): six digits, never exact
+            raise inexact_float_problem(name)
         if code in FLOATS:
-            return Column(name, "FLOAT" if code == FLOAT or name in self._floats else "DOUBLE"), None
+            return Column(name, "FLOAT" if name in self._floats else "DOUBLE"), None
         if code == TIME:
             return Column(name, "INTERVAL"), duration_text  # MySQL's own text, which DuckDB reads as an INTERVAL
         if code == BIT:

@@ -20,7 +20,8 @@ from contextlib import closing
 from typing import Any
 
 from osiris.run.driver import Family, StepContext, TableInfo
-from osiris.run.drivers.postgres_bits import bit_targets, bits_text, refuse_wide_bits
+from osiris.run.drivers.postgres_bits import (bit_targets, bits_text, refuse_wide_bits, refuse_wide_staged_bits,
+                                              staged_bit_targets, staged_bits_text)
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
 from osiris.run.drivers.sql_common import csv_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import is_nested, notes
@@ -165,8 +166,12 @@ class PostgresDialect(SqlDialect):
                                "WITH NO DATA")
             rows = 0
             if ctx.staged_table:  # the Spark engine staged the rows in this database (docs/spark.md)
+                into_bits = staged_bit_targets(columns, target.existing)  # a number into a bit(n) column: its bits
+                refuse_wide_staged_bits(cursor, ctx.staged_table, into_bits)
+                values = ", ".join(staged_bits_text(n, into_bits[n]) if n in into_bits else quote_ident(n)
+                                   for n, _ in columns)
                 cursor.execute(f"INSERT INTO {'osiris_stage' if staged else into} ({names}) "
-                               f"SELECT {names} FROM {ctx.staged_table}")
+                               f"SELECT {values} FROM {ctx.staged_table}")
                 rows = cursor.rowcount
             else:
                 into_bits = bit_targets(columns, target.existing)  # a number into a bit(n) column: its bits

@@ -8,7 +8,9 @@ https://eu.posthog.com by `region`, or `custom_base_url` for `self_hosted`.
 Pages are read by seek, never by offset: rows come ordered by two columns (the data type's `KEY`)
 and each next page asks for the rows after the last one read, so a deep page costs what the first
 did and rows sharing a timestamp are neither lost nor read twice. A page shorter than its LIMIT
-(`page_size`, or what a sample still needs) is the last.
+(`page_size`, or what a sample still needs) is the last. A full page whose last row cannot lead on
+(a key column empty, or the row the page before ended on) fails the step with OML535: the rest
+could not be read, and a partial copy never succeeds.
 
 Events and sessions are read from `initial_since` (30 days before the run when not set) up to the
 moment the run started; `event_types` keeps only those events. With `incremental: {cursor:
@@ -38,6 +40,7 @@ from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
+from osiris.run.paging import no_advance
 from osiris.run.problems import setting_problem
 from osiris.suggest import did_you_mean, listing
 
@@ -170,27 +173,41 @@ class Read:
 
     def pages(self, client: HttpClient, url: str) -> Iterator[list[dict[str, Any]]]:
         after: tuple[Any, Any] | None = None
-        kept = dropped = 0
+        kept = dropped = pages = 0
         while True:
             limit = self.page_size if self.sample is None else max(1, min(self.page_size, self.sample - kept))
             payload = ask(client, url, self.config, self.query(after, limit), self.values())
             found = rows(payload, url)
             if after is None:
                 self.columns = duckdb_columns(payload)
+            pages += 1
             fresh = [row for row in found if self.seen is None or self.seen.first(row.get("uuid"))]
             dropped += len(found) - len(fresh)
             kept += len(fresh)
             yield [self.record(row) for row in fresh]
             if len(found) < limit:
                 break
-            following = (found[-1].get(self.kind.key[0]), found[-1].get(self.kind.key[1]))
-            if None in following or following == after:
-                self.notes.append(f"stopped paging: the last row read gives no new {', '.join(self.kind.key)} "
-                                  "to read on from")
-                break
-            after = following
+            after = self.next_key(found[-1], after, url, pages)
         if dropped:
             self.notes.append(f"dropped {dropped} {'event' if dropped == 1 else 'events'} read twice (same uuid)")
+
+    def next_key(self, last: dict[str, Any], after: tuple[Any, Any] | None, url: str, pages: int) -> tuple[Any, Any]:
+        """The seek key of the page after a full one: its last row's two key columns. OML535 when
+        that row cannot lead on (a key column empty, or the key the page was asked to start after):
+        the rows after it would be missing, and a partial copy must not succeed."""
+        following = (last.get(self.kind.key[0]), last.get(self.kind.key[1]))
+        missing = [name for name, value in zip(self.kind.key, following, strict=True) if value is None]
+        if missing:
+            why = f"the last row of page {pages} has no {' and no '.join(missing)} to read on from"
+        elif following == after:
+            why = f"page {pages} ended on the row page {pages - 1} ended on"
+        else:
+            return following
+        first, second = self.kind.key
+        raise no_advance(safe_url(url), why, f"rows are paged by {first}, then {second}: every row needs both, and "
+                         f"each page must start after the last row read (rows with a greater {first}, or the "
+                         f"same {first} and a greater {second}); check that region and custom_base_url name a "
+                         "PostHog whose query API applies the query's WHERE and ORDER BY", pages)
 
     def query(self, after: tuple[Any, Any] | None, limit: int) -> str:
         first, second = self.kind.key

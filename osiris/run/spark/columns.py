@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.driver import RuntimeProblem
-from osiris.run.problems import unreadable_value_problem, value_problem
+from osiris.run.problems import (quoted_name, repeated_column_problem, repeated_name, unreadable_value_problem,
+                                 value_problem)
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -32,6 +33,7 @@ _MYSQL_EXACT = {4, 5, 8, 15, 245, 249, 250, 251, 252, 253, 254, 255}
 _MYSQL_WHOLE = {1, 2, 3, 9, 13}  # TINYINT, SMALLINT, INT, MEDIUMINT, YEAR
 _MYSQL_PARSED = {10: "date", 14: "date", 12: "timestamp_ntz", 7: "timestamp"}
 _MYSQL_TIME, _MYSQL_BIT, _MYSQL_DECIMALS, _MYSQL_FLOAT = 11, 16, (0, 246), 4
+_MYSQL_DUPLICATE_NAME = 1060
 _SPARK_KIND = {"date": "DATE", "timestamp_ntz": "TIMESTAMP", "timestamp": "TIMESTAMP WITH TIME ZONE", "float": "FLOAT"}
 
 
@@ -118,12 +120,25 @@ def read_plan(family: str, columns: list[SourceColumn], quote: Callable[[str], s
 
 
 def source_columns(family: str, conn: Any, source: str) -> list[SourceColumn]:
-    """The columns the source query returns, with their database types (no row is read)."""
+    """The columns the source query returns, with their database types (no row is read). Two
+    columns of one name are refused naming it (OML540), as on the DuckDB engine: MariaDB refuses
+    them in the probe (1060), PostgreSQL would let the typed read fail as ambiguous."""
     cursor = conn.cursor()
-    cursor.execute(f"SELECT * FROM ({source}) osiris_source LIMIT 0")
+    try:
+        cursor.execute(f"SELECT * FROM ({source}) osiris_source LIMIT 0")
+    except Exception as error:
+        code = error.args[0] if family == "mysql" and error.args else None
+        if code == _MYSQL_DUPLICATE_NAME:
+            raise repeated_column_problem(quoted_name(str(error.args[1]) if len(error.args) > 1 else "") or "?") from None
+        raise
     if family == "postgres":
-        return [SourceColumn(c.name, int(c.type_code), c.precision) for c in cursor.description]
-    return [SourceColumn(str(c[0]), int(c[1]), c[4]) for c in cursor.description]
+        found = [SourceColumn(c.name, int(c.type_code), c.precision) for c in cursor.description]
+    else:
+        found = [SourceColumn(str(c[0]), int(c[1]), c[4]) for c in cursor.description]
+    twin = repeated_name(c.name for c in found)
+    if twin is not None:
+        raise repeated_column_problem(twin)
+    return found
 
 
 def _text_of(family: str, column: SourceColumn, name: str) -> str | None:
