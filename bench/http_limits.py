@@ -73,7 +73,7 @@ def one(url: str, case: str) -> None:
     from osiris.run import http
     from osiris.run.driver import RuntimeProblem, StepContext
     from osiris.run.drivers import driver_for
-    from osiris.run.engine import ENGINE_MEMORY_MB, ENGINE_THREADS
+    from osiris.run.duckdb_engine import ENGINE_MEMORY_MB, ENGINE_THREADS
 
     if case.endswith("in-memory"):
         http.SPILL_BYTES = 1 << 40

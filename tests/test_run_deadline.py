@@ -165,7 +165,7 @@ def test_a_sample_run_that_outgrows_the_scratch_cap_fails_with_oml533(tmp_path: 
     """A sort of generated rows that spills beyond the cap fails with one OML533 line and leaves no
     scratch. The cap (1024 MB) and the engine's memory (256 MB) are made tiny for this in-process run
     only, so 2,000 rows read, crossed into 4,000,000 and sorted, pass the cap within a second or two."""
-    import osiris.run.engine as engine
+    import osiris.run.duckdb_engine as engine
 
     monkeypatch.setattr(engine, "SCRATCH_CAP_MB", 1)
     monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", 16)

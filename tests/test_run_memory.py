@@ -17,7 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from osiris.run import engine
+from osiris.run import duckdb_engine as engine
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
 
 ROWS, WIDTH = 60_000, 1_000
@@ -82,7 +82,7 @@ def test_wide_rows_written_to_postgres_under_the_cap(tmp_path, wide_csv, lowered
 def test_the_engine_runs_one_thread_under_its_cap(tmp_path) -> None:
     """The engine's settings: the cap and the one thread docs/run.md states, read from the run's own
     DuckDB (a transform may not call current_setting: docs/security.md, "SQL allowed by list")."""
-    from osiris.run.engine import _Engine
+    from osiris.run.duckdb_engine import Engine as _Engine
 
     (tmp_path / "scratch").mkdir()
     engine = _Engine(tmp_path / "scratch")

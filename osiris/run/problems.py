@@ -218,7 +218,7 @@ def setting_problem(message: str, hint: str, value: object = None) -> RuntimePro
 
 def memory_problem() -> RuntimeProblem:
     """OML526: the step needed more memory than the engine's cap, even spilling to disk (ADR 0170)."""
-    from osiris.run import engine
+    from osiris.run import duckdb_engine as engine
 
     return RuntimeProblem(
         "OML526", f"the step needs more memory than the engine's {engine.ENGINE_MEMORY_MB} MB cap, even spilling "
@@ -241,7 +241,7 @@ def deadline_problem(seconds: float | None, setting: str) -> RuntimeProblem:
 
 def scratch_problem() -> RuntimeProblem:
     """OML533: the step's spill outgrew the run's scratch cap (docs/security.md, "Every run ends")."""
-    from osiris.run import engine
+    from osiris.run import duckdb_engine as engine
 
     return RuntimeProblem(
         "OML533", f"the step needs more scratch space than the run's cap ({engine.SCRATCH_CAP_MB} MB of spill)",
