@@ -1,5 +1,6 @@
-"""The run's embedded DuckDB: in memory, on one thread, under a memory cap, spilling beyond it to
-the run's scratch directory, and locked into that directory (ADR 0095, ADR 0170, docs/security.md)."""
+"""The run's embedded DuckDB: in memory, on `run.threads` threads, under `run.memory_limit`,
+spilling beyond it to the run's scratch directory inside the project, and locked into that
+directory (ADR 0200, docs/security.md)."""
 
 from __future__ import annotations
 
@@ -8,30 +9,46 @@ from typing import Any
 
 from osiris.trust.sandbox import lock_down
 
-ENGINE_THREADS = 1  # each DuckDB thread sorts and writes about 122,880 rows at a time: one keeps the cap flat
-ENGINE_MEMORY_MB = 256  # DuckDB's cap; beyond it, tables, sorts and joins spill (ADR 0170, docs/performance.md)
 SCRATCH_CAP_MB = 1024  # a sample run's spill cap (max_temp_directory_size); beyond it OML533 (docs/security.md)
 
 
-class Engine:
-    """The run's DuckDB, started on first use: in memory (no WAL to write), on one thread, capped at
-    `ENGINE_MEMORY_MB`, spilling beyond it to the scratch directory (at most `scratch_cap_mb` of it,
-    on a sample run), and locked into that directory before any step may use it. A run whose every
-    step is a plain copy on a direct route (osiris.run.direct) never imports it."""
+_started_cap_mb: int | None = None  # the memory cap of the engine started last: what OML526 names
 
-    def __init__(self, scratch: Path, scratch_cap_mb: int | None = None) -> None:
+
+def started_cap_mb() -> int:
+    """The memory cap, in MB, of the engine this process started last (the default before any)."""
+    from osiris.run.resources import default_memory_mb
+
+    return _started_cap_mb if _started_cap_mb is not None else default_memory_mb()
+
+
+class Engine:
+    """The run's DuckDB, started on first use: in memory (no WAL to write), on `threads` threads,
+    capped at `memory_mb`, spilling beyond it to the scratch directory (at most `scratch_cap_mb` of
+    it, on a sample run), and locked into that directory before any step may use it. A run whose
+    every step is a plain copy on a direct route (osiris.run.direct) never imports it. Unset, the
+    threads and the memory are the machine's defaults (osiris.run.resources)."""
+
+    def __init__(self, scratch: Path, scratch_cap_mb: int | None = None, *, threads: int | None = None,
+                 memory_mb: int | None = None) -> None:
+        from osiris.run.resources import default_memory_mb, default_threads
+
         self.scratch = scratch
         self.scratch_cap_mb = scratch_cap_mb
+        self.memory_mb = memory_mb if memory_mb is not None else default_memory_mb()
+        self.threads = threads if threads is not None else default_threads(self.memory_mb)
         self.con: Any = None
 
     def __getattr__(self, name: str) -> Any:
         if self.con is None:
             import duckdb
 
+            global _started_cap_mb
+            _started_cap_mb = self.memory_mb
             self.con = duckdb.connect(":memory:")
             self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
-            self.con.execute(f"SET threads = {ENGINE_THREADS}")
-            self.con.execute(f"SET memory_limit = '{ENGINE_MEMORY_MB}MB'")
+            self.con.execute(f"SET threads = {int(self.threads)}")
+            self.con.execute(f"SET memory_limit = '{int(self.memory_mb)}MB'")
             if self.scratch_cap_mb is not None:
                 self.con.execute(f"SET max_temp_directory_size = '{self.scratch_cap_mb}MB'")
             lock_down(self.con, self.scratch)

@@ -4,9 +4,9 @@
                           listener)
 
 Each step's output is the DuckDB table `df_<id>`; a step with exactly one input also sees it as the
-view `input_df`. The DuckDB database lives in memory on one thread, capped at its memory cap:
+view `input_df`. The DuckDB database lives in memory on `run.threads` threads, capped at `run.memory_limit`:
 beyond it, DuckDB spills table blocks, sorts and joins to the run's scratch directory, so memory
-stays flat however many rows a run moves (ADR 0095, ADR 0170). The scratch directory
+stays flat however many rows a run moves (ADR 0200). The scratch directory
 (`.osiris/tmp/run-<id>/`) is the only place DuckDB may read or write: the engine locks it in
 before any step runs, and each step is checked against the project's trust boundary before its
 driver is called (docs/security.md). The directory is deleted when the run ends. DuckDB starts
@@ -57,7 +57,8 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
               and incremental_of(steps[reader].get("config") or {}) is None}  # rows counted, cursor read in the engine
     stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
-    con: Any = Engine(scratch, duckdb_engine.SCRATCH_CAP_MB if options.sample is not None else None)  # starts on first use
+    con: Any = Engine(scratch, duckdb_engine.SCRATCH_CAP_MB if options.sample is not None else None,
+                      threads=options.threads, memory_mb=options.memory_limit_mb)  # starts on first use
     known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
     state = RunState(stop, options.limit or RunLimit(), known)
     limit = state.limit

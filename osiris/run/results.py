@@ -32,6 +32,8 @@ class RunOptions:
     boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
     redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
     limit: RunLimit | None = None  # the run's deadline and stop button (osiris.run.deadline); None: none
+    threads: int | None = None  # the engine's DuckDB threads (run.threads); None: the machine's cores
+    memory_limit_mb: int | None = None  # its memory cap (run.memory_limit); None: a quarter of the machine's
 
     # step id -> (cursor column, value) for an incremental read (osiris.oml.incremental); none: every row
     read_after: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
