@@ -73,7 +73,7 @@ def one(url: str, case: str) -> None:
     from osiris.run import http
     from osiris.run.driver import RuntimeProblem, StepContext
     from osiris.run.drivers import driver_for
-    from osiris.run.engine import ENGINE_MEMORY_MB, ENGINE_THREADS
+    from osiris.run.resources import default_memory_mb, default_threads
 
     if case.endswith("in-memory"):
         http.SPILL_BYTES = 1 << 40
@@ -82,8 +82,9 @@ def one(url: str, case: str) -> None:
     params = {k: v[0] for k, v in parse_qs(query).items()}
     config = {"base_url": url, "endpoint": path, "params": params, "data_path": "items", **extra}
     con = duckdb.connect()
-    con.execute(f"SET threads = {ENGINE_THREADS}")
-    con.execute(f"SET memory_limit = '{ENGINE_MEMORY_MB}MB'")
+    memory_mb = default_memory_mb()  # the engine's defaults (run.memory_limit, run.threads unset)
+    con.execute(f"SET threads = {default_threads(memory_mb)}")
+    con.execute(f"SET memory_limit = '{memory_mb}MB'")
     started = time.perf_counter()
     try:
         outcome = driver_for("rest.extractor").run(StepContext("get", "rest.extractor", "read", config, con, "t", {}))

@@ -1,6 +1,7 @@
 """Peak memory of `osiris run` on data larger than its cap: CSV -> transform with ORDER BY -> PostgreSQL.
 
-    .venv/bin/python bench/memory.py [--wide-gb 0.1,1] [--narrow-gb 0.3,3]
+    .venv/bin/python bench/memory.py [--wide-gb 0.1,1] [--narrow-gb 0.3,3] [--narrow-rows 1000000,10000000]
+                                     [--memory-limit 256MB] [--threads N]
 
 Starts the test PostgreSQL (tests/servers), writes each CSV file with DuckDB (wide rows: an id and
 1,000 characters of text; narrow rows: four short columns, about 36 bytes), then runs one pipeline
@@ -8,7 +9,9 @@ per file: read the CSV, `SELECT * FROM input_df ORDER BY id DESC`, write to a Po
 `write_mode: replace`. Each `osiris run` is a child process; its peak RSS comes from its own rusage
 (wait4). Prints, per size, the rows, the seconds, the peak RSS and the largest size the run's spill
 directory reached, then checks that the target holds every row in the sorted order's first and last
-ids. Memory is flat when the peak does not grow with the size (docs/performance.md, ADR 0170).
+ids. Memory is flat when the peak does not grow with the size (docs/performance.md, ADR 0200).
+`--memory-limit` and `--threads` set `run.memory_limit` and `run.threads` for every child (through
+OSIRIS_RUN__*; unset: the machine's defaults); the peak is then to be read against the limit.
 The files need disk: about 1.1x each size for the file, as much again for the spill and PostgreSQL's
 table.
 """
@@ -43,17 +46,27 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--wide-gb", default="0.1,1", help="sizes of the wide-row files, in GB")
     parser.add_argument("--narrow-gb", default="0.3,3", help="sizes of the narrow-row files, in GB")
+    parser.add_argument("--narrow-rows", default="", help="narrow-row files by rows, e.g. 1000000,10000000")
+    parser.add_argument("--memory-limit", help="run.memory_limit for every run, e.g. 256MB")
+    parser.add_argument("--threads", help="run.threads for every run")
     args = parser.parse_args()
+    narrow = [float(s) for s in args.narrow_gb.split(",") if s] + [
+        int(s) * NARROW_BYTES / 1e9 for s in args.narrow_rows.split(",") if s]
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     pg = start_postgres()
     root = Path(tempfile.mkdtemp(prefix="osiris-memory-"))
     try:
         proj = RunProject(root / "project", postgres=pg)
+        for name, value in (("OSIRIS_RUN__MEMORY_LIMIT", args.memory_limit), ("OSIRIS_RUN__THREADS", args.threads)):
+            if value:
+                proj.env[name] = value
+        print(f"run.memory_limit {args.memory_limit or 'default'}, run.threads {args.threads or 'default'}",
+              flush=True)
         print(f"{'data':24} {'rows':>12} {'seconds':>8} {'peak RSS':>9} {'spill peak':>11}  target", flush=True)
-        for kind, sizes, query, row_bytes in (("wide", args.wide_gb, WIDE, WIDE_BYTES),
-                                              ("narrow", args.narrow_gb, NARROW, NARROW_BYTES)):
-            for gb in (float(s) for s in sizes.split(",") if s):
-                measure(proj, pg, kind, gb, query.format(rows=int(gb * 1e9 / row_bytes)))
+        wide = [float(s) for s in args.wide_gb.split(",") if s]
+        for kind, sizes, query, row_bytes in (("wide", wide, WIDE, WIDE_BYTES), ("narrow", narrow, NARROW, NARROW_BYTES)):
+            for gb in sizes:
+                measure(proj, pg, kind, gb, query.format(rows=round(gb * 1e9 / row_bytes)))
         print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     finally:
         pg.stop()

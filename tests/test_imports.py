@@ -81,3 +81,27 @@ def test_only_the_openai_provider_imports_the_openai_sdk(tmp_path) -> None:
              "O(api_key='k', model='m').prepare(); print('openai' in sys.modules)")
     loaded = subprocess.run([sys.executable, "-c", built], capture_output=True, text=True, env=clean_env(), timeout=120)
     assert loaded.stdout.split() == ["False", "False", "True"], loaded.stderr
+
+
+def test_a_csv_only_run_imports_no_database_driver_nor_the_keyring(tmp_path) -> None:
+    """The fixed start of a run is a budget (docs/performance.md): a CSV -> CSV run in a project that
+    configures PostgreSQL and MySQL connections imports neither driver, nor the keyring (their
+    secrets are in the environment), nor sqlglot (no SQL field), httpx or rich (no terminal)."""
+    (tmp_path / ".osiris.yaml").write_text(
+        "connections:\n  postgres:\n    default:\n      host: 127.0.0.1\n      database: shop\n      user: osiris\n"
+        "      password: ${PG_PASSWORD}\n  mysql:\n    default:\n      host: 127.0.0.1\n      database: shop\n"
+        "      user: osiris\n      password: ${MYSQL_PASSWORD}\n")
+    (tmp_path / "in.csv").write_text("id,name\n1,a\n2,b\n")
+    (tmp_path / "p.yaml").write_text(
+        'oml_version: "0.1.0"\nname: p\nsteps:\n  - id: read\n    component: filesystem.csv_extractor\n'
+        "    mode: read\n    config:\n      path: in.csv\n  - id: write\n    component: filesystem.csv_writer\n"
+        "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
+    heavy = ("psycopg", "pymysql", "keyring", "secretstorage", "sqlglot", "httpx", "rich", "prompt_toolkit",
+             "anthropic", "openai", "pydantic", "jsonschema", "pyspark")
+    probe = ("import sys; from osiris.cli import main; print('exit', main(sys.argv[1:])); "
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))")
+    done = subprocess.run([sys.executable, "-c", probe, "run", "p.yaml"], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(PG_PASSWORD="pg-secret", MYSQL_PASSWORD="my-secret"),
+                          timeout=120)
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
+    assert (tmp_path / "out.csv").read_text() == "id,name\n1,a\n2,b\n"

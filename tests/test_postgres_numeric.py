@@ -113,7 +113,7 @@ def test_the_dry_runs_facts_tell_the_model_which_numbers_are_text():
 def test_a_run_notes_the_numeric_columns_it_keeps_as_text(tmp_path):
     import duckdb
 
-    from osiris.run.engine import _text_numbers
+    from osiris.run.step_tables import text_numbers as _text_numbers
     from osiris.run.spool import Column, CsvSpool
 
     con = duckdb.connect()

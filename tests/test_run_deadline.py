@@ -163,13 +163,14 @@ def test_scratch_of_a_killed_run_is_removed_at_the_next_run(tmp_path: Path) -> N
 def test_a_sample_run_that_outgrows_the_scratch_cap_fails_with_oml533(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A sort of generated rows that spills beyond the cap fails with one OML533 line and leaves no
-    scratch. The cap (1024 MB) and the engine's memory (256 MB) are made tiny for this in-process run
-    only, so 2,000 rows read, crossed into 4,000,000 and sorted, pass the cap within a second or two."""
-    import osiris.run.engine as engine
+    scratch. The cap (1024 MB) is made tiny for this in-process run only, and the engine's memory
+    (run.memory_limit) too, so 2,000 rows read, crossed into 4,000,000 and sorted, pass the cap
+    within a second or two."""
+    import osiris.run.duckdb_engine as engine
 
     monkeypatch.setattr(engine, "SCRATCH_CAP_MB", 1)
-    monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", 16)
     proj = project(tmp_path / "p")
+    proj.env.update({"OSIRIS_RUN__MEMORY_LIMIT": "16MB", "OSIRIS_RUN__THREADS": "1"})
     (proj.root / "rows.csv").write_text("id,name\n" + "".join(f"{i},n{i:05d}\n" for i in range(2000)), encoding="utf-8")
     path = proj.pipeline(steps("SELECT a.id AS x, b.id AS y, a.name || b.name AS n "
                                "FROM df_read a CROSS JOIN df_read b ORDER BY n DESC"))

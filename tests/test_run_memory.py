@@ -3,9 +3,9 @@
 60,000 rows of 1,000 characters (60 MB) under a cap lowered to 96 MB: the table and its sorted copy
 (120 MB) cannot both stay in memory, so DuckDB must spill them to the run's scratch directory. With
 the engine as it was (64 MB, a DuckDB thread a core) each of these failed with an out-of-memory
-OML503: the CSV writer, postgres.writer and the ORDER BY transform. The cap is lowered by setting
-the engine's constant in this process (the run is in-process, tests/inprocess.py): the real cap
-(256 MB) would hold 60 MB whole and test nothing; bench/memory.py measures it on 1 and 3 GB.
+OML503: the CSV writer, postgres.writer and the ORDER BY transform. The cap is lowered through the
+settings (`OSIRIS_RUN__MEMORY_LIMIT`, one thread): the default cap (a quarter of the machine's
+memory) would hold 60 MB whole and test nothing; bench/memory.py measures it on 1 and 3 GB.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from osiris.run import engine
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
 
 ROWS, WIDTH = 60_000, 1_000
@@ -34,18 +33,15 @@ def wide_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def lowered_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", 96)
-
-
-def project(tmp_path: Path, wide_csv: Path, postgres=None) -> RunProject:
+def project(tmp_path: Path, wide_csv: Path, postgres=None, cap_mb: int = 96) -> RunProject:
+    """A project whose runs have `cap_mb` of memory on one thread (run.memory_limit, run.threads)."""
     proj = RunProject(tmp_path / "project", postgres=postgres)
+    proj.env.update({"OSIRIS_RUN__MEMORY_LIMIT": f"{cap_mb}MB", "OSIRIS_RUN__THREADS": "1"})
     shutil.copyfile(wide_csv, proj.root / "wide.csv")
     return proj
 
 
-def test_wide_rows_sorted_into_a_csv_file_spill_and_arrive_whole(tmp_path, wide_csv, lowered_cap) -> None:
+def test_wide_rows_sorted_into_a_csv_file_spill_and_arrive_whole(tmp_path, wide_csv) -> None:
     proj = project(tmp_path, wide_csv)
     path = proj.pipeline([csv_step("read", "read", "wide.csv"),
                           sql_step("sort", "SELECT * FROM input_df ORDER BY txt, id"),
@@ -62,7 +58,7 @@ def test_wide_rows_sorted_into_a_csv_file_spill_and_arrive_whole(tmp_path, wide_
     assert not (proj.root / ".osiris" / "tmp").exists() or not any((proj.root / ".osiris" / "tmp").iterdir())
 
 
-def test_wide_rows_written_to_postgres_under_the_cap(tmp_path, wide_csv, lowered_cap, postgres_server) -> None:
+def test_wide_rows_written_to_postgres_under_the_cap(tmp_path, wide_csv, postgres_server) -> None:
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
         pg.execute("DROP TABLE IF EXISTS wide_rows")
         proj = project(tmp_path, wide_csv, postgres_server)
@@ -79,26 +75,11 @@ def test_wide_rows_written_to_postgres_under_the_cap(tmp_path, wide_csv, lowered
         pg.execute("DROP TABLE wide_rows")
 
 
-def test_the_engine_runs_one_thread_under_its_cap(tmp_path) -> None:
-    """The engine's settings: the cap and the one thread docs/run.md states, read from the run's own
-    DuckDB (a transform may not call current_setting: docs/security.md, "SQL allowed by list")."""
-    from osiris.run.engine import _Engine
-
-    (tmp_path / "scratch").mkdir()
-    engine = _Engine(tmp_path / "scratch")
-    try:
-        cap, threads = engine.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone()
-    finally:
-        engine.close()
-    assert (cap, threads) == ("244.1 MiB", 1)
-
-
 @pytest.mark.parametrize(("last", "cap"), [("read", 24), ("sort", 64)])
-def test_rows_too_wide_for_the_cap_are_one_oml526_line(tmp_path, wide_csv, monkeypatch, last, cap) -> None:
+def test_rows_too_wide_for_the_cap_are_one_oml526_line(tmp_path, wide_csv, last, cap) -> None:
     """Under a cap of 24 MB the CSV reader, and under 64 MB a sort, cannot hold rows of 1,000
     characters even on one thread: one line that says so, not the SQL's fault; the old file stays."""
-    monkeypatch.setattr(engine, "ENGINE_MEMORY_MB", cap)
-    proj = project(tmp_path, wide_csv)
+    proj = project(tmp_path, wide_csv, cap_mb=cap)
     (proj.root / "sorted.csv").write_bytes(b"id,txt\n")
     steps = [csv_step("read", "read", "wide.csv"), csv_step("write", "write", "sorted.csv")]
     if last == "sort":
@@ -106,6 +87,7 @@ def test_rows_too_wide_for_the_cap_are_one_oml526_line(tmp_path, wide_csv, monke
     path, stderr = proj.run_failing(steps)
     assert (f"{path} OML526 step '{last}': the step needs more memory than the engine's {cap} MB cap, even spilling to "
             "disk\n    hint: rows this wide do not fit a sort or a write under the cap: leave out wide columns the "
-            "step does not need, or sort and write them in a later step (docs/run.md, memory); nothing was written\n"
+            "step does not need, or sort and write them in a later step; or raise run.memory_limit, or lower run.threads "
+            "(docs/run.md, memory); nothing was written\n"
             ) in stderr
     assert (proj.root / "sorted.csv").read_bytes() == b"id,txt\n"

@@ -66,6 +66,7 @@ def test_the_dry_run_keeps_an_out_of_memory_step_from_the_llm() -> None:
     """OML526 is the machine's, not the pipeline's: the sample is skipped with the reason, no issue
     for the retry loop; an SQL the database rejected is still the LLM's to fix."""
     from osiris.run.driver import RuntimeProblem
+    from osiris.run.duckdb_engine import started_cap_mb
     from osiris.run.problems import memory_problem, sql_problem
     from osiris.sample.dry_run import judge
 
@@ -76,7 +77,8 @@ def test_the_dry_run_keeps_an_out_of_memory_step_from_the_llm() -> None:
     pipeline = {"steps": [{"id": "sort"}]}
     verdict = judge(pipeline, failed(memory_problem()), 10)
     assert (verdict.status, verdict.issues) == ("skipped", [])
-    assert verdict.reason == "step 'sort': the step needs more memory than the engine's 256 MB cap, even spilling to disk"
+    cap = started_cap_mb()  # the cap of the last engine this process started (run.memory_limit), or the default
+    assert verdict.reason == f"step 'sort': the step needs more memory than the engine's {cap} MB cap, even spilling to disk"
     assert judge(pipeline, failed(sql_problem("syntax error")), 10).status == "failed"
 
 

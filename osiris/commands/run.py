@@ -36,6 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=["duckdb", "spark"],
                         help="where the steps run (run.engine; default duckdb): spark runs the same plan on "
                              "Apache Spark at run.spark.master")
+    parser.add_argument("--threads", metavar="N",
+                        help="the engine's threads (run.threads; default: the machine's cores)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="the engine's memory, e.g. 2GB or 512MB, beyond which it spills to the project's "
+                             "scratch (run.memory_limit; default: a quarter of the machine's memory, at least 256MB)")
 
 
 UNSET_PARAM = "OML318"
@@ -51,13 +56,24 @@ def _positive(text: str) -> int:
     return value
 
 
+def _run_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """`--engine`, `--threads` and `--memory-limit` as the command-line settings layer, passed as
+    typed so that a bad value is refused with source `cli` (osiris.settings.check)."""
+    from osiris.settings.env import whole_number_or_text
+
+    given = {"engine": args.engine, "memory_limit": args.memory_limit,
+             "threads": None if args.threads is None else whole_number_or_text("run.threads", args.threads)}
+    layer = {key: value for key, value in given.items() if value is not None}
+    return {"run": layer} if layer else None
+
+
 def run(args: argparse.Namespace) -> int:
     from osiris.commands.validate import _read
     from osiris.explain import located
     from osiris.settings import load_settings
     from osiris.validate import load_validator
 
-    effective = load_settings(cli={"run": {"engine": args.engine}} if args.engine else None, config_path=args.config)
+    effective = load_settings(cli=_run_settings(args), config_path=args.config)
     on_spark = effective.settings.run.engine == "spark"
     if on_spark:
         from osiris.run.spark.session import require_pyspark

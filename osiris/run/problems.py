@@ -226,14 +226,16 @@ def setting_problem(message: str, hint: str, value: object = None) -> RuntimePro
 # --- OML526 --------------------------------------------------------------------------------------
 
 def memory_problem() -> RuntimeProblem:
-    """OML526: the step needed more memory than the engine's cap, even spilling to disk (ADR 0170)."""
-    from osiris.run import engine
+    """OML526: the step needed more memory than the engine's cap (run.memory_limit), even spilling to
+    disk (ADR 0200)."""
+    from osiris.run.duckdb_engine import started_cap_mb
 
     return RuntimeProblem(
-        "OML526", f"the step needs more memory than the engine's {engine.ENGINE_MEMORY_MB} MB cap, even spilling "
+        "OML526", f"the step needs more memory than the engine's {started_cap_mb()} MB cap, even spilling "
                   "to disk",
         "rows this wide do not fit a sort or a write under the cap: leave out wide columns the step does not "
-        "need, or sort and write them in a later step (docs/run.md, memory); nothing was written")
+        "need, or sort and write them in a later step; or raise run.memory_limit, or lower run.threads "
+        "(docs/run.md, memory); nothing was written")
 
 
 # --- OML532-OML533: every run ends ----------------------------------------------------------------
@@ -250,7 +252,7 @@ def deadline_problem(seconds: float | None, setting: str) -> RuntimeProblem:
 
 def scratch_problem() -> RuntimeProblem:
     """OML533: the step's spill outgrew the run's scratch cap (docs/security.md, "Every run ends")."""
-    from osiris.run import engine
+    from osiris.run import duckdb_engine as engine
 
     return RuntimeProblem(
         "OML533", f"the step needs more scratch space than the run's cap ({engine.SCRATCH_CAP_MB} MB of spill)",

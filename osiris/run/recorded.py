@@ -81,6 +81,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
                   note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.resources import engine_resources
     from osiris.run.trail import RunTrail
     from osiris.session import Session
     from osiris.trust.boundary import Boundary
@@ -102,13 +103,15 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
                      pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256,
                      params=dict(params or {}))
     keep = sample is not None and effective.settings.sessions.save_samples  # sample CSV output, in the session
+    threads, memory_mb = engine_resources(effective.settings.run)
     options = RunOptions(
         connections=effective.settings.connections, env=effective.env, base_dir=effective.project_root,
         sample=sample, sample_dir=session.path / "artifacts" if keep else None,
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         step_configs=step_configs or {},
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
-        read_after=reads.starts, limit=limit or run_limit(effective, sample))
+        read_after=reads.starts, limit=limit or run_limit(effective, sample), threads=threads,
+        memory_limit_mb=memory_mb)
     trail.start(len(pipeline["steps"]))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark

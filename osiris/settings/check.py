@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def check_settings(effective: EffectiveSettings) -> None:
-    """Raise SettingsError for a bad llm.base_url, rule or allow_override; warn (stderr) about missing
+    """Raise SettingsError for a bad llm.base_url, run.memory_limit, rule or allow_override; warn (stderr) about missing
     component folders."""
     settings = effective.settings
     _check_allow_override(effective)
@@ -27,6 +27,7 @@ def check_settings(effective: EffectiveSettings) -> None:
             f"{effective.source('llm.base_url')}: llm.base_url = {show_value(base_url)} is not allowed; "
             "it must be an http:// or https:// URL, or null for the SDK's default"
         )
+    _check_memory_limit(effective)
     if settings.validation.rules:
         from osiris.validate.rules import compile_rules
 
@@ -42,6 +43,21 @@ def check_settings(effective: EffectiveSettings) -> None:
                     f"(from {effective.source('components.paths')}) is not a directory; it is skipped",
                     file=sys.stderr,
                 )
+
+
+def _check_memory_limit(effective: EffectiveSettings) -> None:
+    """`run.memory_limit`: a whole number of MB or GB, at least MIN_MEMORY_MB (osiris.run.resources)."""
+    from osiris.run.resources import MEMORY_LIMIT_EXAMPLE, MIN_MEMORY_MB, memory_limit_mb
+
+    given = effective.settings.run.memory_limit
+    if given is None:
+        return
+    size = memory_limit_mb(given)
+    if size is None or size < MIN_MEMORY_MB:
+        raise SettingsError(
+            f"{effective.source('run.memory_limit')}: run.memory_limit = {show_value(given)} is not allowed; "
+            f"it must be a whole number of MB or GB, at least {MIN_MEMORY_MB}MB, e.g. {MEMORY_LIMIT_EXAMPLE}, "
+            "or null for a quarter of the machine's memory")
 
 
 def _check_allow_override(effective: EffectiveSettings) -> None:

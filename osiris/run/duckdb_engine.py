@@ -1,0 +1,68 @@
+"""The run's embedded DuckDB: in memory, on `run.threads` threads, under `run.memory_limit`,
+spilling beyond it to the run's scratch directory inside the project, and locked into that
+directory (ADR 0200, docs/security.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from osiris.trust.sandbox import lock_down
+
+SCRATCH_CAP_MB = 1024  # a sample run's spill cap (max_temp_directory_size); beyond it OML533 (docs/security.md)
+
+
+_started_cap_mb: int | None = None  # the memory cap of the engine started last: what OML526 names
+
+
+def started_cap_mb() -> int:
+    """The memory cap, in MB, of the engine this process started last (the default before any)."""
+    from osiris.run.resources import default_memory_mb
+
+    return _started_cap_mb if _started_cap_mb is not None else default_memory_mb()
+
+
+class Engine:
+    """The run's DuckDB, started on first use: in memory (no WAL to write), on `threads` threads,
+    capped at `memory_mb`, spilling beyond it to the scratch directory (at most `scratch_cap_mb` of
+    it, on a sample run), and locked into that directory before any step may use it. A run whose
+    every step is a plain copy on a direct route (osiris.run.direct) never imports it. Unset, the
+    threads and the memory are the machine's defaults (osiris.run.resources)."""
+
+    def __init__(self, scratch: Path, scratch_cap_mb: int | None = None, *, threads: int | None = None,
+                 memory_mb: int | None = None) -> None:
+        from osiris.run.resources import default_memory_mb, default_threads
+
+        self.scratch = scratch
+        self.scratch_cap_mb = scratch_cap_mb
+        self.memory_mb = memory_mb if memory_mb is not None else default_memory_mb()
+        self.threads = threads if threads is not None else default_threads(self.memory_mb)
+        self.con: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.con is None:
+            import duckdb
+
+            global _started_cap_mb
+            _started_cap_mb = self.memory_mb
+            self.con = duckdb.connect(":memory:")
+            self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
+            self.con.execute(f"SET threads = {int(self.threads)}")
+            self.con.execute(f"SET memory_limit = '{int(self.memory_mb)}MB'")
+            if self.scratch_cap_mb is not None:
+                self.con.execute(f"SET max_temp_directory_size = '{self.scratch_cap_mb}MB'")
+            lock_down(self.con, self.scratch)
+        return getattr(self.con, name)
+
+    def interrupt(self) -> None:
+        """Interrupt the running query, if DuckDB has started (from the deadline's thread)."""
+        if self.con is not None:
+            self.con.interrupt()
+
+    def close(self) -> None:
+        if self.con is not None:
+            from osiris.run.drivers.sql_common import stop_exports
+
+            stop_exports()  # a writer stopped half-way (Ctrl-C) may have left DuckDB writing into a pipe
+            self.con.close()
+
