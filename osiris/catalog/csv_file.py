@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+from osiris.families import ColumnInfo, TableInfo
+from osiris.problems import RuntimeProblem
 
 
 def sniff_csv(path: Path, shown: Path | None = None) -> TableInfo:

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.catalog.api_shape import MAX_FIELDS
-from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+from osiris.families import ColumnInfo, TableInfo
+from osiris.problems import RuntimeProblem
 from osiris.run.http import HttpClient, safe_url
 
 NESTED_DEPTH = 2  # levels of an object's keys followed below a record's own keys

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem
 from osiris.trust.endpoints import endpoint_fields, endpoint_overrides
 from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files
 from osiris.trust.references import step_references

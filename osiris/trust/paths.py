@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem
 
 if TYPE_CHECKING:
     from osiris.registry import ComponentSpec

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from osiris.run.csv_output import literal
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem
 from osiris.trust.sql import READ_WITH_A_STEP
 
 SCRATCH = Path(".osiris") / "tmp"

@@ -23,7 +23,7 @@ from osiris.trust.allowlist import ENGINE_NAMES, ROW_GENERATORS, allowed
 from osiris.trust.breach import Breach
 
 if TYPE_CHECKING:
-    from osiris.run.driver import RuntimeProblem
+    from osiris.problems import RuntimeProblem
 
 _FILE_READER = re.compile(r"^(read_|parquet_|iceberg_|delta_|sniff_csv$|glob$|csv_scan$|json_scan$)")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -87,7 +87,7 @@ def refuse_unlisted(query: str, engine: str, tables: Collection[str]) -> None:
 
 def refused_by_list(engine: str, reason: str, hint: str = READ_INPUTS) -> RuntimeProblem:
     """OML518: the run-time check refused a transform's SQL before the engine saw it."""
-    from osiris.run.driver import RuntimeProblem
+    from osiris.problems import RuntimeProblem
 
     return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the {ENGINE_NAMES[engine]} engine's "
                                     f"list refused it: {reason}", hint)

@@ -38,7 +38,7 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
     """field -> dialect: the properties a spec marks `x-sql: <dialect>` (the meta-schema admits
     the dialects sqlglot reads); for specs written without the annotation, `query` in the dialect
     its family's driver declares (FAMILY.dialect)."""
-    from osiris.run.drivers import family
+    from osiris.families import family
 
     if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
         return {name: prop["x-sql"] for name, prop in spec.properties.items()
