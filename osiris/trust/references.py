@@ -153,3 +153,18 @@ def unset_hint(name: str) -> str:
                 f"system keyring: keyring set {KEYRING_SERVICE} {name} (its value is never written anywhere)")
     return (f"set the environment variable {name} in the shell that runs osiris (its value is never "
             "written anywhere); this machine has no usable system keyring to store it in")
+
+
+def connection_secrets(
+    connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    env: Mapping[str, str],
+    secret_fields: Iterable[str] = (),
+    keyring: bool = True,
+) -> list[str]:
+    """The resolved secret values of `connections` settings (a MySQL password, a numeric PIN, a
+    header's token), as `osiris run` resolves them: environment, then keyring;
+    `keyring=False`: the environment only."""
+    fields = list(secret_fields)
+    return [secret for family, aliases in connections.items() for alias, values in aliases.items()
+            for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
+                                             secret_fields=fields, strict=False, keyring=keyring).secrets]
