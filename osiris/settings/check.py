@@ -28,7 +28,7 @@ def check_settings(effective: EffectiveSettings) -> None:
             "it must be an http:// or https:// URL, or null for the SDK's default"
         )
     if settings.validation.rules:
-        from osiris.validate.rules import compile_rules
+        from osiris.settings.rules import compile_rules
 
         try:
             compile_rules(list(settings.validation.rules))
