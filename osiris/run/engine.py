@@ -46,7 +46,8 @@ from osiris.run.problems import (
 from osiris.run.targets import WriteTarget, write_target
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
-from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
+from osiris.catalog.store import catalog_names
+from osiris.trust.engine_words import Known, current, knowing, shown_columns
 from osiris.trust.sandbox import lock_down, scratch_dir
 
 if TYPE_CHECKING:

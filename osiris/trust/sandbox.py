@@ -23,8 +23,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from osiris.run.csv_output import literal
 from osiris.problems import RuntimeProblem
+from osiris.trust.duckdb_sql import literal
 from osiris.trust.sql import READ_WITH_A_STEP
 
 SCRATCH = Path(".osiris") / "tmp"

@@ -166,9 +166,16 @@ def _cte_names(tree: Any) -> set[str]:
 
 
 def _offset(node: Any) -> int:
-    from osiris.validate.sql_names import offset_of
-
     return offset_of(node) or 0
+
+
+def offset_of(node: Any) -> int | None:
+    """Where `node` (a Column, Table or Identifier) starts in the SQL text, if sqlglot kept it."""
+    for candidate in (node, getattr(node, "this", None)):
+        start = (getattr(candidate, "meta", None) or {}).get("start")
+        if isinstance(start, int):
+            return start
+    return None
 
 
 def _listing(names: Collection[str]) -> str:
