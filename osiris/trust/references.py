@@ -24,6 +24,7 @@ from osiris.trust.endpoints import ALLOW_OVERRIDE
 REFERENCE = ENV_REFERENCE  # `${NAME}`: one pattern for the resolver and the redactor
 ANY_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # what a step may not hold, well-formed or not
 KEYRING_SERVICE = "osiris"
+CONNECTION_REFERENCE = re.compile(r"^@([a-z0-9_-]+)\.([a-z0-9_-]+)$", re.IGNORECASE)  # `@family.alias`
 OSIRIS_KEYS = frozenset({ALLOW_OVERRIDE})  # connection settings for Osiris itself, never for a driver
 
 
@@ -168,3 +169,9 @@ def connection_secrets(
     return [secret for family, aliases in connections.items() for alias, values in aliases.items()
             for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
                                              secret_fields=fields, strict=False, keyring=keyring).secrets]
+
+
+def parse_reference(value: Any) -> tuple[str, str] | None:
+    """"@mysql.default" -> ("mysql", "default"); None for anything that is not a connection reference."""
+    match = CONNECTION_REFERENCE.match(value) if isinstance(value, str) else None
+    return (match.group(1), match.group(2)) if match else None

@@ -34,9 +34,9 @@ class GraphQLDriver:
             return spooled_outcome(ctx, spool, client.notes)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        """The query fields `tables` (all when None) by introspection (osiris.catalog.graphql_schema)."""
+        """The query fields `tables` (all when None) by introspection (osiris.run.graphql_schema)."""
         from osiris.catalog.connection import secret_values
-        from osiris.catalog.graphql_schema import query_fields
+        from osiris.run.graphql_schema import query_fields
 
         with rest_client(config, secret_values(config)) as client:
             return query_fields(client, str(config.get("endpoint") or ""), tables)
