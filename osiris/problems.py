@@ -132,22 +132,6 @@ def permission_problem(detail: str) -> RuntimeProblem:
 
 # --- OML510-OML516 -------------------------------------------------------------------------------
 
-def file_problem(shown: str, hint: str) -> RuntimeProblem:
-    """OML510: a file a step reads is not there."""
-    return RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
-
-
-def unconfigured_problem(reference: str, family: str, alias: str) -> RuntimeProblem:
-    """OML511: the step's connection alias is not in .osiris.yaml."""
-    return RuntimeProblem("OML511", f"connection '{reference}' is not configured",
-                          f"define connections.{family}.{alias} in .osiris.yaml", value=reference)
-
-
-def unset_secret_problem(where: str, name: str, hint: str, value: object) -> RuntimeProblem:
-    """OML511: a connection field names a variable that neither the environment nor the keyring has."""
-    return RuntimeProblem("OML511", f"{where} refers to ${{{name}}}, which is not set", hint, value=value)
-
-
 def key_problem(keys: list[str], columns: list[str]) -> RuntimeProblem:
     """OML512: upsert keys the rows do not have."""
     return RuntimeProblem(
@@ -243,3 +227,54 @@ def scratch_problem(cap_mb: int) -> RuntimeProblem:
         "the query makes more rows than it reads: filter or aggregate earlier, avoid cross joins and generated "
         "rows; nothing was kept")
 
+
+
+# --- the trust boundary: OML510, OML517, OML518 ----------------------------------------------------
+
+OUTSIDE_PROJECT_HINT = (
+    "write a path relative to the project (e.g. data/customers.csv); to use files elsewhere, declare "
+    "base_dir for a filesystem connection in .osiris.yaml and use connection: \"@filesystem.<alias>\"")
+
+
+def outside_project_problem(field: str, shown: str, reason: str) -> RuntimeProblem:
+    """OML517: a path that the real file system puts outside the boundary."""
+    return RuntimeProblem("OML517", f"{field} '{shown}' {reason}: files stay inside the project",
+                          OUTSIDE_PROJECT_HINT, value=shown)
+
+
+def folder_gone_problem(shown: str) -> RuntimeProblem:
+    """OML510: a folder of a step's file disappeared while the step ran."""
+    return RuntimeProblem("OML510", f"{shown} or a folder of it disappeared while the step ran; nothing was "
+                                    "read or written", "run the pipeline again once the folder is back", value=shown)
+
+
+def outside_inputs_problem(refused_by: str, reason: str, hint: str) -> RuntimeProblem:
+    """OML518: a transform's SQL reached past its inputs, and `refused_by` (the sandbox, an engine's
+    list) refused it; `hint` is the trust rule's own."""
+    return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and {refused_by} refused it: {reason}", hint)
+
+
+def reference_in_pipeline_problem(pointer: str) -> RuntimeProblem:
+    """OML518: a step's config holds a `${...}` reference, which only connections may use."""
+    return RuntimeProblem(
+        "OML518", f"config{pointer.replace('/', '.')} holds a ${{...}} reference, which a pipeline may "
+                  "not use: references are resolved in connections only, and this one was not",
+        "move the value into a connection in .osiris.yaml and use connection: \"@family.alias\"", value=pointer)
+
+
+def boundary_problem(message: str, hint: str, where: str) -> RuntimeProblem:
+    """OML518: a step would move a connection's endpoint (the trust rule's own message and hint)."""
+    return RuntimeProblem("OML518", message, hint, value=where)
+
+
+# --- discovery and connections --------------------------------------------------------------------
+
+def unreadable_csv_problem(shown: str, detail: str) -> RuntimeProblem:
+    """`osiris discover FILE.csv` could not read the file (a command's failure, no OML code)."""
+    return RuntimeProblem("", f"cannot read {shown} as CSV: {detail}", "check that the file is a CSV file with a header row")
+
+
+def no_endpoint_problem() -> RuntimeProblem:
+    """OML521: a GraphQL connection without its endpoint."""
+    return RuntimeProblem("OML521", "the connection has no endpoint",
+                          "set endpoint: https://.../graphql for the connection in .osiris.yaml")

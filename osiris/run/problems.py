@@ -13,7 +13,6 @@ from osiris.problems import (
     cleartext_problem,
     connect_problem,
     deadline_problem,
-    file_problem,
     input_without_table_problem,
     inputs_problem,
     key_problem,
@@ -26,12 +25,10 @@ from osiris.problems import (
     setting_problem,
     sql_problem,
     type_problem,
-    unconfigured_problem,
     unique_key_problem,
     unknown_column_problem,
     unknown_table_problem,
     unreadable_value_problem,
-    unset_secret_problem,
     value_problem,
 )
 from osiris.problems import memory_problem as _memory_problem
@@ -46,7 +43,6 @@ __all__ = [
     "cleartext_problem",
     "connect_problem",
     "deadline_problem",
-    "file_problem",
     "input_without_table_problem",
     "inputs_problem",
     "key_problem",
@@ -64,12 +60,10 @@ __all__ = [
     "setting_problem",
     "sql_problem",
     "type_problem",
-    "unconfigured_problem",
     "unique_key_problem",
     "unknown_column_problem",
     "unknown_table_problem",
     "unreadable_value_problem",
-    "unset_secret_problem",
     "value_problem",
 ]
 

@@ -87,10 +87,9 @@ def refuse_unlisted(query: str, engine: str, tables: Collection[str]) -> None:
 
 def refused_by_list(engine: str, reason: str, hint: str = READ_INPUTS) -> RuntimeProblem:
     """OML518: the run-time check refused a transform's SQL before the engine saw it."""
-    from osiris.problems import RuntimeProblem
+    from osiris.problems import outside_inputs_problem
 
-    return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the {ENGINE_NAMES[engine]} engine's "
-                                    f"list refused it: {reason}", hint)
+    return outside_inputs_problem(f"the {ENGINE_NAMES[engine]} engine's list", reason, hint)
 
 
 def step_tables(inputs: Collection[str]) -> list[str]:
