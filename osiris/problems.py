@@ -132,6 +132,22 @@ def permission_problem(detail: str) -> RuntimeProblem:
 
 # --- OML510-OML516 -------------------------------------------------------------------------------
 
+def file_problem(shown: str, hint: str) -> RuntimeProblem:
+    """OML510: a file a step reads is not there."""
+    return RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+
+
+def unconfigured_problem(reference: str, family: str, alias: str) -> RuntimeProblem:
+    """OML511: the step's connection alias is not in .osiris.yaml."""
+    return RuntimeProblem("OML511", f"connection '{reference}' is not configured",
+                          f"define connections.{family}.{alias} in .osiris.yaml", value=reference)
+
+
+def unset_secret_problem(where: str, name: str, hint: str) -> RuntimeProblem:
+    """OML511: a connection field names a variable that neither the environment nor the keyring has."""
+    return RuntimeProblem("OML511", f"{where} refers to ${{{name}}}, which is not set", hint, value=f"${{{name}}}")
+
+
 def key_problem(keys: list[str], columns: list[str]) -> RuntimeProblem:
     """OML512: upsert keys the rows do not have."""
     return RuntimeProblem(

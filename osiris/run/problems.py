@@ -13,6 +13,7 @@ from osiris.problems import (
     cleartext_problem,
     connect_problem,
     deadline_problem,
+    file_problem,
     input_without_table_problem,
     inputs_problem,
     key_problem,
@@ -25,10 +26,12 @@ from osiris.problems import (
     setting_problem,
     sql_problem,
     type_problem,
+    unconfigured_problem,
     unique_key_problem,
     unknown_column_problem,
     unknown_table_problem,
     unreadable_value_problem,
+    unset_secret_problem,
     value_problem,
 )
 from osiris.problems import memory_problem as _memory_problem
@@ -43,6 +46,7 @@ __all__ = [
     "cleartext_problem",
     "connect_problem",
     "deadline_problem",
+    "file_problem",
     "input_without_table_problem",
     "inputs_problem",
     "key_problem",
@@ -60,10 +64,12 @@ __all__ = [
     "setting_problem",
     "sql_problem",
     "type_problem",
+    "unconfigured_problem",
     "unique_key_problem",
     "unknown_column_problem",
     "unknown_table_problem",
     "unreadable_value_problem",
+    "unset_secret_problem",
     "value_problem",
 ]
 
