@@ -168,10 +168,16 @@ def package_imports(files: list[Path]) -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def print_circles(by_package: dict[tuple[str, str], list[str]]) -> None:
+def package_edges(by_package: dict[tuple[str, str], list[str]]) -> dict[str, set[str]]:
+    """package -> the packages it imports."""
     edges: dict[str, set[str]] = collections.defaultdict(set)
     for source, target in by_package:
         edges[source].add(target)
+    return edges
+
+
+def print_circles(by_package: dict[tuple[str, str], list[str]]) -> None:
+    edges = package_edges(by_package)
     found = circles(edges)
     print(f"circles: {len(found)}")
     for group in found:
@@ -209,9 +215,7 @@ def layers(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def print_layers(by_package: dict[tuple[str, str], list[str]]) -> None:
-    edges: dict[str, set[str]] = collections.defaultdict(set)
-    for source, target in by_package:
-        edges[source].add(target)
+    edges = package_edges(by_package)
     found = layers(edges)
     print(f"layers (bottom first): {len(found)}")
     for level, groups in enumerate(found):
