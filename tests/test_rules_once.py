@@ -2,8 +2,9 @@
 
 - Runtime problems are built in `osiris/problems.py`: `RuntimeProblem(...)` anywhere else is a second
   copy of a code's message and hint.
-- Drivers (and the rest of the runtime, osiris/run/) read defaults from the spec: `config.get("delimiter", ",")` or `config.get("delimiter") or ","`
-  on a field a component spec gives a `default` repeats the spec in code, and the two drift.
+- Drivers (and the rest of the runtime, osiris/run/) read defaults from the spec:
+  `config.get("delimiter", ",")` or `config.get("delimiter") or ","` on a field a component spec
+  gives a `default` repeats the spec in code, and the two drift.
 
 Both still have sites left from before the rules (issue 37): the tables below are those, file by
 file. A count may only fall: a new site, or one more in a file, fails here. When you remove one,
