@@ -32,9 +32,11 @@ test: $(VENV)/.installed
 	@$(PY) -m tests.servers.needs
 	$(PY) -m pytest -q -n auto --dist loadfile --cov --cov-report=
 
-# Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110).
+# Bug and complexity rules (ruff, configured in pyproject.toml; ADR 0110), and the layers of
+# docs/architecture.md: every import points down its table (tests/test_layers.py, a few seconds).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q -p no:randomly -p no:cacheprovider tests/test_layers.py
 
 # mypy strict on osiris/ (configured in pyproject.toml; ADR 0115).
 typecheck: $(VENV)/.installed

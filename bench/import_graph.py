@@ -13,6 +13,9 @@ under TYPE_CHECKING (a type-only import is still a dependency a reader must foll
   the reverse);
 - writes onto another package's object: `<name>.<attr> = ...` (or `<name>.<a>.<b> = ...`) where
   `<name>` is a parameter typed with a class of another package;
+- the layer picture: each package at the height of its longest chain of imports down to a package
+  that imports none of Osiris's (a circle counts as one node and is shown in braces);
+- how many imports of Osiris's own modules sit inside functions;
 - with --all, every package edge with its number of imports.
 """
 
@@ -41,15 +44,55 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path) -> list[str]:
-    """The osiris modules a file imports, anywhere in it."""
+    """The osiris modules a file imports, anywhere in it (`from osiris import suggest` imports
+    `osiris.suggest`; a relative import is resolved against the file's package)."""
+    return [target for target, _ in located_imports(path)]
+
+
+def located_imports(path: Path) -> list[tuple[str, int]]:
+    """(imported osiris module, line) for every import of the file, at module level, in functions or
+    under TYPE_CHECKING."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[str] = []
+    found: list[tuple[str, int]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names if alias.name.startswith("osiris")]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("osiris"):
-            found.append(node.module)
+            found += [(alias.name, node.lineno) for alias in node.names if _is_osiris(alias.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(path, node)
+            if module == "osiris":
+                found += [(f"osiris.{alias.name}" if _is_module(alias.name) else "osiris", node.lineno)
+                          for alias in node.names]
+            elif _is_osiris(module):
+                found.append((module, node.lineno))
     return found
+
+
+def _is_osiris(module: str) -> bool:
+    return module == "osiris" or module.startswith("osiris.")
+
+
+def _is_module(name: str) -> bool:
+    return (ROOT / f"{name}.py").is_file() or (ROOT / name / "__init__.py").is_file()
+
+
+def _absolute(path: Path, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports_in_functions(path: Path) -> int:
+    """How many imports of osiris modules sit inside a function of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inner = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for n in ast.walk(f) if n is not f}
+    return sum(1 for n in ast.walk(tree) if id(n) in inner and (
+        (isinstance(n, ast.Import) and any(_is_osiris(a.name) for a in n.names))
+        or (isinstance(n, ast.ImportFrom) and _is_osiris(_absolute(path, n)))))
 
 
 def writes_onto_others(path: Path, classes: dict[str, str]) -> list[str]:
@@ -125,10 +168,16 @@ def package_imports(files: list[Path]) -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def print_circles(by_package: dict[tuple[str, str], list[str]]) -> None:
+def package_edges(by_package: dict[tuple[str, str], list[str]]) -> dict[str, set[str]]:
+    """package -> the packages it imports."""
     edges: dict[str, set[str]] = collections.defaultdict(set)
     for source, target in by_package:
         edges[source].add(target)
+    return edges
+
+
+def print_circles(by_package: dict[tuple[str, str], list[str]]) -> None:
+    edges = package_edges(by_package)
     found = circles(edges)
     print(f"circles: {len(found)}")
     for group in found:
@@ -137,6 +186,40 @@ def print_circles(by_package: dict[tuple[str, str], list[str]]) -> None:
             if source in group and target in group:
                 shown = sorted(set(lines))
                 print(f"    {source} -> {target}: " + "; ".join(shown[:4]) + (f" (+{len(shown) - 4})" if len(shown) > 4 else ""))
+
+
+def layers(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Packages by height, bottom first: a package sits one above the highest package it imports;
+    a circle's packages share one height (shown as `{a b c}`)."""
+    nodes = sorted(set(edges) | {t for targets in edges.values() for t in targets})
+    group_of = {node: node for node in nodes}
+    for group in circles(edges):
+        for member in group:
+            group_of[member] = "{" + " ".join(group) + "}"
+    below: dict[str, set[str]] = collections.defaultdict(set)
+    for source, targets in edges.items():
+        below[group_of[source]] |= {group_of[t] for t in targets if group_of[t] != group_of[source]}
+    height: dict[str, int] = {}
+
+    def measure(group: str) -> int:
+        if group not in height:
+            height[group] = 1 + max((measure(lower) for lower in below[group]), default=-1)
+        return height[group]
+
+    for group in set(group_of.values()):
+        measure(group)
+    found: list[list[str]] = [[] for _ in range(max(height.values(), default=-1) + 1)]
+    for group, level in height.items():
+        found[level].append(group)
+    return [sorted(level) for level in found]
+
+
+def print_layers(by_package: dict[tuple[str, str], list[str]]) -> None:
+    edges = package_edges(by_package)
+    found = layers(edges)
+    print(f"layers (bottom first): {len(found)}")
+    for level, groups in enumerate(found):
+        print(f"  {level}: {' '.join(groups)}")
 
 
 def print_back_arrows(by_package: dict[tuple[str, str], list[str]]) -> None:
@@ -163,6 +246,8 @@ def main() -> int:
     by_package = package_imports(files)
     print(f"packages: {len({p for pair in by_package for p in pair})}; package edges: {len(by_package)}")
     print_circles(by_package)
+    print_layers(by_package)
+    print(f"imports of osiris modules inside functions: {sum(imports_in_functions(path) for path in files)}")
     print_back_arrows(by_package)
     writes = [line for path in files for line in writes_onto_others(path, classes)]
     print(f"writes onto another package's object: {len(writes)}")

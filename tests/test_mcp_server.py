@@ -267,11 +267,19 @@ def test_zz_no_secret_in_any_result_nor_in_the_session_trail(served: Served) -> 
     assert failed and all(c["message"] for c in failed)
 
 
-def test_zz_the_server_ends_its_session_when_the_client_closes(served: Served) -> None:
-    stderr = served.server.close()
+def test_the_server_ends_its_session_when_the_client_closes(tmp_path: Path) -> None:
+    """A server of its own (closing the module's would end it for the tests that run after)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {"mysql": {"reports": {
+        "host": "db.internal", "database": "reports", "user": "report", "password": SETTINGS_SECRET}}}}),
+        encoding="utf-8")
+    server = McpServer.start(root, {"PG_PW": ENV_SECRET})
+    assert not server.call("oml_validate", {"oml": WITH_PROBLEMS}).error
+    stderr = server.close()
     assert "Traceback" not in stderr and not any(secret in stderr for secret in SECRETS)
-    [session] = [p for p in (served.root / ".osiris" / "sessions").iterdir()
+    [session] = [p for p in (root / ".osiris" / "sessions").iterdir()
                  if json.loads((p / "session.json").read_text())["command"] == "mcp"]
-    assert stderr.splitlines()[0] == f"osiris mcp: serving {served.root} over stdio; session {session}"
+    assert stderr.splitlines()[0] == f"osiris mcp: serving {root} over stdio; session {session}"
     meta = json.loads((session / "session.json").read_text())
     assert meta["status"] == "ended" and meta["ended_at"]

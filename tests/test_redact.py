@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from osiris.request import scrub_request
-from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.secrets.redact import Redactor
+from osiris.trust.references import connection_secrets
 
 
 @pytest.mark.parametrize(

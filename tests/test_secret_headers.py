@@ -11,7 +11,7 @@ import yaml
 
 from osiris.secrets.names import is_secret_header
 from osiris.secrets.redact import Redactor
-from osiris.secrets.setup import all_secret_fields
+from osiris.trust.redactor import all_secret_fields
 from tests.validate_helpers import oml, registry, run_cli, step, validator
 
 SECRET_NAMES = ["Authorization", "authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key",

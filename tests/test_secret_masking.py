@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from osiris.secrets.redact import Redactor, connection_secrets, is_reference
+from osiris.secrets.redact import Redactor, is_reference
+from osiris.trust.references import connection_secrets
 from osiris.trust.references import resolve_connection
 
 CLASSIC_OPENAI_KEY = "sk-" + "A1b2C3d4E5" * 4 + "12345678"  # sk- and 48 characters, no proj- part

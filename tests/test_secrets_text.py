@@ -8,7 +8,8 @@ from urllib.parse import quote
 import pytest
 import yaml
 
-from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.secrets.redact import Redactor
+from osiris.trust.references import connection_secrets
 from osiris.settings.loader import EffectiveSettings
 from osiris.settings.model import Settings
 

@@ -14,7 +14,8 @@ import sqlglot
 
 from osiris.registry import load_registry
 from osiris.run.driver import RuntimeProblem
-from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.secrets.redact import Redactor
+from osiris.trust.references import connection_secrets
 from osiris.trust import handles, sandbox
 from osiris.trust.disclosure import conversion_problem, shorten, withhold_values
 from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides

@@ -15,7 +15,7 @@ from osiris.suggest import did_you_mean, listing
 
 def parse_connection(reference: str) -> tuple[str, str]:
     """"@mysql.default" -> ("mysql", "default"); UsageError for anything else."""
-    from osiris.validate.connections import parse_reference
+    from osiris.trust.references import parse_reference
 
     parsed = parse_reference(reference)
     if parsed is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+from osiris.families import ColumnInfo, TableInfo
+from osiris.problems import unreadable_csv_problem
 
 
 def sniff_csv(path: Path, shown: Path | None = None) -> TableInfo:
@@ -18,8 +19,7 @@ def sniff_csv(path: Path, shown: Path | None = None) -> TableInfo:
         rows = con.execute(f"DESCRIBE SELECT * FROM read_csv_auto({literal})").fetchall()
     except duckdb.Error as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise RuntimeProblem("", f"cannot read {shown or path} as CSV: {first}",
-                             "check that the file is a CSV file with a header row") from None
+        raise unreadable_csv_problem(str(shown or path), first) from None
     finally:
         con.close()
     return TableInfo((shown or path).stem, [ColumnInfo(str(name), str(kind), str(null).upper() != "NO")

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
 from osiris.errors import ExitCode, OsirisError, UsageError
-from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+from osiris.families import ColumnInfo, TableInfo
+from osiris.problems import RuntimeProblem
 
 if TYPE_CHECKING:
     from osiris.secrets.redact import Redactor
@@ -25,7 +26,7 @@ class DiscoveryFailed(OsirisError):
 def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], reference: str,
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
-    from osiris.run.drivers import family, family_driver
+    from osiris.families import family, family_discoverer
     from osiris.secrets.redact import Redactor
 
     name, alias = parse_connection(reference)
@@ -34,7 +35,7 @@ def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], 
         why = f"there is no {name} runtime driver" if facts is None else f"{facts.title} has no tables to read"
         raise UsageError(f"'{name}' connections cannot be discovered: {why}")
     config = resolve_connection(connections, env, name, alias)
-    driver = family_driver(name)
+    driver = family_discoverer(name)
     redactor = Redactor(known_values=list(secret_values(config)))
     try:
         return [masked_table(table, redactor) for table in driver.discover(config, tables)]
@@ -76,7 +77,7 @@ def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, 
     paths named: a UsageError otherwise, ending with `paths_example` (how the caller takes them).
     Writes nothing (`write_catalog` does); `osiris discover` and the MCP server's
     `discovery_request` both come here (docs/discover.md)."""
-    from osiris.run.drivers import discovers_endpoints
+    from osiris.families import discovers_endpoints
 
     family, alias = parse_connection(reference)
     if discovers_endpoints(family) and not tables:
@@ -112,7 +113,7 @@ def update_csv_catalog(root: Path, path: Path, refresh: bool, staged: Path | Non
 
 def source_kind(family_name: str) -> str:
     """What a family's catalog holds, for messages: "table", "endpoint" (@rest), "query field" (@graphql)."""
-    from osiris.run.drivers import family
+    from osiris.families import family
 
     facts = family(family_name)
     return {"endpoints": "endpoint", "fields": "query field"}.get(facts.discovers if facts else "", "table")

@@ -149,3 +149,11 @@ class Catalogs:
 
 def _plural(number: int, word: str) -> str:
     return f"{number} {word}{'' if number == 1 else 's'}"
+
+
+def catalog_names(project: Path) -> list[str]:
+    """The table and column names of the project's schema catalog (`osiris discover`), and an API's
+    nested fields (`meta.tags`), known to a run."""
+    return [name for catalog in list_catalogs(project) for table, entry in catalog.tables.items()
+            for name in (table, *(str(column.get("name", "")) for column in entry.get("columns") or []),
+                         *(str(item.get("name", "")) for item in entry.get("fields") or []))]

@@ -106,7 +106,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
                report: ValidationReport, sha256: str) -> int:
     """Run a valid pipeline, each step with the effective config validation worked out; `sha256`
     is that of the file's bytes (what `sha256sum` prints)."""
-    from osiris.secrets.setup import build_redactor
+    from osiris.trust.redactor import build_redactor
     from osiris.run.recorded import run_as_json, run_recorded
 
     redactor = build_redactor(effective, None, validator.registry)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from osiris.settings import load_settings
     from osiris.validate import load_validator
 
-    from osiris.secrets.setup import build_redactor
+    from osiris.trust.redactor import build_redactor
 
     effective = load_settings(config_path=args.config)
     validator = load_validator(effective)

@@ -28,7 +28,7 @@ class Project:
         may start the server in any folder (Claude Desktop starts it in /), and the project is the
         boundary of what the tools may touch."""
         from osiris.errors import UsageError
-        from osiris.secrets.setup import build_redactor
+        from osiris.trust.redactor import build_redactor
         from osiris.settings import load_settings
         from osiris.validate import load_validator
 

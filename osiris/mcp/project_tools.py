@@ -147,7 +147,8 @@ def _told_as_known(project: Project, *asked: Any) -> Iterator[None]:
     an engine says"): a server's or a database's words may quote a value or carry control characters.
     Known: what was asked, the connection settings' words and the catalog's names."""
     from osiris.catalog.discovery import DiscoveryFailed
-    from osiris.trust.engine_words import Known, catalog_names, filtered
+    from osiris.catalog.store import catalog_names
+    from osiris.trust.engine_words import Known, filtered
 
     try:
         yield

@@ -20,7 +20,7 @@ from osiris.prompt.schema import schema_for_project
 from osiris.retry.budget import SpendingCap
 from osiris.retry.engine import EngineConfig, GenerationEngine
 from osiris.retry.progress import Observer, ignore
-from osiris.secrets.setup import build_redactor
+from osiris.trust.redactor import build_redactor
 from osiris.session import Session
 from osiris.session.reader import find_session, read_conversation
 from osiris.validate import load_validator

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from osiris.run.driver import RuntimeProblem
+from osiris.run.problems import unconfigured_problem, unset_secret_problem
 from osiris.secrets.names import is_secret_key
 from osiris.secrets.redact import secret_text
 from osiris.trust.references import UnsetReference, resolve_connection, unset_hint
@@ -48,15 +48,13 @@ def resolve_step_config(
         family, alias = parse_reference(reference) or ("", "")
         found = connections.get(family, {}).get(alias)
         if found is None:
-            raise RuntimeProblem(
-                "OML511", f"connection '{reference}' is not configured",
-                f"define connections.{family}.{alias} in .osiris.yaml", value=reference)
+            raise unconfigured_problem(reference, family, alias)
         connection = found
         try:
             resolved = resolve_connection(found, env, where=f"connections.{family}.{alias}",
                                           secret_fields=secret_fields)
         except UnsetReference as unset:
-            raise RuntimeProblem("OML511", str(unset), unset_hint(unset.name), value=f"${{{unset.name}}}") from None
+            raise unset_secret_problem(unset.where, unset.name, unset_hint(unset.name)) from None
         merged, secrets = resolved.fields, resolved.secrets
     own = {name: value for name, value in config.items() if name != CONNECTION_KEY}
     inline = [secret_text(value) for name, value in own.items() if name.lower() in secret_fields or is_secret_key(name)]

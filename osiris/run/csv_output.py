@@ -28,6 +28,7 @@ from typing import Any
 from osiris.run.driver import RuntimeProblem
 from osiris.run.drivers.sql_types import is_nested
 from osiris.run.spool import quote_ident
+from osiris.trust.duckdb_sql import literal as literal  # re-exported: drivers quote with it
 
 TRANSCODE_BYTES = 1 << 20
 NEWLINES = {"lf": "\n", "crlf": "\r\n"}
@@ -118,8 +119,3 @@ def _texts(path: Path, header: str | None) -> Iterator[str]:
         while block := raw.read(TRANSCODE_BYTES):
             yield decoder.decode(block)
     yield decoder.decode(b"", final=True)
-
-
-def literal(text: str) -> str:
-    """A SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"

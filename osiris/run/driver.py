@@ -17,43 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from osiris.families import ColumnInfo, Family, TableInfo
+from osiris.problems import RuntimeProblem
+
+__all__ = ["ColumnInfo", "Driver", "Family", "RuntimeProblem", "StepContext", "StepOutcome", "TableInfo"]
+
 if TYPE_CHECKING:
     import duckdb
 
     from osiris.trust.paths import Files
-
-
-class RuntimeProblem(Exception):
-    """An expected runtime failure of one step, reported as an OML5xx issue (never a traceback).
-
-    `message` and `hint` must already be free of secrets: drivers build them from their own words
-    and redact any text taken from a driver library's exception.
-    """
-
-    def __init__(self, code: str, message: str, hint: str, *, value: object = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.hint = hint
-        self.value = value
-
-
-@dataclass(frozen=True)
-class Family:
-    """What the rest of Osiris knows about a component family, declared once, as `FAMILY` in its
-    driver module (osiris.run.drivers.<name>): a new family is its driver file and its specs."""
-
-    name: str  # "postgres": the family of its components and of `@postgres.alias` connections
-    title: str  # "PostgreSQL": how messages and prompts name it
-    components: tuple[str, ...]  # the components its driver runs
-    kind: str  # "database" (tables a failed step's facts can list), "api", "files" or "engine"
-    discoverable: bool = False  # `osiris discover @<name>.alias` reads its tables (or endpoints)
-    discovers: str = "tables"  # "endpoints": discover reads the API paths named (`@rest.api /customers`)
-    dialect: str | None = None  # the sqlglot dialect of its SQL, for specs that do not mark `x-sql`
-    words: tuple[str, ...] = ()  # what people call it in a request ("mariadb"), besides its name
-    # The config fields its driver reads to pick where (and how safely) it connects: the run-time
-    # check (osiris.trust.endpoints) covers them whether or not a spec names them.
-    endpoints: tuple[str, ...] = ()
 
 
 @dataclass
@@ -91,26 +63,6 @@ class StepOutcome:
     rows_out: int = 0
     columns: list[tuple[str, str]] = field(default_factory=list)  # (name, DuckDB type)
     warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ColumnInfo:
-    name: str
-    type: str  # the database's own type name, e.g. "varchar(255)"
-    nullable: bool = True
-    default: str | None = None  # the column's default as the database writes it, e.g. "'new'::text"
-    values: list[str] | None = None  # an enum type's values, in their order
-
-
-@dataclass
-class TableInfo:
-    """One table as `discover` finds it; the catalog (`.osiris/catalog/<family>.<alias>.json`)
-    stores `{"tables": {name: {"columns": [{name, type, nullable}], "primary_key": [...]}}}`."""
-
-    name: str
-    columns: list[ColumnInfo]
-    primary_key: list[str] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)  # more for the catalog entry (an API's data_path, paging)
 
 
 class Driver(Protocol):

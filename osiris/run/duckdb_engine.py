@@ -17,7 +17,7 @@ _started_cap_mb: int | None = None  # the memory cap of the engine started last:
 
 def started_cap_mb() -> int:
     """The memory cap, in MB, of the engine this process started last (the default before any)."""
-    from osiris.run.resources import default_memory_mb
+    from osiris.settings.resources import default_memory_mb
 
     return _started_cap_mb if _started_cap_mb is not None else default_memory_mb()
 
@@ -27,11 +27,11 @@ class Engine:
     capped at `memory_mb`, spilling beyond it to the scratch directory (at most `scratch_cap_mb` of
     it, on a sample run), and locked into that directory before any step may use it. A run whose
     every step is a plain copy on a direct route (osiris.run.direct) never imports it. Unset, the
-    threads and the memory are the machine's defaults (osiris.run.resources)."""
+    threads and the memory are the machine's defaults (osiris.settings.resources)."""
 
     def __init__(self, scratch: Path, scratch_cap_mb: int | None = None, *, threads: int | None = None,
                  memory_mb: int | None = None) -> None:
-        from osiris.run.resources import default_memory_mb, default_threads
+        from osiris.settings.resources import default_memory_mb, default_threads
 
         self.scratch = scratch
         self.scratch_cap_mb = scratch_cap_mb

@@ -34,7 +34,8 @@ from osiris.run.results import RunListener, RunOptions, RunResult, StepResult, p
 from osiris.run.step_copy import run_copy
 from osiris.run.step_failure import clean, since
 from osiris.run.step_run import RunState, run_step
-from osiris.trust.engine_words import Known, catalog_names, knowing
+from osiris.catalog.store import catalog_names
+from osiris.trust.engine_words import Known, knowing
 from osiris.trust.sandbox import scratch_dir
 
 # osiris.run.spark.engine reports its steps as this engine does

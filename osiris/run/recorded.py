@@ -81,7 +81,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
                   note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
     from osiris.run.engine import RunOptions, run_pipeline
-    from osiris.run.resources import engine_resources
+    from osiris.settings.resources import engine_resources
     from osiris.run.trail import RunTrail
     from osiris.session import Session
     from osiris.trust.boundary import Boundary

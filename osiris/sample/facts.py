@@ -15,7 +15,8 @@ from osiris.run.engine import StepResult
 from osiris.sample.dry_run import SampleOptions
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
-from osiris.trust.engine_words import Known, catalog_names, filtered, shown_columns
+from osiris.catalog.store import catalog_names
+from osiris.trust.engine_words import Known, filtered, shown_columns
 
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60

@@ -44,7 +44,7 @@ from osiris.secrets.patterns import (
 )
 from osiris.secrets.yaml_text import redact_yaml
 
-__all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "connection_secrets", "is_reference"]
+__all__ = ["DSN_PASSWORD", "MIN_KNOWN_SECRET_LENGTH", "Redactor", "is_reference"]
 
 # Shorter known values would mask ordinary words; such "secrets" are not worth hiding anyway.
 MIN_KNOWN_SECRET_LENGTH = 4
@@ -80,7 +80,7 @@ class Redactor:
         """Remember the values found under secret keys in `data` (e.g. an LLM's pipeline that wrote
         a password inline), and at `secret_paths` (JSON pointers a component spec marks secret), so
         that they are masked wherever they turn up later, under any key."""
-        from osiris.validate.pointer import split
+        from osiris.extract.pointer import split
 
         at_paths = [_at(data, split(path)) for path in secret_paths]
         self.add_known([*self._secret_values(data), *(v for found in at_paths for v in self._secret_values(found, True))])
@@ -375,20 +375,3 @@ def _mask_prose(match: re.Match[str]) -> str:
     if lowered.isalpha() and lowered.endswith(("ed", "ing", "ly", "able", "ible")):  # "was rejected"
         return match.group(0)
     return f"{match['head']}{quote_char}{MASK}{quote_char}"
-
-
-def connection_secrets(
-    connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
-    env: Mapping[str, str],
-    secret_fields: Iterable[str] = (),
-    keyring: bool = True,
-) -> list[str]:
-    """The resolved secret values of `connections` settings (a MySQL password, a numeric PIN, a
-    header's token), as `osiris run` resolves them: environment, then keyring (osiris.trust.references);
-    `keyring=False`: the environment only."""
-    from osiris.trust.references import resolve_connection
-
-    fields = list(secret_fields)
-    return [secret for family, aliases in connections.items() for alias, values in aliases.items()
-            for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
-                                             secret_fields=fields, strict=False, keyring=keyring).secrets]

@@ -29,7 +29,7 @@ def check_settings(effective: EffectiveSettings) -> None:
         )
     _check_memory_limit(effective)
     if settings.validation.rules:
-        from osiris.validate.rules import compile_rules
+        from osiris.settings.rules import compile_rules
 
         try:
             compile_rules(list(settings.validation.rules))
@@ -46,8 +46,8 @@ def check_settings(effective: EffectiveSettings) -> None:
 
 
 def _check_memory_limit(effective: EffectiveSettings) -> None:
-    """`run.memory_limit`: a whole number of MB or GB, at least MIN_MEMORY_MB (osiris.run.resources)."""
-    from osiris.run.resources import MEMORY_LIMIT_EXAMPLE, MIN_MEMORY_MB, memory_limit_mb
+    """`run.memory_limit`: a whole number of MB or GB, at least MIN_MEMORY_MB (osiris.settings.resources)."""
+    from osiris.settings.resources import MEMORY_LIMIT_EXAMPLE, MIN_MEMORY_MB, memory_limit_mb
 
     given = effective.settings.run.memory_limit
     if given is None:

@@ -121,7 +121,7 @@ class RunSettings:
     engine: Literal["duckdb", "spark"] = "duckdb"
     # a full run's deadline (OML532, exit 6); None: none (docs/security.md, "Every run ends")
     timeout_seconds: float | None = field(default=None, metadata={"gt": 0, "le": 31_536_000})
-    # the engine's DuckDB (osiris.run.resources): None is the machine's cores, a quarter of its memory
+    # the engine's DuckDB (osiris.settings.resources): None is the machine's cores, a quarter of its memory
     threads: int | None = _whole(None, ge=1, le=1024)
     memory_limit: str | None = None  # '2GB', '512MB': beyond it DuckDB spills to the run's scratch
     spark: SparkSettings = field(default_factory=SparkSettings)

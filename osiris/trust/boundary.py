@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import boundary_problem, reference_in_pipeline_problem
 from osiris.trust.endpoints import endpoint_fields, endpoint_overrides
 from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files
 from osiris.trust.references import step_references
@@ -85,13 +85,9 @@ class Boundary:
         found = step_references(config)
         if found:
             pointer, _ = found[0]
-            raise RuntimeProblem(
-                "OML518", f"config{pointer.replace('/', '.')} holds a ${{...}} reference, which a pipeline may "
-                          "not use: references are resolved in connections only, and this one was not",
-                "move the value into a connection in .osiris.yaml and use connection: \"@family.alias\"",
-                value=pointer)
+            raise reference_in_pipeline_problem(pointer)
         reference = config.get("connection")
         if isinstance(reference, str) and reference.startswith("@"):
             moved = endpoint_overrides(config, self.endpoint_fields(component), reference, connection)
             if moved:
-                raise RuntimeProblem("OML518", moved[0].message, moved[0].hint, value=moved[0].where)
+                raise boundary_problem(moved[0].message, moved[0].hint, moved[0].where)

@@ -76,3 +76,8 @@ def _walk(value: Any) -> Iterator[dict[str, Any]]:
     elif isinstance(value, list):
         for item in value:
             yield from _walk(item)
+
+
+def literal(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"

@@ -37,7 +37,7 @@ DEFAULT_ENDPOINT_FIELDS = frozenset({
 
 def endpoint_fields(spec: ComponentSpec) -> frozenset[str]:
     """The config fields of `spec` that say where its connection goes."""
-    from osiris.run.drivers import family
+    from osiris.families import family
 
     marked = spec.raw.get("x-endpoint-fields") or []
     named = {str(name) for name in marked if isinstance(name, str)}

@@ -25,7 +25,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 PLACEHOLDER = "(…)"
@@ -61,16 +60,6 @@ class Known:
             return True
         parts = [p for p in _PART.split(token) if p]
         return len(parts) > 1 and all(self.allows(p) for p in parts)
-
-
-def catalog_names(project: Path) -> list[str]:
-    """The table and column names of the project's schema catalog (`osiris discover`), and an API's
-    nested fields (`meta.tags`), known to a run."""
-    from osiris.catalog.store import list_catalogs
-
-    return [name for catalog in list_catalogs(project) for table, entry in catalog.tables.items()
-            for name in (table, *(str(column.get("name", "")) for column in entry.get("columns") or []),
-                         *(str(item.get("name", "")) for item in entry.get("fields") or []))]
 
 
 _CURRENT: ContextVar[Known | None] = ContextVar("osiris_known_words", default=None)

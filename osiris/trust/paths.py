@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import OUTSIDE_PROJECT_HINT, RuntimeProblem, folder_gone_problem, outside_project_problem
 
 if TYPE_CHECKING:
     from osiris.registry import ComponentSpec
@@ -37,8 +37,7 @@ FILESYSTEM_PATH_FIELDS = ("base_dir", "path")  # for filesystem specs without `x
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_NAME_BYTES = 255  # the longest file name Linux and macOS file systems take
-HINT = ("write a path relative to the project (e.g. data/customers.csv); to use files elsewhere, declare "
-        "base_dir for a filesystem connection in .osiris.yaml and use connection: \"@filesystem.<alias>\"")
+HINT = OUTSIDE_PROJECT_HINT
 
 
 def path_fields(spec: ComponentSpec) -> tuple[str, ...]:
@@ -92,7 +91,7 @@ def components(path: str) -> tuple[str, ...]:
 
 def outside(field: str, shown: str, reason: str) -> RuntimeProblem:
     """OML517: a path that the real file system puts outside the boundary."""
-    return RuntimeProblem("OML517", f"{field} '{shown}' {reason}: files stay inside the project", HINT, value=shown)
+    return outside_project_problem(field, shown, reason)
 
 
 @dataclass(frozen=True)
@@ -167,9 +166,7 @@ class Files:
             raise outside(field, shown, f"passes through a symbolic link ({link}) that appeared after the check; "
                                         "nothing was read or written") from None
         except FileNotFoundError:
-            raise RuntimeProblem("OML510", f"{shown} or a folder of it disappeared while the step ran; nothing was "
-                                           "read or written", "run the pipeline again once the folder is back",
-                                 value=shown) from None
+            raise folder_gone_problem(shown) from None
 
     def shows(self, folder: Path) -> bool:
         """Whether a hint may list `folder`'s files: it is inside the root and not protected."""

@@ -24,6 +24,7 @@ from osiris.trust.endpoints import ALLOW_OVERRIDE
 REFERENCE = ENV_REFERENCE  # `${NAME}`: one pattern for the resolver and the redactor
 ANY_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # what a step may not hold, well-formed or not
 KEYRING_SERVICE = "osiris"
+CONNECTION_REFERENCE = re.compile(r"^@([a-z0-9_-]+)\.([a-z0-9_-]+)$", re.IGNORECASE)  # `@family.alias`
 OSIRIS_KEYS = frozenset({ALLOW_OVERRIDE})  # connection settings for Osiris itself, never for a driver
 
 
@@ -153,3 +154,24 @@ def unset_hint(name: str) -> str:
                 f"system keyring: keyring set {KEYRING_SERVICE} {name} (its value is never written anywhere)")
     return (f"set the environment variable {name} in the shell that runs osiris (its value is never "
             "written anywhere); this machine has no usable system keyring to store it in")
+
+
+def connection_secrets(
+    connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    env: Mapping[str, str],
+    secret_fields: Iterable[str] = (),
+    keyring: bool = True,
+) -> list[str]:
+    """The resolved secret values of `connections` settings (a MySQL password, a numeric PIN, a
+    header's token), as `osiris run` resolves them: environment, then keyring;
+    `keyring=False`: the environment only."""
+    fields = list(secret_fields)
+    return [secret for family, aliases in connections.items() for alias, values in aliases.items()
+            for secret in resolve_connection(values, env, where=f"connections.{family}.{alias}",
+                                             secret_fields=fields, strict=False, keyring=keyring).secrets]
+
+
+def parse_reference(value: Any) -> tuple[str, str] | None:
+    """"@mysql.default" -> ("mysql", "default"); None for anything that is not a connection reference."""
+    match = CONNECTION_REFERENCE.match(value) if isinstance(value, str) else None
+    return (match.group(1), match.group(2)) if match else None

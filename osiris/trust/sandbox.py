@@ -23,8 +23,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from osiris.run.csv_output import literal
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, outside_inputs_problem
+from osiris.trust.duckdb_sql import literal
 from osiris.trust.sql import READ_WITH_A_STEP
 
 SCRATCH = Path(".osiris") / "tmp"
@@ -94,8 +94,7 @@ def lock_down(con: Any, scratch: Path) -> None:
 
 def refused(detail: str) -> RuntimeProblem:
     """OML518: DuckDB's sandbox refused what a step's SQL tried to reach."""
-    return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the sandbox refused it: {detail}",
-                          READ_WITH_A_STEP)
+    return outside_inputs_problem("the sandbox", detail, READ_WITH_A_STEP)
 
 
 def output_file(scratch: Path, target: Path) -> Path:

@@ -23,7 +23,7 @@ from osiris.trust.allowlist import ENGINE_NAMES, ROW_GENERATORS, allowed
 from osiris.trust.breach import Breach
 
 if TYPE_CHECKING:
-    from osiris.run.driver import RuntimeProblem
+    from osiris.problems import RuntimeProblem
 
 _FILE_READER = re.compile(r"^(read_|parquet_|iceberg_|delta_|sniff_csv$|glob$|csv_scan$|json_scan$)")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -87,10 +87,9 @@ def refuse_unlisted(query: str, engine: str, tables: Collection[str]) -> None:
 
 def refused_by_list(engine: str, reason: str, hint: str = READ_INPUTS) -> RuntimeProblem:
     """OML518: the run-time check refused a transform's SQL before the engine saw it."""
-    from osiris.run.driver import RuntimeProblem
+    from osiris.problems import outside_inputs_problem
 
-    return RuntimeProblem("OML518", f"the SQL reached outside its inputs, and the {ENGINE_NAMES[engine]} engine's "
-                                    f"list refused it: {reason}", hint)
+    return outside_inputs_problem(f"the {ENGINE_NAMES[engine]} engine's list", reason, hint)
 
 
 def step_tables(inputs: Collection[str]) -> list[str]:
@@ -166,9 +165,16 @@ def _cte_names(tree: Any) -> set[str]:
 
 
 def _offset(node: Any) -> int:
-    from osiris.validate.sql_names import offset_of
-
     return offset_of(node) or 0
+
+
+def offset_of(node: Any) -> int | None:
+    """Where `node` (a Column, Table or Identifier) starts in the SQL text, if sqlglot kept it."""
+    for candidate in (node, getattr(node, "this", None)):
+        start = (getattr(candidate, "meta", None) or {}).get("start")
+        if isinstance(start, int):
+            return start
+    return None
 
 
 def _listing(names: Collection[str]) -> str:

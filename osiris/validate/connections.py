@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,11 +9,11 @@ from typing import Any
 from osiris.registry import ComponentSpec
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides
+from osiris.trust.references import parse_reference as parse_reference  # re-exported: the validator and run/connections.py read it here
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
 CONNECTION_KEY = "connection"
-_REFERENCE = re.compile(r"^@([a-z0-9_-]+)\.([a-z0-9_-]+)$", re.IGNORECASE)
 
 Connections = Mapping[str, Mapping[str, Mapping[str, Any]]]  # family -> alias -> fields
 
@@ -24,11 +23,6 @@ class Reference:
     family: str
     alias: str
     fields: Mapping[str, Any]  # what settings give for this alias ({} when it is not configured)
-
-
-def parse_reference(value: Any) -> tuple[str, str] | None:
-    match = _REFERENCE.match(value) if isinstance(value, str) else None
-    return (match.group(1), match.group(2)) if match else None
 
 
 def example_reference(spec: ComponentSpec, connections: Connections) -> str:

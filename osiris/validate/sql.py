@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.oml.graph import step_dependencies, step_id_of, table_name
 from osiris.suggest import closest, listing
-from osiris.trust.sql import outside_reach
+from osiris.trust.sql import offset_of, outside_reach
 from osiris.validate.catalog_names import check_table_fields, new_table_hint
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
 from osiris.validate.graph_hints import not_an_input_hint, reads_a_dependency
 from osiris.validate.pointer import join
-from osiris.validate.sql_names import Columns, UnknownName, offset_of, output_names, read_tables, single_source
+from osiris.validate.sql_names import Columns, UnknownName, output_names, read_tables, single_source
 from osiris.validate.sql_scopes import unknown_names
 from osiris.validate.sql_position import ValueLocator, sql_offset
 from osiris.validate.step_config import component_name
@@ -38,7 +38,7 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
     """field -> dialect: the properties a spec marks `x-sql: <dialect>` (the meta-schema admits
     the dialects sqlglot reads); for specs written without the annotation, `query` in the dialect
     its family's driver declares (FAMILY.dialect)."""
-    from osiris.run.drivers import family
+    from osiris.families import family
 
     if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
         return {name: prop["x-sql"] for name, prop in spec.properties.items()

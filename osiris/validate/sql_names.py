@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+
 Columns = list[str] | None  # None: the columns of a source are not known
 Source = tuple[str, Columns]  # a table's spelling and its columns
 
@@ -18,15 +19,6 @@ class UnknownName:
     offset: int | None  # where the name starts in the SQL text
     table: str | None = None  # for a column: the table it was looked up in (None: all sources)
     known: tuple[str, ...] = ()  # the names that would have been right
-
-
-def offset_of(node: Any) -> int | None:
-    """Where `node` (a Column, Table or Identifier) starts in the SQL text, if sqlglot kept it."""
-    for candidate in (node, getattr(node, "this", None)):
-        start = (getattr(candidate, "meta", None) or {}).get("start")
-        if isinstance(start, int):
-            return start
-    return None
 
 
 def read_tables(tree: Any) -> list[Any]:

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from osiris.validate.sql_names import Columns, Source, UnknownName, offset_of, output_names, scopes
+from osiris.trust.sql import offset_of
+from osiris.validate.sql_names import Columns, Source, UnknownName, output_names, scopes
 
 Level = Mapping[str, Source]  # one scope's tables: alias -> (spelling, columns)
 

@@ -26,7 +26,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.problems import inputs_problem, masked, out_of_memory, unknown_column_problem
+from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -187,7 +187,7 @@ def _existing(path: Path, shown: str, files: Files) -> Path:
     hint = (f"files in {folder.name or folder}: {listing(nearby)}{did_you_mean(path.name, nearby)}" if nearby
             else f"the folder {Path(shown).parent} does not exist or is empty; paths are relative to the project "
                  "(or base_dir)")
-    raise RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+    raise file_problem(shown, hint)
 
 
 def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimeProblem:

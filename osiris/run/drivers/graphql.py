@@ -41,9 +41,9 @@ class GraphQLDriver:
             return spooled_outcome(ctx, spool, client.notes, known, "the query's selection at data_path")
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
-        """The query fields `tables` (all when None) by introspection (osiris.catalog.graphql_schema)."""
+        """The query fields `tables` (all when None) by introspection (osiris.run.graphql_schema)."""
         from osiris.catalog.connection import secret_values
-        from osiris.catalog.graphql_schema import query_fields
+        from osiris.run.graphql_schema import query_fields
 
         with rest_client(config, secret_values(config)) as client:
             return query_fields(client, str(config.get("endpoint") or ""), tables)
@@ -66,7 +66,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         _raise_errors(client, payload, where)
         if response.status_code >= 400:
             raise client.status_problem(response, "POST", retries=0)
-        records = records_at(payload, str(config.get("data_path", "data")), where)
+        records = records_at(payload, _data_path(config), where)
         guard.read(records)
         yield records
         if not paginate or not records:
@@ -80,11 +80,15 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
 def selected_columns(config: Mapping[str, Any], flat: bool) -> list[str]:
     """The columns the query selects at data_path, for an answer without records (its table has
     them, each JSON: no value shows what they hold); OML539 when the query cannot tell them."""
-    data_path = str(config.get("data_path", "data"))
+    data_path = _data_path(config)
     try:
         return columns_at(str(config["query"]), data_path, flat=flat)
     except Unknowable as why:
         raise unknown_columns_problem(data_path, str(why)) from None
+
+
+def _data_path(config: Mapping[str, Any]) -> str:
+    return str(config.get("data_path", "data"))
 
 
 def _variable(config: Mapping[str, Any]) -> str:

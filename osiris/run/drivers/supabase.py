@@ -149,11 +149,15 @@ _DUCKDB_TYPES = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT
                  "json": "JSON", "jsonb": "JSON"}
 
 
+def _select(config: Mapping[str, Any]) -> str:
+    return str(config.get("select") or "*")
+
+
 def _table_columns(client: HttpClient, config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
     """The columns of the step's table (those `select` names, when it is a plain list), from the
     OpenAPI root: an empty read (an incremental run with nothing new) still has the table's columns,
     so the steps after it run. None when the root is closed or `select` is more than a list."""
-    select = str(config.get("select") or "*")
+    select = _select(config)
     names = None if select == "*" else [n.strip() for n in select.split(",")]
     if names is not None and not all(n.replace("_", "").isalnum() for n in names):
         return None
@@ -174,7 +178,7 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
     config = ctx.config
     size = int(config.get("limit") or 1000)
     offset = int(config.get("offset") or 0)
-    params = [("select", config.get("select") or "*"), *dict(config.get("filter") or {}).items(),
+    params = [("select", _select(config)), *dict(config.get("filter") or {}).items(),
               *_after_cursor(ctx)]
     incremental = incremental_of(config)
     order = config.get("order") or (f"{incremental.cursor}.asc" if incremental else None)

@@ -30,7 +30,8 @@ from osiris.run.spark import bridge, errors, files, jdbc
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
-from osiris.trust.engine_words import Known, catalog_names, current, knowing, shown_columns
+from osiris.catalog.store import catalog_names
+from osiris.trust.engine_words import Known, current, knowing, shown_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from osiris.secrets.names import HEADER_MAPS
-from osiris.secrets.redact import Redactor, connection_secrets
+from osiris.secrets.redact import Redactor
+from osiris.trust.references import connection_secrets
 
 if TYPE_CHECKING:
     from osiris.registry import Registry
@@ -31,7 +32,7 @@ def all_secret_fields(registry: Registry) -> set[str]:
     A header map marked secret as a whole (`/headers`) is not a name to mask: the headers in it are
     masked by their own names (`osiris.secrets.names.is_secret_header`), as the validator judges them.
     """
-    from osiris.validate.pointer import split
+    from osiris.extract.pointer import split
 
     fields: set[str] = set()
     for name in getattr(registry, "components", {}) or {}:

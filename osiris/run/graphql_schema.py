@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.catalog.api_shape import MAX_FIELDS
-from osiris.run.driver import ColumnInfo, RuntimeProblem, TableInfo
+from osiris.families import ColumnInfo, TableInfo
+from osiris.problems import no_endpoint_problem
 from osiris.run.http import HttpClient, safe_url
 
 NESTED_DEPTH = 2  # levels of an object's keys followed below a record's own keys
@@ -48,8 +49,7 @@ def query_fields(client: HttpClient, endpoint: str, names: list[str] | None) -> 
     """The query root fields `names` (all, up to MAX_ROOT_FIELDS, when None) that return objects,
     as catalog entries; OML531 when the endpoint does not answer introspection."""
     if not endpoint:
-        raise RuntimeProblem("OML521", "the connection has no endpoint",
-                             "set endpoint: https://.../graphql for the connection in .osiris.yaml")
+        raise no_endpoint_problem()
     schema = _introspect(client, endpoint)
     types = {str(t.get("name")): t for t in schema.get("types") or [] if isinstance(t, Mapping)}
     root = types.get(str((schema.get("queryType") or {}).get("name") or "Query")) or {}

@@ -1,0 +1,150 @@
+"""Rules written once (docs/architecture.md, "Where each rule lives"), pinned by reading the source.
+
+- Runtime problems are built in `osiris/problems.py`: `RuntimeProblem(...)` anywhere else is a second
+  copy of a code's message and hint.
+- Drivers (and the rest of the runtime, osiris/run/) read defaults from the spec:
+  `config.get("delimiter", ",")` or `config.get("delimiter") or ","` on a field a component spec
+  gives a `default` repeats the spec in code, and the two drift.
+
+Both still have sites left from before the rules (issue 37): the tables below are those, file by
+file. A count may only fall: a new site, or one more in a file, fails here. When you remove one,
+lower its count (and delete the line at zero).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+OSIRIS = REPO / "osiris"
+PROBLEMS = "osiris/problems.py"
+
+# RuntimeProblem(...) built outside osiris/problems.py, still to move (run/ modules others edit).
+PROBLEMS_LEFT = {
+    "osiris/run/checks.py": 2,
+    "osiris/run/csv_output.py": 1,
+    "osiris/run/direct.py": 1,
+    "osiris/run/drivers/duckdb.py": 3,
+    "osiris/run/drivers/filesystem.py": 4,
+    "osiris/run/drivers/graphql.py": 1,
+    "osiris/run/drivers/posthog.py": 4,
+    "osiris/run/drivers/supabase.py": 3,
+    "osiris/run/http.py": 1,
+    "osiris/run/json_records.py": 3,
+    "osiris/run/paging.py": 2,
+    "osiris/run/spark/engine.py": 3,
+    "osiris/run/spark/errors.py": 7,
+    "osiris/run/step_failure.py": 3,  # moved out of run/engine.py with its split, 6 sites before
+    "osiris/run/step_tables.py": 3,
+    "osiris/run/spark/files.py": 2,
+    "osiris/run/spark/jdbc.py": 1,
+}
+
+# Fallbacks in code for a field some spec gives a default, still to remove.
+DEFAULTS_LEFT = {
+    "osiris/run/csv_output.py": 5,
+    "osiris/run/direct.py": 1,
+    "osiris/run/drivers/filesystem.py": 4,
+    "osiris/run/drivers/graphql.py": 8,
+    "osiris/run/drivers/mysql.py": 5,
+    "osiris/run/drivers/postgres.py": 5,
+    "osiris/run/drivers/posthog.py": 4,
+    "osiris/run/drivers/rest.py": 9,
+    "osiris/run/drivers/sql_base.py": 3,
+    "osiris/run/drivers/supabase.py": 9,
+    "osiris/run/results.py": 1,
+    "osiris/run/http.py": 8,
+    "osiris/run/spark/files.py": 5,
+    "osiris/run/spark/jdbc.py": 8,
+    "osiris/run/spark/transpile.py": 3,
+    "osiris/run/targets.py": 1,
+}
+
+
+def problems_built(source: str) -> int:
+    """How many `RuntimeProblem(...)` calls the source makes."""
+    return sum(1 for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "RuntimeProblem")
+        or (isinstance(node.func, ast.Attribute) and node.func.attr == "RuntimeProblem")))
+
+
+def spec_defaults() -> set[str]:
+    """The config fields some built-in component spec gives a `default`."""
+    fields: set[str] = set()
+    for spec in (OSIRIS / "_components").glob("*/spec.yaml"):
+        properties = (yaml.safe_load(spec.read_text(encoding="utf-8")).get("configSchema") or {}).get("properties")
+        fields |= {name for name, schema in (properties or {}).items() if isinstance(schema, dict) and "default" in schema}
+    return fields
+
+
+def _reads(node: ast.AST, fields: set[str]) -> bool:
+    """`x.get("<field>", ...)` on a field with a spec default."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+            and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in fields)
+
+
+def default_fallbacks(source: str, fields: set[str]) -> list[int]:
+    """Lines of `x.get("f", <not None>)` and `x.get("f") or <anything>` for a field `f` in `fields`."""
+    return [node.lineno for node in ast.walk(ast.parse(source)) if _falls_back(node, fields)]
+
+
+def _falls_back(node: ast.AST, fields: set[str]) -> bool:
+    if isinstance(node, ast.Call) and _reads(node, fields) and len(node.args) > 1:
+        fallback = node.args[1]
+        return not (isinstance(fallback, ast.Constant) and fallback.value is None)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        first = node.values[0]
+        return isinstance(first, ast.Call) and _reads(first, fields) and len(first.args) == 1
+    return False
+
+
+def _per_file(count: object, root: Path = OSIRIS) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for path in sorted(root.rglob("*.py")):
+        name = str(path.relative_to(REPO))
+        found[name] = count(path.read_text(encoding="utf-8"))
+    return +found
+
+
+def test_runtime_problems_are_built_in_osiris_problems_only() -> None:
+    found = _per_file(problems_built)
+    assert found.pop(PROBLEMS) > 20
+    grown = {name: n for name, n in found.items() if n > PROBLEMS_LEFT.get(name, 0)}
+    assert grown == {}, "build these problems with a constructor of osiris/problems.py"
+
+
+def test_no_spec_default_is_repeated_in_code() -> None:
+    fields = spec_defaults()
+    assert {"delimiter", "batch_size", "header"} <= fields
+    found = _per_file(lambda source: len(default_fallbacks(source, fields)), OSIRIS / "run")
+    grown = {name: n for name, n in found.items() if n > DEFAULTS_LEFT.get(name, 0)}
+    assert grown == {}, "read the default from ctx.config: the validator merged the spec's defaults into it"
+
+
+def test_the_tables_of_sites_left_only_name_sites_that_exist() -> None:
+    """A count above what is there hides a new site: lower it when you remove one."""
+    problems = _per_file(problems_built)
+    fields = spec_defaults()
+    defaults = _per_file(lambda source: len(default_fallbacks(source, fields)), OSIRIS / "run")
+    assert {n: c for n, c in PROBLEMS_LEFT.items() if problems[n] < c} == {}
+    assert {n: c for n, c in DEFAULTS_LEFT.items() if defaults[n] < c} == {}
+
+
+def test_the_scans_see_each_form() -> None:
+    fields = {"delimiter", "batch_size"}
+    source = ("from osiris import problems\n"
+              "def read(config, ctx):\n"
+              "    a = config.get('delimiter', ',')\n"
+              "    b = ctx.config.get('batch_size') or 1000\n"
+              "    c = config.get('delimiter')\n"
+              "    d = config.get('other', 1)\n"
+              "    e = config.get('batch_size', None)\n"
+              "    raise problems.RuntimeProblem('OML501', 'm', 'h')\n"
+              "def f():\n"
+              "    return RuntimeProblem('OML502', 'm', 'h')\n")
+    assert default_fallbacks(source, fields) == [3, 4]
+    assert problems_built(source) == 2
