@@ -73,7 +73,7 @@ def one(url: str, case: str) -> None:
     from osiris.run import http
     from osiris.run.driver import RuntimeProblem, StepContext
     from osiris.run.drivers import driver_for
-    from osiris.run.resources import default_memory_mb, default_threads
+    from osiris.settings.resources import default_memory_mb, default_threads
 
     if case.endswith("in-memory"):
         http.SPILL_BYTES = 1 << 40
