@@ -40,6 +40,7 @@ class SourceColumn:
     name: str
     code: int  # PostgreSQL's type OID, or MySQL's field type
     precision: int | None = None  # a decimal's digits, when the source says
+    scale: int | None = None
 
 
 @dataclass(frozen=True)
@@ -122,8 +123,17 @@ def source_columns(family: str, conn: Any, source: str) -> list[SourceColumn]:
     cursor = conn.cursor()
     cursor.execute(f"SELECT * FROM ({source}) osiris_source LIMIT 0")
     if family == "postgres":
-        return [SourceColumn(c.name, int(c.type_code), c.precision) for c in cursor.description]
+        return [SourceColumn(c.name, int(c.type_code), c.precision, c.scale) for c in cursor.description]
     return [SourceColumn(str(c[0]), int(c[1]), c[4]) for c in cursor.description]
+
+
+def exact_decimals(family: str, columns: list[SourceColumn]) -> dict[str, str]:
+    """PostgreSQL `numeric(p,s)` columns Spark reads as its DECIMAL, named as the engine names them:
+    {"amount": "DECIMAL(10,2)"}. They cannot hold NaN or an infinite number."""
+    if family != "postgres":
+        return {}
+    return {c.name: f"DECIMAL({c.precision},{c.scale or 0})" for c in columns
+            if c.code == 1700 and c.precision and c.precision <= 38}
 
 
 def _text_of(family: str, column: SourceColumn, name: str) -> str | None:
