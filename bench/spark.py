@@ -1,6 +1,7 @@
 """The same 1M-row pipeline on both engines: wall time, CPU time and peak memory (docs/spark.md).
 
     .venv/bin/python bench/spark.py --rows 1000000 --rounds 2 --master 'local[2]'
+    .venv/bin/python bench/spark.py --rows 1000000 --rounds 1 --pipeline copy   # PostgreSQL -> CSV only
 
 Starts the test PostgreSQL (tests/servers), loads ROWS orders, then runs, interleaved round by
 round, `osiris run` of one pipeline on `--engine duckdb` and on `--engine spark`:
@@ -34,6 +35,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--pipeline", choices=("transforms", "copy"), default="transforms",
+                        help="copy: PostgreSQL -> CSV, every row and column, no transform (issue 40)")
     args = parser.parse_args()
     server = start_postgres()
     try:
@@ -42,19 +45,13 @@ def main() -> None:
             project = RunProject(Path(folder) / "p", postgres=server)
             settings = project.root / ".osiris.yaml"
             settings.write_text(settings.read_text() + f"run:\n  spark:\n    master: '{args.master}'\n")
-            path = project.pipeline([
-                pg_step("read", "read", table="bench_orders"),
-                sql_step("recent", "SELECT id, country, amount, placed FROM input_df WHERE amount > 10"),
-                {**csv_step("write-csv", "write", "out/recent.csv"), "needs": ["recent"]},
-                {**sql_step("totals", "SELECT country, count(*) AS orders, sum(amount) AS total "
-                                      "FROM df_recent GROUP BY country"), "needs": ["recent"]},
-                {**pg_step("write-pg", "write", table="bench_totals", write_mode="upsert", primary_key=["country"],
-                           create_if_missing=True), "needs": ["totals"]}])
+            path = _pipeline(project, args.pipeline)
             figures: dict[str, list[tuple[float, float, float]]] = {"duckdb": [], "spark": []}
             for _round in range(args.rounds):
                 for engine in ("duckdb", "spark"):
                     figures[engine].append(_measure(project, path, engine))
-        print(f"rows: {args.rows:,}  master: {args.master}  rounds: {args.rounds}  load: {os.getloadavg()[0]:.1f}")
+        print(f"pipeline: {args.pipeline}  rows: {args.rows:,}  master: {args.master}  rounds: {args.rounds}  "
+              f"load: {os.getloadavg()[0]:.1f}")
         print(f"{'engine':8} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}")
         medians = {e: [statistics.median(f[i] for f in figures[e]) for i in range(3)] for e in figures}
         for engine, (wall, cpu, peak) in medians.items():
@@ -63,6 +60,21 @@ def main() -> None:
         print(f"{'ratio':8} {ratios[0]:8.1f} {ratios[1]:8.1f} {ratios[2]:8.1f}  (spark / duckdb)")
     finally:
         server.stop()
+
+
+def _pipeline(project: RunProject, kind: str) -> Path:
+    """`copy`: PostgreSQL -> CSV; `transforms`: PostgreSQL -> a filter -> CSV, and a total upserted."""
+    if kind == "copy":
+        return project.pipeline([pg_step("read", "read", table="bench_orders"),
+                                 csv_step("write-csv", "write", "out/orders.csv")])
+    return project.pipeline([
+        pg_step("read", "read", table="bench_orders"),
+        sql_step("recent", "SELECT id, country, amount, placed FROM input_df WHERE amount > 10"),
+        {**csv_step("write-csv", "write", "out/recent.csv"), "needs": ["recent"]},
+        {**sql_step("totals", "SELECT country, count(*) AS orders, sum(amount) AS total "
+                              "FROM df_recent GROUP BY country"), "needs": ["recent"]},
+        {**pg_step("write-pg", "write", table="bench_totals", write_mode="upsert", primary_key=["country"],
+                   create_if_missing=True), "needs": ["totals"]}])
 
 
 def _load(server, rows: int) -> None:

@@ -7,6 +7,11 @@ compared with its source under the documented rule: the same value (`exact`), a 
 representation (`SAME_TEXT`: the source's own text in a text column), or a refusal (OML504 naming
 the column; nothing written).
 
+Every path runs on both engines (the module fixture `engine`: DuckDB, then Spark on `local[1]`, whose
+session starts once for all its runs), with the same expectations per cell; the few cells Spark does
+not hold yet are marked so (`not_yet_on_spark`, strict) and listed in docs/types.md, "The matrix on
+Spark".
+
 Values are compared as each database prints them (PostgreSQL `::text` in UTC, MariaDB `CAST(... AS
 CHAR)` in UTC, binary as hex), through `norm` where the two print one value differently."""
 
@@ -20,6 +25,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import yaml
 
 from tests.api_fixtures import api_server  # noqa: F401 (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
@@ -74,6 +80,10 @@ MARIA_SOURCE = ["""CREATE TABLE tm_src (id INT PRIMARY KEY, t TEXT, ti TINYINT, 
                 "CREATE TABLE tm_zero (id INT PRIMARY KEY, d DATE)",
                 "INSERT INTO tm_zero VALUES (1, '0000-00-00'), (2, '2024-01-02'), (3, '2024-00-15')",
                 "CREATE TABLE tm_instants (id INT PRIMARY KEY, ts TIMESTAMP(6) NULL)"]
+PG_COLUMNS = ("id", "t", "sm", "i", "b", "wide", "nnan", "dec", "f8", "f8n", "f4", "dn", "ts", "tstz", "tm", "iv", "ivt",
+              "by", "bo", "js", "u", "arr", "tarr", "bits", "mood", "tz", "d")  # tm_src's; `d` last
+REFUSED_ON_SPARK = {  # a PostgreSQL column -> the Spark engine's own refusal of it when read (docs/types.md)
+    "d": "holds infinite dates (infinity, -infinity) in 1 row, which the Spark engine's DATE cannot hold"}
 REFUSED_BY_MARIADB = {  # PostgreSQL column -> what MySQL cannot store of it (docs/types.md)
     "f8": "holds NaN or infinite values in 3 rows, which MySQL cannot store",
     "f4": "holds NaN or infinite values in 1 row, which MySQL cannot store",
@@ -151,27 +161,44 @@ MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "
                "d10": "number", "fl": "single", "db": "float", "js": "json", "f24": "single"}
 
 
+ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
+
+
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def engine(request) -> str:
+    """Each cell on both engines (docs/spark.md): the Spark session starts once for the module's runs."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def copied(tmp_path_factory, postgres_server, mariadb_server, api_server) -> dict[str, Any]:  # noqa: F811
+def copied(tmp_path_factory, postgres_server, mariadb_server, api_server, engine) -> dict[str, Any]:  # noqa: F811
     """Both sources, and one run per path: PostgreSQL -> PostgreSQL (existing and created), -> CSV
-    -> PostgreSQL, -> MariaDB; MariaDB -> PostgreSQL, -> CSV -> MariaDB; then the refusals."""
+    -> PostgreSQL, -> MariaDB; MariaDB -> PostgreSQL, -> CSV -> MariaDB; then the refusals. Every run
+    of the module's project (these and the tests' own) is on `engine`."""
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute(PG_SOURCE)
     maria = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
     with maria.cursor() as cursor:
-        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria"):
+        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria",
+                      *(f"tm_refused_{column}" for column in REFUSED_BY_MARIADB)):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in MARIA_SOURCE:
             cursor.execute(statement)
     maria.close()
-    proj = RunProject(tmp_path_factory.mktemp("matrix") / "project", postgres=postgres_server, mariadb=mariadb_server)
+    proj = RunProject(tmp_path_factory.mktemp(f"matrix-{engine}") / "project", postgres=postgres_server,
+                      mariadb=mariadb_server)
+    settings_file = proj.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8"))
+    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
     runs = {}
     runs["from_pg"] = proj.run(str(proj.pipeline([
-        pg_step("read", "read", table="tm_src"),
+        pg_step("read", "read", table="tm_src") if engine == "duckdb" else
+        pg_step("read", "read", query=f"SELECT {', '.join(PG_COLUMNS[:-1])} FROM tm_src"),
         pg_step("copy", "write", table="tm_pg_copy"),
         {**pg_step("made", "write", table="tm_pg_made", create_if_missing=True), "needs": ["read"]},
         {**csv_step("csv", "write", "pg.csv"), "needs": ["read"]},
-        sql_step("storable", "SELECT * EXCLUDE (f8, f4, d, iv) FROM df_read", needs=["read"]),
+        sql_step("storable", f"SELECT * EXCLUDE (f8, f4, {'d, ' if engine == 'duckdb' else ''}iv) FROM df_read",
+                 needs=["read"]),
         mysql_step("maria", "write", table="tm_from_pg", create_table=True)], name="from-pg")))
     runs["pg_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "pg.csv"),
                                                   pg_step("write", "write", table="tm_pg_back")], name="pg-back")))
@@ -190,25 +217,44 @@ def copied(tmp_path_factory, postgres_server, mariadb_server, api_server) -> dic
         mysql_step("maria", "write", table="tm_api_maria", create_table=True)], name="from-api")))
     for column in REFUSED_BY_MARIADB:
         path = proj.pipeline([pg_step("read", "read", query=f"SELECT id, {column} FROM tm_src"),
-                              mysql_step("write", "write", table="tm_refused", create_table=True)], name=f"refuse-{column}")
+                              mysql_step("write", "write", table=f"tm_refused_{column}", create_table=True)],
+                             name=f"refuse-{column}")
         runs[f"refuse_{column}"] = (path, proj.run(str(path)))
-    return {"proj": proj, "runs": runs, "pg": postgres_server, "maria": mariadb_server}
+    return {"proj": proj, "runs": runs, "pg": postgres_server, "maria": mariadb_server, "engine": engine}
+
+
+def not_yet_on_spark(request: Any, copied: dict[str, Any], why: str) -> None:
+    """A cell the Spark engine does not hold yet (issue 40, listed in docs/types.md): expected to fail on
+    Spark, and strictly, so that the day it holds the mark must go."""
+    if copied["engine"] == "spark":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 40, not yet on Spark: {why}"))
+
+
+def refused_when_read(copied: dict[str, Any]) -> tuple[str, ...]:
+    """The PostgreSQL columns the run's engine refuses when read (on Spark: infinite dates)."""
+    return tuple(REFUSED_ON_SPARK) if copied["engine"] == "spark" else ()
 
 
 def test_every_path_runs(copied):
-    for name in ("from_pg", "pg_back", "from_maria", "maria_back", "from_api"):
-        result = copied["runs"][name]
-        assert result.returncode == 0, (name, result.stderr)
+    failed = {name: copied["runs"][name].stderr for name in ("from_pg", "pg_back", "from_maria", "maria_back", "from_api")
+              if copied["runs"][name].returncode != 0}
+    assert failed == {}
 
 
 def test_postgres_to_postgres_keeps_every_value(copied):
     dsn = copied["pg"].dsn()
-    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_copy"), {})  # the very same text, every cell
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_copy"), {}, skip=refused_when_read(copied))  # same text
 
 
-def test_postgres_to_a_created_postgres_table_keeps_every_value_and_a_faithful_type(copied):
+def test_postgres_to_a_created_postgres_table_keeps_every_value(copied):
     dsn = copied["pg"].dsn()
-    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_made"), {})
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_made"), {}, skip=refused_when_read(copied))
+
+
+def test_postgres_to_a_created_postgres_table_gets_a_faithful_type(copied, request):
+    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (text for interval, jsonb, "
+                                      "uuid, timetz and wide numeric)")
+    dsn = copied["pg"].dsn()
     with psycopg.connect(dsn) as con:
         types = dict(con.execute("SELECT column_name, format_type(atttypid, atttypmod) FROM information_schema.columns "
                                  "JOIN pg_attribute ON attrelid = 'tm_pg_made'::regclass AND attname = column_name "
@@ -220,7 +266,7 @@ def test_postgres_to_a_created_postgres_table_keeps_every_value_and_a_faithful_t
 
 def test_postgres_to_csv_and_back_keeps_every_value(copied):
     dsn = copied["pg"].dsn()
-    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_back"), {})
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_back"), {}, skip=refused_when_read(copied))
     text = (copied["proj"].root / "pg.csv").read_text(encoding="utf-8")
     assert '\n2,"",' in text and "\n1,," in text  # '' is "", NULL an empty field
     assert ",\\x00ff10," in text and ",12345678901234567890.123456789," in text and ",nan," in text
@@ -234,14 +280,20 @@ def test_postgres_to_mariadb_keeps_every_value_it_can_store(copied):
 
 
 @pytest.mark.parametrize("column", sorted(REFUSED_BY_MARIADB))
-def test_postgres_values_mariadb_cannot_store_are_refused_before_writing(copied, column):
+def test_postgres_values_mariadb_cannot_store_are_refused_before_writing(copied, column, request):
+    if column == "iv":
+        not_yet_on_spark(request, copied, "an interval is PostgreSQL's text on Spark, written into a created TEXT "
+                                          "column, not refused")
     path, result = copied["runs"][f"refuse_{column}"]
     assert result.returncode == 6
-    assert f"{path} OML504 step 'write': column '{column}' {REFUSED_BY_MARIADB[column]}\n" in result.stderr
+    step, line = "write", REFUSED_BY_MARIADB[column]
+    if column in refused_when_read(copied):  # the read already refuses it (docs/types.md, "On the Spark engine")
+        step, line = "read", REFUSED_ON_SPARK[column]
+    assert f"{path} OML504 step '{step}': column '{column}' {line}\n" in result.stderr
     assert "nothing was written (docs/types.md)" in result.stderr
     con = copied["maria"].connect()
     with con.cursor() as cursor:
-        assert cursor.execute("SHOW TABLES LIKE 'tm_refused'") == 0  # not even created
+        assert cursor.execute(f"SHOW TABLES LIKE 'tm_refused_{column}'") == 0  # not even created
     con.close()
 
 
@@ -249,14 +301,19 @@ def test_mariadb_to_postgres_keeps_every_value(copied):
     source = maria_rows(copied["maria"], "tm_src")
     target = pg_rows(copied["pg"].dsn(), "tm_from_maria")
     assert_cells(source, target, MARIA_KINDS)
+    with psycopg.connect(copied["pg"].dsn()) as con:  # MariaDB FLOAT 16777216: not 1.67772e+07 (six digits)
+        assert con.execute("SELECT f24 = 16777216 FROM tm_from_maria WHERE id = 1").fetchone() == (True,)
+
+
+def test_mariadb_to_a_created_postgres_table_gets_a_faithful_type(copied, request):
+    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (text for TIME and wide "
+                                      "DECIMAL, bigint for BIT)")
     with psycopg.connect(copied["pg"].dsn()) as con:
         types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
                                  "WHERE attrelid = 'tm_from_maria'::regclass AND attnum > 0").fetchall())
     assert {k: types[k] for k in ("ub", "dec65", "tm", "bl", "ts", "bt10", "f24")} == {
         "ub": "numeric(20,0)", "dec65": "numeric", "tm": "interval", "bl": "bytea",
         "ts": "timestamp with time zone", "bt10": "numeric(20,0)", "f24": "real"}
-    with psycopg.connect(copied["pg"].dsn()) as con:  # MariaDB FLOAT 16777216: not 1.67772e+07 (six digits)
-        assert con.execute("SELECT f24 = 16777216 FROM tm_from_maria WHERE id = 1").fetchone() == (True,)
 
 
 def test_mariadb_to_csv_and_back_keeps_every_value(copied):
@@ -325,7 +382,8 @@ def test_the_api_body_holds_the_numbers_the_matrix_compares():
         assert f": {first}," in text and f": {second}," in text
 
 
-def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied):
+def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied, request):
+    not_yet_on_spark(request, copied, "a wide JSON number inside an object is written as a JSON string of its text")
     text = (copied["proj"].root / "api.csv").read_text(encoding="utf-8")
     assert text.splitlines() == [
         "id,big,neg,huge,dec,wide,small,sci,long,owner",
@@ -336,7 +394,8 @@ def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied):
         "3,,,,,,,,,"]
 
 
-def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied):
+def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied, request):
+    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (numeric(38,0), text)")
     names, rows = pg_rows(copied["pg"].dsn(), "tm_from_api")
     for column, values in API_NUMBERS.items():
         cells = [row[names.index(column)] for row in rows]

@@ -42,6 +42,7 @@ class SourceColumn:
     name: str
     code: int  # PostgreSQL's type OID, or MySQL's field type
     precision: int | None = None  # a decimal's digits, when the source says
+    scale: int | None = None
 
 
 @dataclass(frozen=True)
@@ -132,13 +133,22 @@ def source_columns(family: str, conn: Any, source: str) -> list[SourceColumn]:
             raise repeated_column_problem(quoted_name(str(error.args[1]) if len(error.args) > 1 else "") or "?") from None
         raise
     if family == "postgres":
-        found = [SourceColumn(c.name, int(c.type_code), c.precision) for c in cursor.description]
+        found = [SourceColumn(c.name, int(c.type_code), c.precision, c.scale) for c in cursor.description]
     else:
         found = [SourceColumn(str(c[0]), int(c[1]), c[4]) for c in cursor.description]
     twin = repeated_name(c.name for c in found)
     if twin is not None:
         raise repeated_column_problem(twin)
     return found
+
+
+def exact_decimals(family: str, columns: list[SourceColumn]) -> dict[str, str]:
+    """PostgreSQL `numeric(p,s)` columns Spark reads as its DECIMAL, named as the engine names them:
+    {"amount": "DECIMAL(10,2)"}. They cannot hold NaN or an infinite number."""
+    if family != "postgres":
+        return {}
+    return {c.name: f"DECIMAL({c.precision},{c.scale or 0})" for c in columns
+            if c.code == 1700 and c.precision and c.precision <= 38}
 
 
 def _text_of(family: str, column: SourceColumn, name: str) -> str | None:

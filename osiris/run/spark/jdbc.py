@@ -41,7 +41,7 @@ DIALECTS = {
                         {"sessionInitStatement": "SET TIME ZONE 'UTC'"}),
     "mysql": Dialect("jdbc:mysql://{host}:{port}/{database}", "org.mariadb.jdbc.Driver", "`", 3306, "mysql",
                      {"sessionInitStatement": "SET time_zone = '+00:00'", "tinyInt1isBit": "false",
-                      "yearIsDateType": "false"}),
+                      "yearIsDateType": "false", "sessionVariables": "time_zone='+00:00'"}),
 }
 STAGE_PREFIX = "osiris_stage_"
 
@@ -69,8 +69,9 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
     tables = _tables_read(dialect, config)
     found = family_driver(family).discover(config, tables)  # also proves the credentials, in the driver's words
     with _connection(family, config) as conn:
-        plan = columns.read_plan(family, columns.source_columns(family, conn, source),
-                                 lambda name: _ident(dialect, name))
+        described = columns.source_columns(family, conn, source)
+        plan = columns.read_plan(family, described, lambda name: _ident(dialect, name))
+    decimals = columns.exact_decimals(family, described)
     typed = f"(SELECT {plan.select} FROM ({source}) osiris_source) osiris_typed"
     raw = _reader(spark, dialect, config).option("dbtable", typed).load()
     key = _integer_key(found, raw.columns)
@@ -80,7 +81,27 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
             raw = (_reader(spark, dialect, config).option("dbtable", typed)
                    .option("partitionColumn", key).option("lowerBound", str(low)).option("upperBound", str(high))
                    .option("numPartitions", str(partitions)).load())
-    return plan.apply(raw), lambda error: plan.explain(error, raw)
+    return plan.apply(raw), lambda error: (plan.explain(error, raw)
+                                           or _not_a_decimal(error, config, source, decimals))
+
+
+def _not_a_decimal(error: BaseException, config: Mapping[str, Any], source: str,
+                   decimals: Mapping[str, str]) -> RuntimeProblem | None:
+    """The DuckDB engine's OML504 line for a PostgreSQL `numeric(p,s)` holding NaN or an infinite number,
+    which Spark's JDBC getter fails on without naming the column; None for any other error."""
+    from osiris.run.problems import unreadable_value_problem
+
+    if not decimals or "Bad value for type" not in str(error):
+        return None
+    dialect = DIALECTS["postgres"]
+    with _connection("postgres", config) as conn:
+        for name, kind in decimals.items():
+            column = _ident(dialect, name)
+            found = conn.execute(f"SELECT 1 FROM ({source}) osiris_source WHERE {column} IN "
+                                 "('NaN', 'Infinity', '-Infinity') LIMIT 1").fetchone()
+            if found:
+                return unreadable_value_problem(name, kind)
+    return None
 
 
 def stage_name(family: str, config: Mapping[str, Any]) -> str:
@@ -91,10 +112,73 @@ def stage_name(family: str, config: Mapping[str, Any]) -> str:
 
 
 def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str) -> None:
-    """Write the rows into the new scratch table `name` (stage_name)."""
+    """Write the rows into the new scratch table `name` (stage_name). Into an existing PostgreSQL
+    target, the scratch table takes the target's column types and PostgreSQL reads each text Spark
+    sends as that type (`stringtype=unspecified`), as it reads the DuckDB engine's COPY: a `numeric`,
+    `interval` or `jsonb` column Spark holds as its text goes in as the same value, not refused as text."""
     dialect = DIALECTS[family]
-    (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
-     .option("batchsize", str(int(config.get("batch_size", 1000)))).mode("errorifexists").save())
+    frame = _jdbc_ready(frame, family, config)
+    writer = (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
+              .option("batchsize", str(int(config.get("batch_size", 1000)))))
+    if family == "postgres" and _shaped_like_target(dialect, config, name, frame.columns):
+        writer = writer.option("stringtype", "unspecified").mode("append")
+    elif family == "mysql":  # every text, emoji too, as the DuckDB engine's created tables hold it
+        writer = writer.option("createTableOptions", "DEFAULT CHARSET=utf8mb4").mode("errorifexists")
+    else:
+        writer = writer.mode("errorifexists")
+    writer.save()
+
+
+def _jdbc_ready(frame: DataFrame, family: str, config: Mapping[str, Any]) -> DataFrame:
+    """`frame` with the columns JDBC would not carry exactly sent as the DuckDB engine's writers send
+    them: lists and objects as their JSON text; into MariaDB, timestamps as their proleptic text (its
+    driver takes a java.sql.Timestamp in the hybrid Julian calendar: 0001-01-01 became 0001-01-03), and
+    PostgreSQL's bytea text (`\\x00ff10`, as a CSV file holds binary values) into a binary column as
+    its bytes."""
+    from pyspark.sql import functions as F
+
+    binary = _binary_columns(config) if family == "mysql" else set()
+    texts = {}
+    for field in frame.schema.fields:
+        kind, column = type(field.dataType).__name__, F.col(f"`{field.name.replace('`', '``')}`")
+        if kind in ("StructType", "ArrayType", "MapType"):
+            texts[field.name] = F.to_json(column)
+        elif family == "mysql" and kind in ("TimestampType", "TimestampNTZType"):
+            texts[field.name] = F.date_format(column, "yyyy-MM-dd HH:mm:ss.SSSSSS")
+        elif kind == "StringType" and field.name in binary:
+            texts[field.name] = F.when(column.startswith("\\x"), F.unhex(F.substring(column, 3, 1 << 30))) \
+                .otherwise(F.encode(column, "UTF-8"))
+    if not texts:
+        return frame
+    return frame.select(*[texts[n].alias(n) if n in texts else F.col(f"`{n.replace('`', '``')}`")
+                          for n in frame.columns])
+
+
+def _binary_columns(config: Mapping[str, Any]) -> set[str]:
+    """The existing MySQL target's BLOB and BINARY columns (none when it does not exist yet)."""
+    with _connection("mysql", config) as conn, conn.cursor() as cursor:
+        cursor.execute("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s "
+                       "AND TABLE_NAME = %s AND (DATA_TYPE LIKE '%%blob' OR DATA_TYPE LIKE '%%binary')",
+                       (str(config.get("schema") or config.get("database") or ""), str(config.get("table") or "")))
+        return {str(row[0]) for row in cursor.fetchall()}
+
+
+def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, columns: list[str]) -> bool:
+    """Create the scratch table `name` with the existing target's types for `columns`; False when the
+    target does not exist or lacks one of them (Spark then creates the scratch table, and the writer
+    says what is wrong)."""
+    table = str(config.get("table") or "")
+    schema = str(config.get("schema") or "public")
+    with _connection("postgres", config) as conn:
+        found = {row[0] for row in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s",
+            (schema, table)).fetchall()}
+        if not table or not set(columns) <= found:
+            return False
+        names = ", ".join(_ident(dialect, c) for c in columns)
+        conn.execute(f"CREATE TABLE {name} AS SELECT {names} FROM {_qualified(dialect, config, table)} WITH NO DATA")
+        conn.commit()
+    return True
 
 
 def drop(family: str, config: Mapping[str, Any], name: str) -> None:
