@@ -151,7 +151,7 @@ def test_supabase_columns_say_their_text_and_the_writer_says_what_its_modes_do(p
 
 
 def test_a_graphql_arguments_limit_is_read_from_the_ways_apis_write_it() -> None:
-    from osiris.catalog.graphql_schema import argument_entry
+    from osiris.run.graphql_schema import argument_entry
 
     def entry(description: str | None, kind: str = "Int", default: str | None = None) -> dict[str, Any]:
         ref = {"kind": "SCALAR", "name": kind, "ofType": None}

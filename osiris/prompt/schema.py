@@ -132,7 +132,7 @@ def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
 
 def _argument(argument: dict[str, Any]) -> str:
     """`first: Int = 20 (at most 50)`: a default and a largest value (a page size's limit) where the
-    schema says them (osiris.catalog.graphql_schema.argument_entry)."""
+    schema says them (osiris.run.graphql_schema.argument_entry)."""
     text = f"{argument.get('name')}: {argument.get('type')}"
     text += f" = {argument['default']}" if argument.get("default") is not None else ""
     return text + (f" (at most {argument['max']})" if argument.get("max") is not None else "")
