@@ -193,12 +193,17 @@ def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path
     assert not (tmp_path / "out.csv").exists()
 
 
-def test_the_spark_engine_refuses_checks_and_incremental_reads():
+def test_the_spark_engine_refuses_checks_and_incremental_reads_it_cannot_filter():
     from osiris.run.spark.transpile import spark_issues
 
-    pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]}]}
-    assert [(i.code, i.path) for i in spark_issues(pipeline)] == [
-        ("OML414", "/steps/0/config/incremental"), ("OML414", "/steps/0/checks")]
+    api = {"id": "api", "component": "rest.extractor", "mode": "read",
+           "config": {"url": "http://127.0.0.1:1/x", "incremental": {"cursor": "id", "param": "since"}}}
+    pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]},
+                          api]}
+    assert [(i.code, i.path, i.message) for i in spark_issues(pipeline)] == [
+        ("OML414", "/steps/0/checks", "step 'read': checks on data are not available on the Spark engine"),
+        ("OML414", "/steps/1/config/incremental",
+         "step 'api': incremental reads of rest.extractor are not available on the Spark engine")]
 
 
 @pytest.mark.parametrize("expression, said", [

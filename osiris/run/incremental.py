@@ -124,11 +124,15 @@ def highest(con: Any, table: str, column: str) -> Any:
     """The highest value of `column` in `table`, as the state keeps it: a whole number as one, other
     values as text the source reads back (`2026-11-27T02:00:00.123456`); None when the
     table has no row."""
-    import datetime
-
     quoted = '"' + column.replace('"', '""') + '"'
     found = con.execute(f'SELECT max({quoted}) FROM "{table}"').fetchone()
-    value = found[0] if found else None
+    return state_value(found[0] if found else None)
+
+
+def state_value(value: Any) -> Any:
+    """A highest cursor value as the state keeps it (`highest`); the Spark engine's too."""
+    import datetime
+
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     if isinstance(value, datetime.datetime):

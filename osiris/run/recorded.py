@@ -119,7 +119,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         result = run_on_spark(pipeline, options, effective.settings.run.spark, Listeners(trail, listener))
     else:
         result = run_pipeline(pipeline, options, Listeners(trail, listener))
-    if result.ok and sample is None and engine != "spark":  # every writer committed: the state moves on
+    if result.ok and sample is None:  # every writer committed: the state moves on (either engine)
         reads.advance(pipeline, result)
     return RecordedRun(session, trail.finish(result), result, trail)
 

@@ -223,12 +223,18 @@ class SqlDriver:
         if ctx.read_after is None:
             return self.read_query(ctx), ()
         cursor, value = ctx.read_after
-        source = self.dialect.source_query(ctx.config).replace("%", "%%")  # pyformat: a % of the query is itself
-        query = f"SELECT * FROM ({source}) AS osiris_incremental WHERE {self.dialect.quote(cursor)} > %s"
+        query = self.after_cursor(ctx.config, cursor)
         limits = [n for n in (ctx.config.get("limit"), ctx.sample) if n is not None]
         if limits:
             query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
         return query, (value,)
+
+    def after_cursor(self, config: Mapping[str, Any], cursor: str) -> str:
+        """The source query of an incremental read, filtered after its saved cursor value: one `%s`
+        the client library fills (pyformat: a `%` of the query itself is written `%%`). The one rule
+        both engines follow (osiris.run.spark.jdbc fills it with the library's own quoting)."""
+        source = self.dialect.source_query(config).replace("%", "%%")
+        return f"SELECT * FROM ({source}) AS osiris_incremental WHERE {self.dialect.quote(cursor)} > %s"
 
     def _read(self, ctx: StepContext) -> StepOutcome:
         config = ctx.config

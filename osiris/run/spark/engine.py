@@ -175,13 +175,14 @@ class _Runner:
     def _read(self, step: _Step) -> DataFrame:
         component, sample = step.result.component, self.options.sample
         family = jdbc.family_of(component)
+        after = self.options.read_after.get(step.result.step_id)  # an incremental read (docs/run-again.md)
         if family is not None:
             frame, step.explain = jdbc.read(self.spark, family, step.config, sample,
-                                            self.spark.sparkContext.defaultParallelism)
+                                            self.spark.sparkContext.defaultParallelism, after)
             return frame
         if component == "filesystem.csv_extractor":
             return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample,
-                                  self.scratch)
+                                  self.scratch, after)
         frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
         return frame
 
@@ -262,6 +263,7 @@ class _Runner:
         columns = duckdb_columns(frame.schema)
         if result.mode == "read":  # a source's own columns are its schema; later steps may name them
             self.known = self.known.more([name for name, _ in columns])
+            result.watermark = _watermark(step, frame, rows)
         known = current() if result.mode != "read" else None
         names = shown_columns([name for name, _ in columns], known)  # made from data: column_<n>
         result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
@@ -342,6 +344,24 @@ class _Runner:
         if self.spark is not None:
             for name in self.views:
                 self.spark.catalog.dropTempView(name)
+
+
+def _watermark(step: _Step, frame: DataFrame, rows: int) -> Any:
+    """An incremental read's highest cursor value read, as the DuckDB engine keeps it
+    (osiris.run.incremental.state_value); None for another read or no row."""
+    from pyspark.sql import functions as F
+
+    from osiris.oml.incremental import incremental_of
+    from osiris.run.incremental import state_value
+    from osiris.run.problems import unknown_column_problem
+
+    following = incremental_of(step.raw.get("config") or {})
+    if following is None or not rows:
+        return None
+    if following.cursor not in frame.columns:
+        raise unknown_column_problem(following.cursor, list(frame.columns), "the step's rows (its incremental cursor)")
+    found = frame.agg(F.max(F.col(f"`{following.cursor.replace('`', '``')}`"))).first()
+    return state_value(found[0] if found else None)
 
 
 def _checked_spark_sql(query: str, inputs: list[str]) -> str:

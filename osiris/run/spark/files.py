@@ -58,9 +58,11 @@ def csv_target(config: Mapping[str, Any], step_id: str, files: Files, *, sample:
 
 
 def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sample: int | None,
-             scratch: Path) -> DataFrame:
+             scratch: Path, read_after: tuple[str, Any] | None = None) -> DataFrame:
     """The rows of a CSV extractor's file: the checked file is first brought into `scratch` through
-    handles that refuse links (osiris.trust.handles), and Spark reads that copy, never the name."""
+    handles that refuse links (osiris.trust.handles), and Spark reads that copy, never the name.
+    `read_after`: an incremental read's (cursor, saved value); the rows whose cursor is greater are
+    kept, the value a literal of the column's own type, then the row limit (as on DuckDB)."""
     name = str(config["path"])
     path = files.stage(project_file(files, name, existing=True), scratch, name)
     sniffed = _sniffed_columns(path, config)
@@ -78,8 +80,23 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     # gives the parser's NULL marker to the first, and turns a field equal to `nullValue` into NULL.
     reader = reader.option("nullValue", str(config["na_values"][0]) if config.get("na_values") else _NULL_MARK)
     frame = parsed_texts(reader.csv(str(path)), parsed)
+    if read_after is not None:
+        frame = _kept_after(frame, *read_after, str(config["path"]))
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
     return frame.limit(min(limits)) if limits else frame
+
+
+def _kept_after(frame: DataFrame, cursor: str, value: Any, shown: str) -> DataFrame:
+    """The rows whose `cursor` is greater than `value`; a cursor the file lacks is OML502 naming its
+    columns, as on DuckDB (osiris.run.drivers.filesystem)."""
+    from pyspark.sql import functions as F
+
+    from osiris.run.problems import unknown_column_problem
+
+    fields = {f.name: f.dataType for f in frame.schema.fields}
+    if cursor not in fields:
+        raise unknown_column_problem(cursor, list(fields), shown)
+    return frame.where(F.col(f"`{cursor.replace('`', '``')}`") > F.lit(value).cast(fields[cursor]))
 
 
 def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, str]]:

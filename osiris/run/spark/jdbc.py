@@ -56,13 +56,14 @@ Explain = Callable[[BaseException], "RuntimeProblem | None"]
 
 
 def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: int | None,
-         partitions: int) -> tuple[DataFrame, Explain]:
+         partitions: int, read_after: tuple[str, Any] | None = None) -> tuple[DataFrame, Explain]:
     """The step's rows as a lazy DataFrame, in up to `partitions` parts: nothing is read until a job asks;
-    and what explains a value it refused (osiris.run.spark.columns)."""
+    and what explains a value it refused (osiris.run.spark.columns). `read_after`: an incremental read's
+    (cursor, saved value), filtered in the database (`after_cursor`)."""
     from osiris.run.drivers import family_driver
 
     dialect = DIALECTS[family]
-    source = _source(dialect, config)
+    source = _source(dialect, config) if read_after is None else after_cursor(family, config, *read_after)
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
     if limits:
         source = f"SELECT * FROM ({source}) osiris_source LIMIT {min(limits)}"
@@ -83,6 +84,23 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
                    .option("numPartitions", str(partitions)).load())
     return plan.apply(raw), lambda error: (plan.explain(error, raw)
                                            or _not_a_decimal(error, config, source, decimals))
+
+
+def after_cursor(family: str, config: Mapping[str, Any], cursor: str, value: Any) -> str:
+    """The DuckDB engine's incremental query (osiris.run.drivers.sql_base.SqlDriver.after_cursor) with
+    its one value filled in by the family's client library, which quotes it exactly as it would bind
+    it (pymysql binds by this very quoting; psycopg's ClientCursor): Spark's JDBC source takes a query
+    text, not bound values. The saved value is never pasted as text."""
+    from osiris.run.drivers import family_driver
+
+    query = family_driver(family).after_cursor(config, cursor)  # type: ignore[attr-defined]
+    with _connection(family, config) as conn:
+        if family == "postgres":
+            import psycopg
+
+            return str(psycopg.ClientCursor(conn).mogrify(query, (value,)))
+        with conn.cursor() as cursor_:
+            return str(cursor_.mogrify(query, (value,)))
 
 
 def _not_a_decimal(error: BaseException, config: Mapping[str, Any], source: str,

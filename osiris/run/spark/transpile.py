@@ -16,6 +16,8 @@ from osiris.validate.issue import Issue, ValidationReport
 
 PROCESSOR = "duckdb.processor"
 OTHER = "OML414"
+# the readers whose incremental reads the Spark engine filters itself (osiris.run.spark.jdbc, .files)
+INCREMENTAL = frozenset({"postgres.extractor", "mysql.extractor", "filesystem.csv_extractor"})
 
 
 class NotTranspiled(Exception):
@@ -66,12 +68,12 @@ def spark_issues(pipeline: Mapping[str, Any], locate: Any = None) -> list[Issue]
             line, column = locate(where) if locate else (None, None)
             issues.append(Issue(code, 4, "error", where, f"step '{step.get('id')}': {message}", hint,
                                 line=line, column=column))
-        if isinstance(config, dict) and config.get("incremental"):  # docs/run-again.md
-            where = f"/steps/{index}/config/incremental"
+        if isinstance(config, dict) and config.get("incremental") and step.get("component") not in INCREMENTAL:
+            where = f"/steps/{index}/config/incremental"  # docs/run-again.md
             line, column = locate(where) if locate else (None, None)
-            issues.append(Issue("OML414", 4, "error", where, f"step '{step.get('id')}': incremental reads are not "
-                                "available on the Spark engine", "run it on the DuckDB engine (--engine duckdb)",
-                                line=line, column=column))
+            issues.append(Issue("OML414", 4, "error", where, f"step '{step.get('id')}': incremental reads of "
+                                f"{step.get('component')} are not available on the Spark engine",
+                                "run it on the DuckDB engine (--engine duckdb)", line=line, column=column))
         if step.get("checks"):  # checks on data are counted in DuckDB (docs/run-again.md)
             where = f"/steps/{index}/checks"
             line, column = locate(where) if locate else (None, None)
