@@ -87,14 +87,21 @@ def checked(checks: list[dict[str, Any]]) -> dict[str, Any]:
     return {**csv_step("read-people", "read", "people.csv"), "checks": checks}
 
 
-@pytest.mark.parametrize("check, line", [
+FAILING_CHECKS = [  # each check kind and the line it fails with (tests/test_spark_data_checks.py too)
     ({"not_null": ["email"]}, "check failed: not_null(email): 1 of 4 rows are empty (NULL)"),
     ({"unique": ["id"]}, "check failed: unique(id): 2 of 4 rows share their key with another row"),
     ({"accepted_values": {"status": ["active", "closed"]}}, "check failed: accepted_values(status): 1 of 4 rows hold a value not accepted"),
     ({"row_count": {"min": 5}}, "check failed: row_count: 4 rows, at least 5 expected"),
     ({"expression": "id < 3"}, "check failed: expression: 2 of 4 rows do not satisfy 'id < 3'"),
-])
+]
+
+
+@pytest.mark.parametrize("check, line", FAILING_CHECKS)
 def test_an_error_level_failure_stops_the_run_before_any_writer(files, check, line):
+    failure_stops_the_run_before_any_writer(files, check, line)
+
+
+def failure_stops_the_run_before_any_writer(files: RunProject, check: dict[str, Any], line: str) -> None:
     # the first writer is written before the checked step: the checked step still runs first
     steps = [csv_step("read-first", "read", "people.csv"), csv_step("write-first", "write", "first.csv"),
              checked([check]), csv_step("write", "write", "out.csv")]
@@ -143,7 +150,11 @@ def test_a_check_on_a_column_the_rows_lack_fails_naming_it(files):
 
 
 def test_a_failing_check_leaves_postgres_targets_as_they_were(tmp_path: Path, postgres_server: Any):
-    proj = RunProject(tmp_path / "project", postgres=postgres_server)
+    failing_check_leaves_postgres_targets(RunProject(tmp_path / "project", postgres=postgres_server), postgres_server)
+
+
+def failing_check_leaves_postgres_targets(proj: RunProject, postgres_server: Any) -> None:
+    """Shared with the Spark engine's test (tests/test_spark_data_checks.py)."""
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
         pg.execute("DROP TABLE IF EXISTS ck_source, ck_a, ck_b")
         pg.execute("CREATE TABLE ck_source (id int, email text)")
@@ -193,15 +204,14 @@ def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path
     assert not (tmp_path / "out.csv").exists()
 
 
-def test_the_spark_engine_refuses_checks_and_incremental_reads_it_cannot_filter():
+def test_the_spark_engine_refuses_only_incremental_reads_it_cannot_filter():
     from osiris.run.spark.transpile import spark_issues
 
     api = {"id": "api", "component": "rest.extractor", "mode": "read",
            "config": {"url": "http://127.0.0.1:1/x", "incremental": {"cursor": "id", "param": "since"}}}
     pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]},
                           api]}
-    assert [(i.code, i.path, i.message) for i in spark_issues(pipeline)] == [
-        ("OML414", "/steps/0/checks", "step 'read': checks on data are not available on the Spark engine"),
+    assert [(i.code, i.path, i.message) for i in spark_issues(pipeline)] == [  # checks run there (test_spark_data_checks)
         ("OML414", "/steps/1/config/incremental",
          "step 'api': incremental reads of rest.extractor are not available on the Spark engine")]
 

@@ -25,8 +25,10 @@ from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.deadline import RunLimit, not_started
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _pending, _since
 from osiris.run.interrupts import Interrupts
+from osiris.run.checks import CHECK_FAILED, checked_first
 from osiris.run.problems import deadline_problem
 from osiris.run.spark import bridge, errors, files, jdbc
+from osiris.run.spark.checks import run_checks_on
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
@@ -66,7 +68,9 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
 
     dependencies = dependencies_of(pipeline["steps"])
     steps = {str(s["id"]): _Step(s, _pending(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
-    order = [steps[step_id] for step_id in run_order(pipeline["steps"])]
+    # every step no writer comes before runs first: its checks before any writer commits (osiris.run.checks)
+    order = [steps[step_id] for step_id in checked_first(pipeline["steps"], run_order(pipeline["steps"]),
+                                                         dependencies)]
     scratch = Path(tempfile.mkdtemp(prefix="osiris-spark-"))
     side = duckdb.connect(":memory:")  # for the drivers Spark hands rows to (osiris.run.spark.bridge)
     runner = _Runner(options, side, scratch, listener)
@@ -139,6 +143,7 @@ class _Runner:
         self.views: set[str] = set()  # the temp views the run made (listing them would run a Spark job)
         self.limit = options.limit or RunLimit()
         self.known = Known()
+        self.halted: list[str] = []  # the step whose error-level check failed: nothing after it runs
 
     def cancel_jobs(self) -> None:
         """Cancel every Spark job of the run (the deadline's thread calls it)."""
@@ -212,7 +217,7 @@ class _Runner:
     # --- the run -------------------------------------------------------------------------------
 
     def run(self, step: _Step, steps: dict[str, _Step], planned: bool) -> None:
-        blocked = [n for n in step.inputs if steps[n].result.status != "ok"]
+        blocked = [n for n in step.inputs if steps[n].result.status != "ok"] + self.halted
         result = step.result
         if self.limit.reason is not None:
             not_started(result, self.limit, [s.result for s in steps.values()])
@@ -246,6 +251,8 @@ class _Runner:
         if self.limit.expired and result.status == "failed":
             result.problem = deadline_problem(self.limit.seconds, self.limit.setting)
         result.duration_ms = _since(started)
+        if result.problem is not None and result.problem.code == CHECK_FAILED:
+            self.halted = [result.step_id]  # the rows are wrong: nothing after this step runs, no writer commits
         self.listener.step_finished(result)
 
     def _execute(self, step: _Step, steps: dict[str, _Step]) -> None:
@@ -272,6 +279,11 @@ class _Runner:
             result.preview = (list(self.options.redact(shown_columns(list(frame.columns), known))),
                               [tuple(self.options.redact(list(row))) for row in preview])
         self.listener.step_progress(result, rows)
+        if step.raw.get("checks"):  # the DuckDB engine's checks, on these rows (osiris.run.spark.checks)
+            failed, warnings = run_checks_on(frame, table_name(result.step_id), step.raw, rows, self.options.sample)
+            result.warnings += warnings
+            if failed is not None:
+                raise failed
 
     def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
         if len(step.inputs) != 1:

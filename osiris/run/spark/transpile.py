@@ -74,12 +74,6 @@ def spark_issues(pipeline: Mapping[str, Any], locate: Any = None) -> list[Issue]
             issues.append(Issue("OML414", 4, "error", where, f"step '{step.get('id')}': incremental reads of "
                                 f"{step.get('component')} are not available on the Spark engine",
                                 "run it on the DuckDB engine (--engine duckdb)", line=line, column=column))
-        if step.get("checks"):  # checks on data are counted in DuckDB (docs/run-again.md)
-            where = f"/steps/{index}/checks"
-            line, column = locate(where) if locate else (None, None)
-            issues.append(Issue("OML414", 4, "error", where, f"step '{step.get('id')}': checks on data are not "
-                                "available on the Spark engine", "run it on the DuckDB engine (--engine duckdb), "
-                                "or remove the checks", line=line, column=column))
     return issues
 
 
