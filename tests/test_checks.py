@@ -122,6 +122,10 @@ def test_several_failing_checks_are_one_line(files):
 
 
 def test_a_warning_level_failure_lets_the_run_succeed_with_a_warning(files):
+    warning_lets_the_run_succeed(files)
+
+
+def warning_lets_the_run_succeed(files: RunProject) -> None:
     path = files.pipeline([checked([{"not_null": ["email"], "level": "warning"}]),
                            csv_step("write", "write", "out.csv")])
     result = files.run(str(path), "--json")
@@ -134,6 +138,10 @@ def test_a_warning_level_failure_lets_the_run_succeed_with_a_warning(files):
 
 
 def test_checks_run_on_a_transform_and_on_a_sample(files):
+    a_transform_is_checked_on_a_sample(files)
+
+
+def a_transform_is_checked_on_a_sample(files: RunProject) -> None:
     path = files.pipeline([csv_step("read-people", "read", "people.csv"),
                            sql_step("emails", "SELECT id, email FROM input_df", checks=[{"not_null": ["email"]}]),
                            csv_step("write", "write", "out.csv")])

@@ -6,6 +6,7 @@ bound parameter (a cursor value that is SQL stays data)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,13 @@ class Maria:
 
 
 @pytest.fixture(params=["postgres", "mariadb"])
-def database(request: Any, tmp_path: Path) -> tuple[Any, RunProject]:
+def database(request: Any, tmp_path: Path) -> Iterator[tuple[Any, RunProject]]:
+    yield from source_and_target(request, tmp_path)
+
+
+def source_and_target(request: Any, tmp_path: Path) -> Iterator[tuple[Any, RunProject]]:
+    """`inc_source` with three rows and an empty `inc_target` in the database of `request.param`
+    (tests/test_spark_incremental.py too)."""
     if request.param == "postgres":
         server = request.getfixturevalue("postgres_server")
         db: Any = Postgres(server)
@@ -75,8 +82,8 @@ def database(request: Any, tmp_path: Path) -> tuple[Any, RunProject]:
     db.run("INSERT INTO inc_source VALUES (1, 'a%b', '2026-01-01 10:00:00.000001'), "
            "(2, 'two', '2026-01-01 10:00:00.000002'), (3, 'three', '2026-01-02 00:00:00')")
     yield db, proj
-    db.run("DROP TABLE IF EXISTS inc_source")
-    db.run("DROP TABLE IF EXISTS inc_target")
+    for table in ("inc_source", "inc_target", "inc_gone", "inc_canary"):
+        db.run(f"DROP TABLE IF EXISTS {table}")
 
 
 def test_a_second_run_reads_exactly_what_changed_and_a_failed_run_keeps_the_state(database):
@@ -137,7 +144,10 @@ def test_initial_and_the_state_commands(database):
 
 
 def test_the_cursor_value_is_bound_never_written_into_the_sql(database):
-    db, proj = database
+    the_cursor_value_stays_data(*database)
+
+
+def the_cursor_value_stays_data(db: Any, proj: RunProject) -> None:
     db.run("CREATE TABLE IF NOT EXISTS inc_canary (id int)")
     path = proj.pipeline(db.steps(cursor="note", initial="x' OR 1=1; DROP TABLE inc_canary; --"), name="orders-sync")
     result = proj.run(str(path))

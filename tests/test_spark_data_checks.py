@@ -5,19 +5,19 @@ warning, and no value of the data is ever said. Real local Spark (each run in-pr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.run_helpers import RunProject, csv_step, sql_step
+from tests.run_helpers import RunProject
 from tests.test_checks import (
     FAILING_CHECKS,
     PEOPLE,
-    checked,
+    a_transform_is_checked_on_a_sample,
     failing_check_leaves_postgres_targets,
     failure_stops_the_run_before_any_writer,
+    warning_lets_the_run_succeed,
 )
 from tests.test_spark_incremental import on_spark
 
@@ -39,21 +39,8 @@ def test_an_error_level_failure_on_spark_stops_the_run_before_any_writer(files, 
 
 
 def test_a_warning_level_failure_on_spark_lets_the_run_succeed_and_a_transform_is_checked(files):
-    path = files.pipeline([checked([{"not_null": ["email"], "level": "warning"}]),
-                           csv_step("write", "write", "out.csv")])
-    result = files.run(str(path), "--json")
-    assert result.returncode == 0, result.stderr
-    assert f"{path} OML538 warning: step 'read-people': check not_null(email): 1 of 4 rows are empty (NULL)\n" in result.stderr
-    [problem] = json.loads(result.stdout)["problems"]
-    assert (problem["step"], problem["severity"], problem["code"]) == ("read-people", "warning", "OML538")
-    assert (files.root / "out.csv").read_text().startswith("id,email,status\n")
-
-    path = files.pipeline([csv_step("read-people", "read", "people.csv"),
-                           sql_step("emails", "SELECT id, email FROM input_df", checks=[{"not_null": ["email"]}]),
-                           csv_step("write", "write", "out.csv")])
-    result = files.run(str(path), "--sample", "3")
-    assert result.returncode == 6
-    assert "OML537 step 'emails': check failed: not_null(email): 1 of 3 rows are empty (NULL)" in result.stderr
+    warning_lets_the_run_succeed(files)
+    a_transform_is_checked_on_a_sample(files)
 
 
 def test_a_failing_check_on_spark_leaves_postgres_targets_as_they_were(tmp_path: Path, postgres_server: Any):

@@ -7,6 +7,7 @@ and the saved value is quoted by the client library, never pasted into the SQL. 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 import yaml
 
 from tests.run_helpers import RunProject, csv_step
-from tests.test_incremental import STATE, Maria, Postgres, rows_read
+from tests.test_incremental import STATE, rows_read, source_and_target, the_cursor_value_stays_data
 
 pytestmark = pytest.mark.xdist_group("spark")
 
@@ -28,44 +29,30 @@ def on_spark(proj: RunProject) -> RunProject:
 
 
 @pytest.fixture(params=["postgres", "mariadb"])
-def database(request: Any, tmp_path: Path) -> Any:
-    if request.param == "postgres":
-        server = request.getfixturevalue("postgres_server")
-        db: Any = Postgres(server)
-        proj = RunProject(tmp_path / "project", postgres=server)
-        changed = "timestamp(6)"
-    else:
-        server = request.getfixturevalue("mariadb_server")
-        db = Maria(server)
-        proj = RunProject(tmp_path / "project", mariadb=server)
-        changed = "datetime(6)"
-    for table in ("inc_source", "inc_target", "inc_canary"):
-        db.run(f"DROP TABLE IF EXISTS {table}")
-    db.run(f"CREATE TABLE inc_source (id int PRIMARY KEY, note varchar(40), changed {changed} NOT NULL)")
-    db.run(f"CREATE TABLE inc_target (id int PRIMARY KEY, note varchar(40), changed {changed} NOT NULL)")
-    db.run("INSERT INTO inc_source VALUES (1, 'a%b', '2026-01-01 10:00:00.000001'), "
-           "(2, 'two', '2026-01-01 10:00:00.000002'), (3, 'three', '2026-01-02 00:00:00')")
-    yield db, on_spark(proj)
-    for table in ("inc_source", "inc_target", "inc_gone", "inc_canary"):
-        db.run(f"DROP TABLE IF EXISTS {table}")
+def database(request: Any, tmp_path: Path) -> Iterator[tuple[Any, RunProject]]:
+    for db, proj in source_and_target(request, tmp_path):
+        yield db, on_spark(proj)
+
+
+def run_reads(proj: RunProject, path: Path, rows: int, value: str) -> None:
+    """A run of `path` succeeds, reads `rows` rows, and leaves the cursor at `value`."""
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert rows_read(proj) == rows
+    assert json.loads((proj.root / STATE).read_text()) == {"steps": {"read": {"cursor": "changed", "value": value}}}
 
 
 def test_a_second_spark_run_reads_exactly_what_changed_and_a_failed_run_keeps_the_state(database):
     db, proj = database
     path = proj.pipeline(db.steps(cursor="changed"), name="orders-sync")
-    result = proj.run(str(path))
-    assert result.returncode == 0, result.stderr
-    assert rows_read(proj) == 3 and db.rows("inc_target") == db.rows("inc_source")
-    state = json.loads((proj.root / STATE).read_text())
-    assert state == {"steps": {"read": {"cursor": "changed", "value": "2026-01-02T00:00:00"}}}
+    run_reads(proj, path, 3, "2026-01-02T00:00:00")
+    assert db.rows("inc_target") == db.rows("inc_source")
 
     db.run("INSERT INTO inc_source VALUES (4, 'four', '2026-01-03 00:00:00.5')")
     db.run("UPDATE inc_source SET note = 'two again', changed = '2026-01-03 00:00:01' WHERE id = 2")
-    result = proj.run(str(path))
-    assert result.returncode == 0, result.stderr
-    assert rows_read(proj) == 2 and db.rows("inc_target") == db.rows("inc_source")
+    run_reads(proj, path, 2, "2026-01-03T00:00:01")
+    assert db.rows("inc_target") == db.rows("inc_source")
     state = json.loads((proj.root / STATE).read_text())
-    assert state == {"steps": {"read": {"cursor": "changed", "value": "2026-01-03T00:00:01"}}}
 
     db.run("INSERT INTO inc_source VALUES (5, 'five', '2026-01-04 00:00:00')")
     db.run("ALTER TABLE inc_target RENAME TO inc_gone")  # the writer fails
@@ -75,13 +62,7 @@ def test_a_second_spark_run_reads_exactly_what_changed_and_a_failed_run_keeps_th
 
 
 def test_the_saved_value_on_spark_is_quoted_by_the_client_library(database):
-    db, proj = database
-    db.run("CREATE TABLE inc_canary (id int)")
-    path = proj.pipeline(db.steps(cursor="note", initial="x' OR 1=1; DROP TABLE inc_canary; --"), name="orders-sync")
-    result = proj.run(str(path))
-    assert result.returncode == 0, result.stderr
-    assert rows_read(proj) == 0  # no note is greater than "x'..."
-    db.run("DROP TABLE inc_canary")  # still there
+    the_cursor_value_stays_data(*database)
 
 
 def test_a_csv_file_on_spark_is_read_after_its_cursor(tmp_path: Path):
@@ -91,9 +72,5 @@ def test_a_csv_file_on_spark_is_read_after_its_cursor(tmp_path: Path):
     path = proj.pipeline([csv_step("read", "read", "orders.csv", incremental={"cursor": "changed",
                                                                                "initial": "2026-01-01 10:00:00"}),
                           csv_step("write", "write", "out.csv")], name="orders-sync")
-    result = proj.run(str(path))
-    assert result.returncode == 0, result.stderr
-    assert rows_read(proj) == 2
+    run_reads(proj, path, 2, "2026-01-03T10:00:00")
     assert (proj.root / "out.csv").read_text() == "id,changed\n2,2026-01-02 10:00:00\n3,2026-01-03 10:00:00\n"
-    assert json.loads((proj.root / STATE).read_text()) == {
-        "steps": {"read": {"cursor": "changed", "value": "2026-01-03T10:00:00"}}}
