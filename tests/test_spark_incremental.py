@@ -6,6 +6,7 @@ and the saved value is quoted by the client library, never pasted into the SQL. 
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.run_helpers import RunProject, csv_step
+from tests.run_helpers import RunProject, csv_step, pg_step
 from tests.test_incremental import STATE, rows_read, source_and_target, the_cursor_value_stays_data
 
 pytestmark = pytest.mark.xdist_group("spark")
@@ -74,3 +75,24 @@ def test_a_csv_file_on_spark_is_read_after_its_cursor(tmp_path: Path):
                           csv_step("write", "write", "out.csv")], name="orders-sync")
     run_reads(proj, path, 2, "2026-01-03T10:00:00")
     assert (proj.root / "out.csv").read_text() == "id,changed\n2,2026-01-02 10:00:00\n3,2026-01-03 10:00:00\n"
+
+
+def test_an_instant_cursor_is_kept_as_on_the_duckdb_engine(tmp_path: Path, postgres_server: Any):
+    from tests.test_incremental import Postgres
+
+    db = Postgres(postgres_server)
+    db.run("DROP TABLE IF EXISTS inc_instants")
+    db.run("CREATE TABLE inc_instants (id int PRIMARY KEY, changed timestamptz NOT NULL)")
+    db.run("INSERT INTO inc_instants VALUES (1, '2026-01-02 03:04:05.25+02'), (2, '2026-01-01 00:00:00+00')")
+    kept = []
+    for engine in ("duckdb", "spark"):
+        proj = on_spark(RunProject(tmp_path / engine, postgres=postgres_server))
+        path = proj.pipeline([pg_step("read", "read", query="SELECT id, changed FROM inc_instants",
+                                      incremental={"cursor": "changed"}),
+                              csv_step("write", "write", "out.csv")], name="orders-sync")
+        result = proj.run(str(path), "--engine", engine)
+        assert result.returncode == 0, result.stderr
+        kept.append(json.loads((proj.root / STATE).read_text())["steps"]["read"]["value"])
+    db.run("DROP TABLE inc_instants")
+    instant = datetime.datetime(2026, 1, 2, 1, 4, 5, 250000, tzinfo=datetime.UTC)  # each in its own offset
+    assert [datetime.datetime.fromisoformat(value) for value in kept] == [instant, instant]

@@ -361,6 +361,8 @@ class _Runner:
 def _watermark(step: _Step, frame: DataFrame, rows: int) -> Any:
     """An incremental read's highest cursor value read, as the DuckDB engine keeps it
     (osiris.run.incremental.state_value); None for another read or no row."""
+    import datetime
+
     from pyspark.sql import functions as F
 
     from osiris.oml.incremental import incremental_of
@@ -373,7 +375,10 @@ def _watermark(step: _Step, frame: DataFrame, rows: int) -> Any:
     if following.cursor not in frame.columns:
         raise unknown_column_problem(following.cursor, list(frame.columns), "the step's rows (its incremental cursor)")
     found = frame.agg(F.max(F.col(f"`{following.cursor.replace('`', '``')}`"))).first()
-    return state_value(found[0] if found else None)
+    value = found[0] if found else None
+    if type(frame.schema[following.cursor].dataType).__name__ == "TimestampType" and value is not None:
+        value = value.astimezone(datetime.UTC)  # PySpark gives an instant as a naive local time
+    return state_value(value)
 
 
 def _checked_spark_sql(query: str, inputs: list[str]) -> str:
