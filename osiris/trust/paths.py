@@ -118,7 +118,10 @@ class Files:
         if reason:
             raise outside(field, path, reason)
         candidate = self.root / path
-        real = _real(candidate)
+        try:
+            real = _real(candidate)
+        except OSError:  # a link or folder of the path replaced while it was being resolved
+            raise outside(field, path, "changed while Osiris checked it (a folder or link of it was replaced)") from None
         if real != self.root and not _inside(real, self.root):
             raise outside(field, path, "leads out of the project through a symbolic link")
         if any(real == p or _inside(real, p) for p in self.protected):
