@@ -177,7 +177,7 @@ def _binary_columns(config: Mapping[str, Any]) -> set[str]:
     with _connection("mysql", config) as conn, conn.cursor() as cursor:
         cursor.execute("SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s "
                        "AND TABLE_NAME = %s AND (DATA_TYPE LIKE '%%blob' OR DATA_TYPE LIKE '%%binary')",
-                       (str(config.get("schema") or config.get("database") or ""), str(config.get("table") or "")))
+                       (str(_schema(DIALECTS["mysql"], config) or config.get("database") or ""), str(config["table"])))
         return {str(row[0]) for row in cursor.fetchall()}
 
 
@@ -185,8 +185,7 @@ def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, 
     """Create the scratch table `name` with the existing target's types for `columns`; False when the
     target does not exist or lacks one of them (Spark then creates the scratch table, and the writer
     says what is wrong)."""
-    table = str(config.get("table") or "")
-    schema = str(config.get("schema") or "public")
+    table, schema = str(config["table"]), str(_schema(dialect, config))
     with _connection("postgres", config) as conn:
         found = {row[0] for row in conn.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s",
@@ -243,8 +242,13 @@ def _ident(dialect: Dialect, name: str) -> str:
     return dialect.quote + name.replace(dialect.quote, dialect.quote * 2) + dialect.quote
 
 
+def _schema(dialect: Dialect, config: Mapping[str, Any]) -> str | None:
+    """The step's schema; PostgreSQL's default one when it names none."""
+    return config.get("schema") or ("public" if dialect is DIALECTS["postgres"] else None)
+
+
 def _qualified(dialect: Dialect, config: Mapping[str, Any], table: str) -> str:
-    schema = config.get("schema") or ("public" if dialect is DIALECTS["postgres"] else None)
+    schema = _schema(dialect, config)
     return f"{_ident(dialect, str(schema))}.{_ident(dialect, table)}" if schema else _ident(dialect, table)
 
 
