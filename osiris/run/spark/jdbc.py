@@ -181,18 +181,23 @@ def _binary_columns(config: Mapping[str, Any]) -> set[str]:
         return {str(row[0]) for row in cursor.fetchall()}
 
 
+_BIT_TYPES = frozenset({"bit", "bit varying"})  # information_schema's data_type
+
+
 def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, columns: list[str]) -> bool:
     """Create the scratch table `name` with the existing target's types for `columns`; False when the
     target does not exist or lacks one of them (Spark then creates the scratch table, and the writer
-    says what is wrong)."""
+    says what is wrong). A `bit`/`varbit` column is staged as the number MariaDB's BIT arrives as,
+    turned into its bits by the writer (osiris.run.drivers.postgres_bits)."""
     table, schema = str(config["table"]), str(_schema(dialect, config))
     with _connection("postgres", config) as conn:
-        found = {row[0] for row in conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = %s AND table_name = %s",
-            (schema, table)).fetchall()}
-        if not table or not set(columns) <= found:
+        found = dict(conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s "
+            "AND table_name = %s", (schema, table)).fetchall())
+        if not table or not set(columns) <= set(found):
             return False
-        names = ", ".join(_ident(dialect, c) for c in columns)
+        names = ", ".join(f"CAST(NULL AS numeric(20,0)) AS {_ident(dialect, c)}" if found[c] in _BIT_TYPES
+                          else _ident(dialect, c) for c in columns)
         conn.execute(f"CREATE TABLE {name} AS SELECT {names} FROM {_qualified(dialect, config, table)} WITH NO DATA")
         conn.commit()
     return True
