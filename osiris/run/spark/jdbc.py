@@ -138,7 +138,8 @@ def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str) -
     frame = _jdbc_ready(frame, family, config)
     writer = (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
               .option("batchsize", str(int(config.get("batch_size", 1000)))))
-    if family == "postgres" and _shaped_like_target(dialect, config, name, frame.columns):
+    numbers = {n for n, kind in frame.dtypes if kind in _WHOLE_NUMBER_TYPES or kind.startswith("decimal(")}
+    if family == "postgres" and _shaped_like_target(dialect, config, name, frame.columns, numbers):
         writer = writer.option("stringtype", "unspecified").mode("append")
     elif family == "mysql":  # every text, emoji too, as the DuckDB engine's created tables hold it
         writer = writer.option("createTableOptions", "DEFAULT CHARSET=utf8mb4").mode("errorifexists")
@@ -182,13 +183,15 @@ def _binary_columns(config: Mapping[str, Any]) -> set[str]:
 
 
 _BIT_TYPES = frozenset({"bit", "bit varying"})  # information_schema's data_type
+_WHOLE_NUMBER_TYPES = frozenset({"tinyint", "smallint", "int", "bigint"})  # Spark's dtypes names
 
 
-def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, columns: list[str]) -> bool:
+def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, columns: list[str],
+                        numbers: set[str]) -> bool:
     """Create the scratch table `name` with the existing target's types for `columns`; False when the
     target does not exist or lacks one of them (Spark then creates the scratch table, and the writer
-    says what is wrong). A `bit`/`varbit` column is staged as the number MariaDB's BIT arrives as,
-    turned into its bits by the writer (osiris.run.drivers.postgres_bits)."""
+    says what is wrong). A `bit`/`varbit` column that Spark holds as a number (`numbers`: a MariaDB
+    BIT) is staged as that number, turned into its bits by the writer (osiris.run.drivers.postgres_bits)."""
     table, schema = str(config["table"]), str(_schema(dialect, config))
     with _connection("postgres", config) as conn:
         found = dict(conn.execute(
@@ -196,7 +199,7 @@ def _shaped_like_target(dialect: Dialect, config: Mapping[str, Any], name: str, 
             "AND table_name = %s", (schema, table)).fetchall())
         if not table or not set(columns) <= set(found):
             return False
-        names = ", ".join(f"CAST(NULL AS numeric(20,0)) AS {_ident(dialect, c)}" if found[c] in _BIT_TYPES
+        names = ", ".join(f"CAST(NULL AS numeric(20,0)) AS {_ident(dialect, c)}" if found[c] in _BIT_TYPES and c in numbers
                           else _ident(dialect, c) for c in columns)
         conn.execute(f"CREATE TABLE {name} AS SELECT {names} FROM {_qualified(dialect, config, table)} WITH NO DATA")
         conn.commit()
