@@ -63,12 +63,11 @@ def test_mariadb_bits_land_in_postgres_bit_and_varbit_columns(tmp_path, postgres
 
 def test_a_number_wider_than_its_bit_column_is_refused_naming_it(tmp_path, postgres_server, mariadb_server):
     """BIT(8) 170 into bit(4): refused with OML504 naming the column, and nothing written."""
-    maria = mariadb_server.connect(autocommit=True)
-    with maria.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS mb_wide")
-        cursor.execute("CREATE TABLE mb_wide (id INT, `flag bits` BIT(8))")
-        cursor.execute("INSERT INTO mb_wide VALUES (1, 5), (2, 170)")
-    maria.close()
+    mariadb_server.execute(
+        "DROP TABLE IF EXISTS mb_wide",
+        "CREATE TABLE mb_wide (id INT, `flag bits` BIT(8))",
+        "INSERT INTO mb_wide VALUES (1, 5), (2, 170)",
+    )
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute('DROP TABLE IF EXISTS mb_narrow; CREATE TABLE mb_narrow (id int, "flag bits" bit(4))')
     proj = RunProject(tmp_path / "project", postgres=postgres_server, mariadb=mariadb_server)
