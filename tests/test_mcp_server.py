@@ -58,7 +58,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp") / "project"
     (root / "data").mkdir(parents=True)
-    (root / "data" / "orders.csv").write_text("id,customer_id,total\n1,7,250.00\n2,8,99.50\n3,7,120.00\n")
+    (root / "data" / "orders.csv").write_text("id,customer_id,total\n1,7,4242.17\n2,8,99.50\n3,7,120.00\n")
     settings = {"connections": {
         "postgres": {"default": {"host": "127.0.0.1", "port": _closed_port(), "database": "shop", "user": "reader",
                                  "password": "${PG_PW}"}},
@@ -193,7 +193,8 @@ def test_run_sample_runs_as_osiris_run_sample_keeps_nothing_and_reports_each_ste
     assert data["steps"][1]["columns"] == [{"name": "id", "type": "BIGINT"}, {"name": "customer_id", "type": "BIGINT"},
                                            {"name": "total", "type": "DOUBLE"}]
     assert "sample_rows" not in data["steps"][0]  # sessions.save_samples is off: no row values
-    assert "250" not in done.text
+    # A value no session id, timestamp or duration can hold (two decimals): a row value would show
+    assert "4242.17" not in done.text
     assert not (served.root / "output").exists()  # the sample's write was undone
     run_session = Path(data["session"])
     assert run_session.parent == served.root / ".osiris" / "sessions"
