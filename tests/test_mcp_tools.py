@@ -78,6 +78,18 @@ def test_the_run_tool_is_offered_only_with_allow_run_and_marked_destructive(tmp_
     assert [value for value, _, _ in done.progress] == [0, 0.5, 1, 1.5, 2]
 
 
+def test_every_tool_publishes_a_json_object_result_so_the_server_redacts_it(tmp_path: Path, connect) -> None:
+    """The SDK derives a tool's output schema from its return annotation, and a type pydantic cannot
+    build (the recursive `Value`) drops it without a word: the result then has no structured content,
+    and `OsirisMCP.call_tool` passes it on as it came, unredacted and unrecorded."""
+    tools = connect(make_project(tmp_path / "p"), allow_run=True).tools()
+    assert sorted(tools) == ["components_list", "components_show", "connections_list", "discovery_request",
+                             "oml_save", "oml_schema_get", "oml_validate", "run", "run_sample"]
+    for name, tool in tools.items():
+        assert tool.output_schema == {"type": "object", "additionalProperties": True,
+                                      "title": f"{name}DictOutput"}, name
+
+
 def test_sample_rows_are_returned_only_when_the_project_keeps_samples(tmp_path: Path, connect) -> None:
     quiet = connect(make_project(tmp_path / "quiet")).call("run_sample", {"oml": PIPELINE, "rows": 1})
     assert "Planted-Value-31" not in quiet.text

@@ -4,7 +4,7 @@ cannot show in a schema, and an example. Built from the validator's own constant
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.oml.graph import table_name
 from osiris.oml.ids import RULE
@@ -18,15 +18,18 @@ from osiris.validate.structure import (
     STEP_REQUIRED,
 )
 
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
+
 _EXTENSIONS = {"^x-": {"description": "an extension: allowed at any level, ignored by the checks"}}
-_TOP_LEVEL: dict[str, dict[str, Any]] = {
+_TOP_LEVEL: dict[str, Config] = {
     "oml_version": {"const": OML_VERSION},
     "name": {"type": "string", "description": "lowercase kebab-case, e.g. active-customers-to-csv"},
     "description": {"type": "string"},
     "metadata": {"type": "object"},
     "schedule": {"type": "string", "description": 'a quoted 5-field cron expression, e.g. "0 2 * * *"'},
 }
-_STEP: dict[str, dict[str, Any]] = {
+_STEP: dict[str, Config] = {
     "id": {"type": "string", "description": f"unique in the pipeline; {RULE}; e.g. extract-orders"},
     "component": {"type": "string", "description": "a component name (components_list)"},
     "mode": {"enum": list(OML_MODES)},
@@ -62,11 +65,11 @@ steps:
 """
 
 
-def oml_shape() -> dict[str, Any]:
-    step = {"type": "object", "required": list(STEP_REQUIRED),
+def oml_shape() -> dict[str, object]:
+    step: Config = {"type": "object", "required": list(STEP_REQUIRED),
             "properties": {key: _STEP.get(key, {}) for key in (*STEP_REQUIRED, *STEP_OPTIONAL)},
             "patternProperties": _EXTENSIONS, "additionalProperties": False}
-    properties = {key: _TOP_LEVEL.get(key, {}) for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)}
+    properties: dict[str, Value] = {key: _TOP_LEVEL.get(key, {}) for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)}
     properties["steps"] = {"type": "array", "minItems": 1, "items": step}
     return {
         "oml_version": OML_VERSION,

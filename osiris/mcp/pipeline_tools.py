@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -22,7 +22,7 @@ def register(app: MCPServer, project: Project) -> None:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
     @app.tool(annotations=read_only)
-    def oml_validate(oml: OmlText) -> dict[str, Any]:
+    def oml_validate(oml: OmlText) -> dict[str, object]:
         """Check an OML pipeline against the project's component specs, its configured connections, its
         schema catalog and its rules, without running anything or calling an LLM. Returns valid, the
         error and warning counts, every issue (a stable code such as OML303, severity, JSON-pointer path,
@@ -35,7 +35,7 @@ def register(app: MCPServer, project: Project) -> None:
         return report_json(project.validate(oml))
 
     @app.tool(annotations=read_only)
-    def oml_schema_get() -> dict[str, Any]:
+    def oml_schema_get() -> dict[str, object]:
         """The shape of an OML v0.1.0 pipeline, the format Osiris runs: a JSON Schema of the document
         (oml_version, name, steps, each step's id, component, mode, config, needs), the rules a schema
         cannot say (modes, how a transform's SQL names the rows of earlier steps, connections instead of
@@ -47,7 +47,7 @@ def register(app: MCPServer, project: Project) -> None:
 
     @app.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                           open_world_hint=False))
-    def oml_save(oml: OmlText, path: ProjectPath) -> dict[str, Any]:
+    def oml_save(oml: OmlText, path: ProjectPath) -> dict[str, object]:
         """Save a valid pipeline to a file of the project, in its canonical form (as oml_validate returns
         it). An invalid pipeline is refused with its issues and nothing is written. The path is relative
         to the project folder and ends in .yaml or .yml; it may not leave the project, pass through a
@@ -56,7 +56,7 @@ def register(app: MCPServer, project: Project) -> None:
         return _save(project, oml, path)
 
 
-def _save(project: Project, oml: str, given: str) -> dict[str, Any]:
+def _save(project: Project, oml: str, given: str) -> dict[str, object]:
     import hashlib
 
     from osiris.explain import compact

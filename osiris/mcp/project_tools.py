@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
@@ -26,7 +26,7 @@ def register(app: MCPServer, project: Project) -> None:
     local = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
     @app.tool(annotations=local)
-    def components_list() -> dict[str, Any]:
+    def components_list() -> dict[str, object]:
         """Every component the project's registry knows (built-in and the project's own specs): its name,
         family, the OML modes it supports (read, write, transform) and a title. A step's component must
         be one of these names, in one of its modes. Use components_show for a component's fields."""
@@ -38,7 +38,7 @@ def register(app: MCPServer, project: Project) -> None:
 
     @app.tool(annotations=local)
     def components_show(name: Annotated[str, Field(description="a component name, e.g. postgres.extractor")]
-                        ) -> dict[str, Any]:
+                        ) -> dict[str, object]:
         """One component in full, as the validator checks it: each config field's type, default, whether
         it is required, secret, or supplied by the connection, its description and JSON Schema (enums,
         bounds, patterns); the connection reference it takes, its constraints, the field aliases it
@@ -54,7 +54,7 @@ def register(app: MCPServer, project: Project) -> None:
         return component_detail(spec)
 
     @app.tool(annotations=local)
-    def connections_list() -> dict[str, Any]:
+    def connections_list() -> dict[str, object]:
         """The connections configured in the project's .osiris.yaml, each with the reference a step
         writes (connection: "@family.alias"), its family and alias, and its fields. Secrets are shown as
         the ${VAR} reference the person configured, never resolved; a secret written into the settings
@@ -75,7 +75,7 @@ def register(app: MCPServer, project: Project) -> None:
         refresh: Annotated[bool, Field(description="read what is in the catalog already again")] = False,
         timeout_seconds: Annotated[int, Field(ge=1, le=600, description="give up after this long")] = (
             DISCOVERY_TIMEOUT_SECONDS),
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Read what a source holds into the project's schema catalog (names and types, never a value),
         which oml_validate then uses to check table and column names in SQL. A database connection: its
         tables' columns, types, nullability and primary keys. A @rest connection: name the endpoint
@@ -94,10 +94,10 @@ def register(app: MCPServer, project: Project) -> None:
         return await _discover(project, ctx, str(connection), tables or [], refresh, timeout_seconds)
 
 
-def _connections(project: Project) -> dict[str, Any]:
+def _connections(project: Project) -> dict[str, object]:
     from osiris.mcp.shapes import connection_json
 
-    found: list[dict[str, Any]] = []
+    found: list[dict[str, object]] = []
     for family, aliases in sorted((project.effective.settings.connections or {}).items()):
         secret_names = {field.lower() for spec in project.registry.components.values()
                         if spec.family == family for field in spec.secret_fields}
@@ -106,7 +106,7 @@ def _connections(project: Project) -> dict[str, Any]:
 
 
 async def _discover(project: Project, ctx: Context, connection: str, tables: list[str], refresh: bool,
-                    timeout: int) -> dict[str, Any]:
+                    timeout: int) -> dict[str, object]:
     from osiris.catalog.connection import parse_connection
     from osiris.catalog.discovery import source_kind, update_connection_catalog
     from osiris.mcp.waiting import in_thread
@@ -123,7 +123,7 @@ async def _discover(project: Project, ctx: Context, connection: str, tables: lis
     return _result(project, update, tables)
 
 
-async def _discover_file(project: Project, ctx: Context, file: str, refresh: bool, timeout: int) -> dict[str, Any]:
+async def _discover_file(project: Project, ctx: Context, file: str, refresh: bool, timeout: int) -> dict[str, object]:
     from osiris.catalog.discovery import update_csv_catalog
     from osiris.mcp.paths import project_csv, staged_csv
     from osiris.mcp.waiting import in_thread
@@ -142,7 +142,7 @@ async def _discover_file(project: Project, ctx: Context, file: str, refresh: boo
 
 
 @contextmanager
-def _told_as_known(project: Project, *asked: Any) -> Iterator[None]:
+def _told_as_known(project: Project, *asked: str | list[str]) -> Iterator[None]:
     """A failed discovery's text goes to the assistant with only known words (docs/security.md, "What
     an engine says"): a server's or a database's words may quote a value or carry control characters.
     Known: what was asked, the connection settings' words and the catalog's names."""
@@ -157,7 +157,7 @@ def _told_as_known(project: Project, *asked: Any) -> Iterator[None]:
         raise DiscoveryFailed(filtered(str(failed), known)) from None
 
 
-def _result(project: Project, update: CatalogUpdate, tables: list[str]) -> dict[str, Any]:
+def _result(project: Project, update: CatalogUpdate, tables: list[str]) -> dict[str, object]:
     """What discovery_request answers: the catalog written (or kept), its entries, the names missing."""
     from osiris.catalog.store import write_catalog
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver.exceptions import ResourceError
 
@@ -31,7 +31,7 @@ CATALOG_URI = "osiris://catalog"
 
 
 def register(app: MCPServer, project: Project) -> None:
-    def shown(value: Any) -> str:
+    def shown(value: object) -> str:
         return json.dumps(project.redactor.data(value), indent=2, ensure_ascii=False, default=str)
 
     @app.resource(SCHEMA_URI, name="oml-schema", title="OML pipeline schema", mime_type=JSON,
@@ -66,7 +66,7 @@ def register(app: MCPServer, project: Project) -> None:
         return shown({"name": name, **found[name].to_dict()})
 
 
-def _register_component(app: MCPServer, project: Project, name: str, shown: Callable[[Any], str]) -> None:
+def _register_component(app: MCPServer, project: Project, name: str, shown: Callable[[object], str]) -> None:
     spec = project.registry.components[name]
 
     def component() -> str:

@@ -5,7 +5,7 @@ started by an assistant reaches exactly what `osiris run` may reach, and leaves 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
@@ -31,7 +31,7 @@ def register(app: MCPServer, project: Project, *, allow_run: bool) -> None:
         ctx: Context, oml: OmlOrNone = None, path: PathOrNone = None,
         rows: Annotated[int | None, Field(ge=1, le=100_000, description="rows a source (default: the project's "
                                           "validation.sample_rows, 10 unless set)")] = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Test a pipeline on real data, as `osiris run --sample` does: it is validated first, then each
         extractor reads at most `rows` rows, every write is proven and then undone (rolled back, or
         written to a private folder), so no target changes. Give the pipeline as oml text or as the path
@@ -47,7 +47,7 @@ def register(app: MCPServer, project: Project, *, allow_run: bool) -> None:
 
     @app.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
                                           open_world_hint=True))
-    async def run(ctx: Context, oml: OmlOrNone = None, path: PathOrNone = None) -> dict[str, Any]:
+    async def run(ctx: Context, oml: OmlOrNone = None, path: PathOrNone = None) -> dict[str, object]:
         """Run a pipeline for real, as `osiris run` does: every row is read and every write is kept, so
         target tables and files change (a replace write empties a table first). Only offered because the
         person started the server with --allow-run; ask them before calling it, and test with run_sample
@@ -57,7 +57,7 @@ def register(app: MCPServer, project: Project, *, allow_run: bool) -> None:
         return await _run(project, ctx, oml, path, None)
 
 
-async def _run(project: Project, ctx: Context, oml: str | None, path: str | None, sample: int | None) -> dict[str, Any]:
+async def _run(project: Project, ctx: Context, oml: str | None, path: str | None, sample: int | None) -> dict[str, object]:
     from osiris.mcp.shapes import report_json, sample_rows
     from osiris.mcp.waiting import in_thread
     from osiris.run.recorded import run_as_json, run_limit, run_recorded

@@ -8,7 +8,8 @@ import json
 import logging
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from mcp.types import InputRequiredResult
 
     from osiris.mcp.project import Project
+    from osiris.oml.values import Value
     from osiris.mcp.trail import ServerTrail
 
 INSTRUCTIONS = """\
@@ -41,7 +43,7 @@ class OsirisMCP(MCPServer):
         self.project = project
         self.trail = trail
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    async def call_tool(self, name: str, arguments: dict[str, Value], context: Context[object, object] | None = None
                         ) -> CallToolResult | InputRequiredResult:
         started = time.perf_counter()
         try:
@@ -85,10 +87,12 @@ def argument_problems(error: ValidationError) -> str:
     return "; ".join(found)
 
 
-def takes(schema: dict[str, Any]) -> str:
+def takes(schema: Mapping[str, object]) -> str:
     """"oml (required), path" from a tool's input schema."""
-    required = set(schema.get("required", []))
-    names = [f"{key} (required)" if key in required else key for key in schema.get("properties", {})]
+    listed, properties = schema.get("required"), schema.get("properties")
+    required = set(listed) if isinstance(listed, list) else set()
+    fields = properties if isinstance(properties, dict) else {}
+    names = [f"{key} (required)" if key in required else key for key in fields]
     return ", ".join(names) or "no arguments"
 
 

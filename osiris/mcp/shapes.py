@@ -3,13 +3,19 @@
 Results carry codes, names, types and counts. Secrets are masked once more by the server before
 anything leaves (`server.OsirisMCP.call_tool`); a connection's secrets appear as their `${VAR}`
 reference and never resolved; row values only with `sessions.save_samples: true`.
+
+A tool's result is typed `dict[str, object]`, not `dict[str, Value]`: the SDK builds the tool's
+published output schema from its return annotation with pydantic, which cannot build the recursive
+`Value`, and a tool without one returns no structured content, which the server would pass on
+unredacted (tests/test_mcp_tools.py pins the schema of every tool).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
     from osiris.registry.spec import ComponentSpec
     from osiris.run.engine import StepResult
     from osiris.validate.issue import ValidationReport
@@ -17,7 +23,7 @@ if TYPE_CHECKING:
 SECRET_SHOWN = "***"
 
 
-def report_json(report: ValidationReport) -> dict[str, Any]:
+def report_json(report: ValidationReport) -> dict[str, object]:
     """Valid or not, the counts, every issue (code, severity, tier, path, message, hint, line,
     column, value) in the validator's order, and the canonical pipeline when it parsed."""
     return {
@@ -30,11 +36,11 @@ def report_json(report: ValidationReport) -> dict[str, Any]:
     }
 
 
-def component_summary(spec: ComponentSpec) -> dict[str, Any]:
+def component_summary(spec: ComponentSpec) -> dict[str, object]:
     return {"name": spec.name, "family": spec.family, "modes": list(spec.oml_modes), "title": spec.title}
 
 
-def component_detail(spec: ComponentSpec) -> dict[str, Any]:
+def component_detail(spec: ComponentSpec) -> dict[str, object]:
     """Everything a model needs to write a step: each field's type, default, marks (required, secret,
     from_connection: the connection supplies it) and JSON Schema; constraints, aliases and examples.
     The marks are words, not `secret: true`: a key named secret is masked by the redactor."""
@@ -60,12 +66,12 @@ def component_detail(spec: ComponentSpec) -> dict[str, Any]:
     }
 
 
-def connection_json(family: str, alias: str, fields: dict[str, Any], secret_names: set[str]) -> dict[str, Any]:
+def connection_json(family: str, alias: str, fields: Config, secret_names: set[str]) -> dict[str, object]:
     """A configured connection: `${VAR}` references as written, a secret written inline as ***."""
     from osiris.secrets.names import is_secret_key
     from osiris.trust.references import REFERENCE
 
-    def shown(name: str, value: Any) -> Any:
+    def shown(name: str, value: Value) -> Value:
         if isinstance(value, str) and REFERENCE.fullmatch(value.strip()):
             return value
         return SECRET_SHOWN if name.lower() in secret_names or is_secret_key(name) else value
@@ -74,7 +80,7 @@ def connection_json(family: str, alias: str, fields: dict[str, Any], secret_name
             "fields": {name: shown(name, value) for name, value in (fields or {}).items()}}
 
 
-def sample_rows(step: StepResult) -> list[dict[str, Any]]:
+def sample_rows(step: StepResult) -> list[dict[str, object]]:
     """A step's preview rows as records: only for a project with `sessions.save_samples: true`."""
     if step.preview is None:
         return []

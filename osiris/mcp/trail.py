@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.extract import MAX_CHARS
 from osiris.session import events
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Value
     from osiris.session.store import Session
 
 # What a result's summary keeps: verdicts, codes, counts, paths and ids; never a pipeline or rows.
@@ -32,8 +33,8 @@ class ServerTrail:
         self.save_failed_oml = save_failed_oml
         self.calls = 0
 
-    def record(self, tool: str, arguments: Mapping[str, Any], started: float, *,
-               result: Mapping[str, Any] | None = None, message: str | None = None) -> None:
+    def record(self, tool: str, arguments: Mapping[str, Value], started: float, *,
+               result: Mapping[str, Value] | None = None, message: str | None = None) -> None:
         self.calls += 1
         summary = {key: result[key] for key in SUMMARY_KEYS if result is not None and key in result}
         oml = arguments.get("oml")
@@ -50,7 +51,7 @@ class ServerTrail:
         self.session.finish("ended")
 
 
-def _brief(value: Any) -> Any:
+def _brief(value: Value) -> Value:
     """A long text argument (a pipeline) as its length and digest; anything else as given."""
     if isinstance(value, str) and (len(value) > 200 or "\n" in value):
         return {"chars": len(value), "sha256": hashlib.sha256(value.encode("utf-8")).hexdigest()}
