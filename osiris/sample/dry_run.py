@@ -18,13 +18,18 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
 from osiris.trust.boundary import Boundary
+from osiris.oml.steps import config_of, steps_of
 from osiris.validate.issue import Issue
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
+    from osiris.settings.model import Connections
 
 DryRunStatus = Literal["passed", "failed", "skipped"]
 SAMPLE_TIER = 5
@@ -39,13 +44,13 @@ class SampleOptions:
     """Where a sample run gets its connections, secrets and files."""
 
     rows: int
-    connections: Mapping[str, Any]
+    connections: Connections
     env: Mapping[str, str]
     base_dir: Path
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else nowhere
     boundary: Boundary | None = None  # None: the project's own (base_dir, the built-in specs)
-    redact: Callable[[Any], Any] = lambda value: value  # preview rows pass through it (the session's redactor)
+    redact: Callable[[Value], Value] = lambda value: value  # preview rows pass through it (the session's redactor)
     timeout_seconds: float | None = None  # validation.dry_run_timeout_seconds: the run's deadline (OML532)
 
 
@@ -70,9 +75,9 @@ class DryRun:
         return [issue for issue in self.issues if issue.is_error]
 
 
-def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: RunListener,
+def sample_run(pipeline: Config, options: SampleOptions, listener: RunListener,
                step_configs: Mapping[str, StepConfig] | None = None,
-               read_after: Mapping[str, tuple[str, Any]] | None = None) -> DryRun:
+               read_after: Mapping[str, tuple[str, Value]] | None = None) -> DryRun:
     """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first), each step with its
     effective config from validation (`step_configs`), each incremental read after its saved cursor
     (`read_after`, osiris.run.incremental: the sample shows what the next run would read; it never
@@ -93,7 +98,7 @@ def sample_run(pipeline: Mapping[str, Any], options: SampleOptions, listener: Ru
     return verdict
 
 
-def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | None:
+def not_runnable(pipeline: Config, options: SampleOptions) -> str | None:
     """Why the sample cannot start (a connection secret not set, no runtime for a component), or None.
 
     Checked before any step runs, so that nothing is touched when the run could not finish anyway.
@@ -101,12 +106,12 @@ def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | N
     from osiris.run.connections import resolve_step_config
     from osiris.run.drivers import has_driver
 
-    for step in pipeline.get("steps") or []:
+    for step in steps_of(pipeline):
         component = str(step.get("component", ""))
         if not has_driver(component):
             return f"step '{step.get('id')}': no runtime for the component {component}"
         try:
-            resolve_step_config(step.get("config") or {}, options.connections, options.env,
+            resolve_step_config(config_of(step), options.connections, options.env,
                                 options.secret_fields(component))
         except RuntimeProblem as problem:
             if is_environment(problem):
@@ -114,9 +119,9 @@ def not_runnable(pipeline: Mapping[str, Any], options: SampleOptions) -> str | N
     return None
 
 
-def judge(pipeline: Mapping[str, Any], result: RunResult, rows: int) -> DryRun:
+def judge(pipeline: Config, result: RunResult, rows: int) -> DryRun:
     """passed, failed (issues for the LLM) or skipped (a problem of the environment)."""
-    index = {str(step["id"]): n for n, step in enumerate(pipeline.get("steps") or [])}
+    index = {str(step["id"]): n for n, step in enumerate(steps_of(pipeline))}
     warnings = [_issue(index[s.step_id], s, w, "warning") for s in result.steps for w in s.warnings]
     failed = [(s, s.problem) for s in result.steps if s.status == "failed" and s.problem is not None]
     fixable = [(s, problem) for s, problem in failed if not is_environment(problem)]

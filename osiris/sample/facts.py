@@ -8,7 +8,7 @@ the connections or the catalog is shown as `column_<n>` (docs/security.md, "What
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import StepResult
@@ -17,6 +17,11 @@ from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, filtered, shown_columns
+from osiris.oml.steps import config_of, steps_of
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
+    from osiris.validate.issue import Issue
 
 SQL_CODES = frozenset({"OML501", "OML502", "OML503", "OML504", "OML512"})
 MAX_COLUMNS = 60
@@ -25,9 +30,9 @@ TEXT_NUMBER = (" (numbers as exact text: some need more than 38 digits, or are N
 NAMING_CODES = frozenset({"OML501", "OML502", "OML509", "OML510", "OML512"})  # their value is a name worth showing
 
 
-def sample_facts(pipeline: Mapping[str, Any], steps: list[StepResult], options: SampleOptions) -> list[str]:
+def sample_facts(pipeline: Config, steps: list[StepResult], options: SampleOptions) -> list[str]:
     """One line per step, then what the sources really hold where a step failed."""
-    by_id = {str(step["id"]): step for step in pipeline.get("steps") or []}
+    by_id = {str(step["id"]): step for step in steps_of(pipeline)}
     lines = [step_fact(step) for step in steps]
     for result in steps:
         if result.status == "failed" and result.problem is not None:
@@ -51,7 +56,7 @@ def step_fact(step: StepResult) -> str:
     return f"{head}: {count_rows(step.rows_out)}" + (f"; columns: {columns}" if columns else "")
 
 
-def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: SampleOptions) -> list[str]:
+def _source_facts(step: Config, problem: RuntimeProblem, options: SampleOptions) -> list[str]:
     component = str(step.get("component", ""))
     try:
         config, secrets = _resolved(step, options)
@@ -64,17 +69,17 @@ def _source_facts(step: Mapping[str, Any], problem: RuntimeProblem, options: Sam
     return []
 
 
-def _known(step: Mapping[str, Any], options: SampleOptions) -> Known:
+def _known(step: Config, options: SampleOptions) -> Known:
     """The names a fact may repeat: the step's words, the connections' and the catalog's names."""
     return Known.of(step, options.connections, catalog_names(options.base_dir))
 
 
-def _resolved(step: Mapping[str, Any], options: SampleOptions) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _resolved(step: Config, options: SampleOptions) -> tuple[Config, tuple[str, ...]]:
     """The step's config with its connection and `${ENV}` values, and its secret values."""
     from osiris.run.connections import resolve_step_config
 
     component = str(step.get("component", ""))
-    config = step.get("config") or {}
+    config = config_of(step)
     resolved = resolve_step_config(config, options.connections, options.env, options.secret_fields(component))
     (options.boundary or Boundary(options.base_dir)).check_step(component, config, resolved.connection)
     return resolved.config, resolved.secrets
@@ -89,7 +94,7 @@ def _database_dialect(component: str) -> str | None:
     return (facts.dialect or "") if facts is not None and facts.kind == "database" else None
 
 
-def table_facts(component: str, config: Mapping[str, Any]) -> list[str]:
+def table_facts(component: str, config: Config) -> list[str]:
     """`table customers has columns: id integer, email text, status text` for each table the step names."""
     from osiris.run.drivers import driver_for
     from osiris.run.drivers.sql_common import tables_in
@@ -108,21 +113,22 @@ def table_facts(component: str, config: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def api_facts(config: Mapping[str, Any], secrets: tuple[str, ...], known: Known | None = None) -> list[str]:
+def api_facts(config: Config, secrets: tuple[str, ...], known: Known | None = None) -> list[str]:
     """The shape of the endpoint's first response: where lists of records are and their keys
     (unknown keys as `column_<n>`)."""
     from osiris.run.drivers.rest import endpoint_url, rest_client
 
     url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
+    params = config.get("params")
     with rest_client(config, secrets) as client:
-        response = client.send(method, url, params=dict(config.get("params") or {}) or None,
+        response = client.send(method, url, params=dict(params) if isinstance(params, Mapping) and params else None,
                                json=config.get("body") if method == "POST" else None)
         body = client.json(response)
     return describe_shape(body, known)
 
 
-def describe_shape(body: Any, known: Known | None = None) -> list[str]:
+def describe_shape(body: Value, known: Known | None = None) -> list[str]:
     """Where a JSON body keeps its records, and their keys with JSON types (values withheld); with
     `known`, a key made from data is `column_<n>` and a path's unknown words `(…)`."""
     from osiris.catalog.api_shape import record_lists
@@ -138,10 +144,10 @@ def describe_shape(body: Any, known: Known | None = None) -> list[str]:
     return lines
 
 
-def _keys(record: Mapping[str, Any], known: Known | None) -> str:
+def _keys(record: Config, known: Known | None) -> str:
     """`id (number), meta (object: rank, tags)`: a nested object also names its keys (a dotted
     `data_path` or a transform can reach them)."""
-    def one(key: str, value: Any) -> str:
+    def one(key: str, value: Value) -> str:
         inner = f": {', '.join(_names(value, known))}" if isinstance(value, Mapping) and value else ""
         return f"{key} ({_json_type(value)}{inner})"
 
@@ -149,12 +155,12 @@ def _keys(record: Mapping[str, Any], known: Known | None) -> str:
     return ", ".join(one(key, value) for key, (_, value) in zip(_names(dict(items), known), items, strict=True))
 
 
-def _names(value: Mapping[str, Any], known: Known | None) -> list[str]:
+def _names(value: Config, known: Known | None) -> list[str]:
     """An object's keys as they may be shown: made from data, `column_<n>` (osiris.trust.engine_words)."""
     return shown_columns([str(key) for key in value], known)
 
 
-def _shape(value: Any, known: Known | None = None) -> str:
+def _shape(value: Value, known: Known | None = None) -> str:
     if isinstance(value, Mapping):
         pairs = zip(_names(value, known), value.values(), strict=True)
         return "an object with keys: " + (", ".join(f"{k} ({_json_type(v)})" for k, v in pairs) or "none")
@@ -163,7 +169,7 @@ def _shape(value: Any, known: Known | None = None) -> str:
     return f"a single {_json_type(value)}"
 
 
-def _json_type(value: Any) -> str:
+def _json_type(value: Value) -> str:
     """JSON's own type names (osiris.catalog.api_shape), an integer being a number here."""
     from osiris.catalog.api_shape import json_type
 
@@ -171,24 +177,24 @@ def _json_type(value: Any) -> str:
     return "number" if kind == "integer" else kind
 
 
-def problem_headline(issue: Any, pipeline: Mapping[str, Any]) -> str:
+def problem_headline(issue: Issue, pipeline: Config) -> str:
     """A few words for a progress line: `unknown column 'active' in customers`."""
     from osiris.validate.codes import CODES
     from osiris.validate.pointer import split
 
     title = CODES[issue.code].title if issue.code in CODES else issue.code
     parts = split(issue.path)
-    steps = pipeline.get("steps") or []
+    steps = steps_of(pipeline)
     step = steps[int(parts[1])] if len(parts) > 1 and parts[1].isdigit() and int(parts[1]) < len(steps) else {}
-    named = issue.value if isinstance(issue.value, str) else (step.get("config") or {}).get("data_path")
+    named = issue.value if isinstance(issue.value, str) else config_of(step).get("data_path")
     value = f" '{named}'" if named and issue.code in NAMING_CODES else ""
     return f"{title}{value} in {_where(step)}"
 
 
-def _where(step: Mapping[str, Any]) -> str:
+def _where(step: Config) -> str:
     from osiris.run.drivers.sql_common import tables_in
 
-    config = step.get("config") or {}
+    config = config_of(step)
     if config.get("table"):
         return str(config["table"])
     dialect = _database_dialect(str(step.get("component", "")))

@@ -10,9 +10,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from osiris.oml.steps import config_of, steps_of
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config
 
 Ask = Callable[[str], bool]
 LOCAL_FAMILIES = ("@filesystem.", "@duckdb.")  # connections to local files, not to a system
@@ -25,7 +30,7 @@ class DryRunPolicy:
         self.ask = ask  # set by an interactive caller; None: nobody can be asked
         self.answer: bool | None = None  # the session's answer to the question, once asked
 
-    def wants_run(self, pipeline: Mapping[str, Any]) -> bool:
+    def wants_run(self, pipeline: Config) -> bool:
         """Whether to run this pipeline on samples; may ask the person (once per session)."""
         if self.mode == "sample":
             return True
@@ -42,13 +47,13 @@ def question(rows: int, named: list[str]) -> str:
     return f"Test on {rows} sample rows{where}? [Y/n] "
 
 
-def sources(pipeline: Mapping[str, Any]) -> list[str]:
+def sources(pipeline: Config) -> list[str]:
     """What the read steps read, as the person knows it: a connection, a file, an API host."""
     found: list[str] = []
-    for step in pipeline.get("steps") or []:
+    for step in steps_of(pipeline):
         if step.get("mode") != "read":
             continue
-        config = step.get("config") or {}
+        config = config_of(step)
         connection, path, url = config.get("connection"), config.get("path"), config.get("base_url")
         name = (connection if isinstance(connection, str) and connection else
                 path if isinstance(path, str) and path else
@@ -58,11 +63,11 @@ def sources(pipeline: Mapping[str, Any]) -> list[str]:
     return found
 
 
-def systems(pipeline: Mapping[str, Any]) -> list[str]:
+def systems(pipeline: Config) -> list[str]:
     """The databases and APIs a pipeline reads or writes: its connection references and API hosts."""
     found = []
-    for step in pipeline.get("steps") or []:
-        config = step.get("config") or {}
+    for step in steps_of(pipeline):
+        config = config_of(step)
         for value in (config.get("connection"), config.get("base_url")):
             local = isinstance(value, str) and value.startswith(LOCAL_FAMILIES)
             if isinstance(value, str) and value and not local and value not in found:

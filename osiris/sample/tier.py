@@ -14,18 +14,20 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_run
 from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import Ask, DryRunPolicy, sources
 from osiris.sample.trail import SampleTrail
+from osiris.oml.steps import steps_of
 from osiris.session import Session, events
 from osiris.trust.boundary import Boundary
 from osiris.trust.disclosure import shorten, withhold_values
 
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
+    from osiris.oml.values import Config, Value
     from osiris.registry import Registry
     from osiris.settings.loader import EffectiveSettings
 
@@ -42,7 +44,7 @@ class SampleTier:
         """Rows a source in each sample run."""
         return self.options.rows
 
-    def wants(self, pipeline: Mapping[str, Any]) -> bool:
+    def wants(self, pipeline: Config) -> bool:
         """The policy's decision; the person's answer, when it asked, is recorded (consent to read real systems)."""
         unasked = self.policy.answer is None
         wanted = self.policy.wants_run(pipeline)
@@ -51,8 +53,8 @@ class SampleTier:
                                                   answer="yes" if self.policy.answer else "no"))
         return wanted
 
-    def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
-             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Any] | None = None,
+    def test(self, pipeline: Config, step_configs: Mapping[str, StepConfig], *, cycle: int,
+             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Config] | None = None,
              step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun:
         """Run a valid pipeline on samples, each step with its effective config from validation, and
         write its trail under the session's `where` (the attempt's directory); `pipeline_sha256` is
@@ -63,15 +65,15 @@ class SampleTier:
         trail = SampleTrail(self.session, where=where, cycle=cycle, attempt=attempt,
                             rows=self.options.rows, save_samples=self.save_samples,
                             pipeline_name=str(pipeline.get("name") or ""), pipeline_sha256=pipeline_sha256)
-        trail.begin(len(pipeline.get("steps") or []), sources(pipeline))
+        trail.begin(len(steps_of(pipeline)), sources(pipeline))
         blocked = not_runnable(pipeline, self.options)
-        read_after: dict[str, tuple[str, Any]] = {}
+        read_after: dict[str, tuple[str, Value]] = {}
         if not blocked:
             read_after, blocked = self._saved_cursors(pipeline, params, step_params)
         if blocked:
             dry_run = DryRun("skipped", self.options.rows, reason=blocked)
         else:
-            trail.start(len(pipeline.get("steps") or []))
+            trail.start(len(steps_of(pipeline)))
             options = replace(self.options, keep_dir=self.session.path / where) if self.save_samples else self.options
             dry_run = self._run(pipeline, options, trail, step_configs, read_after)
             if dry_run.failed:
@@ -80,8 +82,8 @@ class SampleTier:
         trail.complete(dry_run, ran=blocked is None)
         return dry_run
 
-    def _saved_cursors(self, pipeline: Mapping[str, Any], params: Mapping[str, Any] | None,
-                       step_params: Mapping[str, Sequence[str]] | None) -> tuple[dict[str, tuple[str, Any]], str | None]:
+    def _saved_cursors(self, pipeline: Config, params: Mapping[str, Config] | None,
+                       step_params: Mapping[str, Sequence[str]] | None) -> tuple[dict[str, tuple[str, Value]], str | None]:
         """Where each incremental read starts by the project's saved state (nothing for a pipeline
         without a name), or why the sample cannot start (a state file Osiris cannot read)."""
         from osiris.run.incremental import plan_reads
@@ -96,8 +98,8 @@ class SampleTier:
             return {}, str(error)
         return plan.starts, None
 
-    def _run(self, pipeline: Any, options: SampleOptions, trail: SampleTrail,
-             step_configs: Mapping[str, StepConfig], read_after: Mapping[str, tuple[str, Any]]) -> DryRun:
+    def _run(self, pipeline: Config, options: SampleOptions, trail: SampleTrail,
+             step_configs: Mapping[str, StepConfig], read_after: Mapping[str, tuple[str, Value]]) -> DryRun:
         """The sample run; a failure outside every step (a bug, a broken install) leaves the pipeline
         untested with its reason, never a crash. Ctrl-C goes through."""
         try:
@@ -108,7 +110,7 @@ class SampleTier:
             return DryRun("skipped", options.rows, reason=f"the sample run stopped: {detail}")
 
     @staticmethod
-    def last_time(dry_run: DryRun | None, pipeline: Any) -> str | None:
+    def last_time(dry_run: DryRun | None, pipeline: Config | None) -> str | None:
         """What broke the previous attempt's sample run, in a few words; None when it did not fail there."""
         if dry_run is None or not dry_run.failed or not dry_run.errors:
             return None

@@ -8,12 +8,15 @@ personal data, which an audit trail should not collect by default (docs/dry-run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.run.engine import StepResult
 from osiris.run.trail import RunTrail, run_end
 from osiris.sample.dry_run import DryRun
 from osiris.session import Session, events
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Value
 
 
 class SampleTrail(RunTrail):
@@ -45,5 +48,5 @@ class SampleTrail(RunTrail):
             steps=[{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps],
             duration_ms=dry_run.duration_ms))
 
-    def step_record(self, step: StepResult) -> dict[str, Any]:
+    def step_record(self, step: StepResult) -> dict[str, Value]:
         return self._step_record(step)
