@@ -11,11 +11,11 @@ second lock, for a pipeline that reached the runtime without it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.problems import boundary_problem, reference_in_pipeline_problem
 from osiris.trust.endpoints import endpoint_fields, endpoint_overrides
@@ -23,6 +23,7 @@ from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files
 from osiris.trust.references import step_references
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config
     from osiris.registry import Registry
     from osiris.settings.loader import EffectiveSettings
 
@@ -63,7 +64,7 @@ class Boundary:
         kept = [p for p in protected if p is not None and not project.is_relative_to(p.resolve())]
         return cls(effective.project_root, tuple(kept), fields)  # a folder holding the whole project protects nothing
 
-    def files(self, connection: Mapping[str, Any]) -> Files:
+    def files(self, connection: Config) -> Files:
         """Where a filesystem step may read and write: the `base_dir` its connection declares, else
         the project; never the protected files."""
         declared = connection.get("base_dir")
@@ -73,14 +74,14 @@ class Boundary:
             root = given if given.is_absolute() else self.project / given
         return Files.at(root, (self.project / SETTINGS_FILE, self.project / OSIRIS_DIR, *self.protected))
 
-    def step_files(self, config: Mapping[str, Any], connection: Mapping[str, Any]) -> Files:
+    def step_files(self, config: Config, connection: Config) -> Files:
         """Where one step may read and write: `files(connection)`, narrowed to the step's own
         `base_dir` when it sets one (a base_dir equal to the connection's is the connection's)."""
         files = self.files(connection)
         own = config.get("base_dir")
         return files.within(own) if isinstance(own, str) and own and own != connection.get("base_dir") else files
 
-    def check_step(self, component: str, config: Mapping[str, Any], connection: Mapping[str, Any]) -> None:
+    def check_step(self, component: str, config: Config, connection: Config) -> None:
         """OML518 when a step's config names `${...}` or moves its connection's endpoint."""
         found = step_references(config)
         if found:

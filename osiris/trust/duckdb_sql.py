@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator
-from typing import Any
+from collections.abc import Collection, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from osiris.trust.allowlist import ROW_GENERATORS, allowed
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
+
+    from osiris.oml.values import Config, Value
 
 # What a FROM clause may be, and the query and modifier nodes around it; any other "type" of a
 # node without a "class" (PIVOT, SHOW_REF, COLUMN_DATA, DELIM_GET, ...) is refused.
@@ -28,15 +33,17 @@ _NODE_TYPES = frozenset({
 _OPERATOR = re.compile(r"^[^A-Za-z0-9_]+$")
 
 
-def unlisted(con: Any, query: str, tables: Collection[str]) -> str | None:
+def unlisted(con: DuckDBPyConnection, query: str, tables: Collection[str]) -> str | None:
     """Why DuckDB's parse of `query` is off the lists, or None when all of it is on them."""
-    text = con.execute("SELECT json_serialize_sql(?::VARCHAR)", [query]).fetchone()[0]
-    parsed = json.loads(text)
-    if parsed.get("error") or len(parsed.get("statements") or []) != 1:
+    row = con.execute("SELECT json_serialize_sql(?::VARCHAR)", [query]).fetchone()
+    assert row is not None  # a SELECT of one value returns one row
+    parsed: Value = json.loads(row[0])
+    statements = parsed.get("statements") if isinstance(parsed, Mapping) else None
+    if not isinstance(parsed, Mapping) or parsed.get("error") or not isinstance(statements, list) or len(statements) != 1:
         return "the SQL is not one query DuckDB can check (PIVOT, SET, COPY and other statements are refused)"
-    nodes = list(_walk(parsed["statements"][0]))
+    nodes = list(_walk(statements[0]))
     known = {t.lower() for t in tables} | {str(entry.get("key", "")).lower() for node in nodes
-                                            for entry in (node.get("cte_map") or {}).get("map", [])}
+                                            for entry in _listed(_member(node, "cte_map").get("map"))}
     for node in nodes:
         reason = _reason(node, known)
         if reason:
@@ -44,7 +51,7 @@ def unlisted(con: Any, query: str, tables: Collection[str]) -> str | None:
     return None
 
 
-def _reason(node: dict[str, Any], known: set[str]) -> str | None:
+def _reason(node: Config, known: set[str]) -> str | None:
     kind = node.get("type")
     if node.get("class") in ("FUNCTION", "WINDOW", "AGGREGATE"):
         name = str(node.get("function_name", "")).lower()
@@ -56,7 +63,7 @@ def _reason(node: dict[str, Any], known: set[str]) -> str | None:
     if kind not in _NODE_TYPES:
         return f"the query uses {str(kind).replace('_', ' ')}, which a transform may not"
     if kind == "TABLE_FUNCTION":
-        name = str((node.get("function") or {}).get("function_name", "")).lower()
+        name = str(_member(node, "function").get("function_name", "")).lower()
         if name not in ROW_GENERATORS["duckdb"]:
             return f"the query calls the table function {name}"
     if kind == "BASE_TABLE":
@@ -68,7 +75,18 @@ def _reason(node: dict[str, Any], known: set[str]) -> str | None:
     return None
 
 
-def _walk(value: Any) -> Iterator[dict[str, Any]]:
+def _member(node: Config, key: str) -> Config:
+    """`node[key]` when it is an object; an empty one when it is missing or null."""
+    value = node.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _listed(value: Value) -> list[Config]:
+    """The objects of a list; none when it is missing or null."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _walk(value: Value) -> Iterator[Config]:
     if isinstance(value, dict):
         yield value
         for item in value.values():

@@ -19,12 +19,12 @@ driver reads can never bypass the check because a spec forgot it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.trust.breach import Breach
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config
     from osiris.registry import ComponentSpec
 
 ALLOW_OVERRIDE = "allow_override"
@@ -46,7 +46,7 @@ def endpoint_fields(spec: ComponentSpec) -> frozenset[str]:
     return frozenset(named | read | (DEFAULT_ENDPOINT_FIELDS & set(spec.connection_fields)))
 
 
-def allowed_overrides(connection: Mapping[str, Any]) -> frozenset[str]:
+def allowed_overrides(connection: Config) -> frozenset[str]:
     """The fields a connection's `allow_override` lets a step set (a list of names, or one name)."""
     given = connection.get(ALLOW_OVERRIDE)
     if isinstance(given, str):
@@ -54,8 +54,8 @@ def allowed_overrides(connection: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(str(name) for name in given) if isinstance(given, list) else frozenset()
 
 
-def endpoint_overrides(config: Mapping[str, Any], fields: frozenset[str], reference: str,
-                       connection: Mapping[str, Any]) -> list[Breach[str]]:
+def endpoint_overrides(config: Config, fields: frozenset[str], reference: str,
+                       connection: Config) -> list[Breach[str]]:
     """The endpoint fields a step with `connection: reference` sets, to a value other than the
     connection's own, although the connection does not allow it; in the config's order."""
     allowed = allowed_overrides(connection)

@@ -25,7 +25,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
 
 PLACEHOLDER = "(…)"
 _TOKEN = re.compile(r"\w+(?:[-.@+]\w+)*")
@@ -48,11 +47,11 @@ class Known:
     names: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, *texts: Any) -> Known:
+    def of(cls, *texts: object) -> Known:
         """The words of each text (a mapping or list is read as its JSON)."""
         return cls(frozenset(word for text in texts for word in words_of(text)))
 
-    def more(self, *texts: Any) -> Known:
+    def more(self, *texts: object) -> Known:
         return Known(self.names | Known.of(*texts).names)
 
     def allows(self, token: str) -> bool:
@@ -80,7 +79,7 @@ def current() -> Known | None:
     return _CURRENT.get()
 
 
-def words_of(text: Any) -> set[str]:
+def words_of(text: object) -> set[str]:
     """Each word of `text` and each part of a dotted, hyphenated or snake-case word (`df_read.name`:
     also `df_read`, `name`, `df`, `read`)."""
     if not isinstance(text, str):

@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.secrets.names import is_secret_key
 from osiris.secrets.patterns import ENV_REFERENCE
 from osiris.secrets.redact import secret_text
 from osiris.trust.endpoints import ALLOW_OVERRIDE
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
 
 REFERENCE = ENV_REFERENCE  # `${NAME}`: one pattern for the resolver and the redactor
 ANY_REFERENCE = re.compile(r"\$\{[^{}]*\}")  # what a step may not hold, well-formed or not
@@ -45,14 +48,14 @@ class Resolved:
     secrets: tuple[str, ...]
 
 
-def step_references(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+def step_references(config: Config) -> list[tuple[str, str]]:
     """(JSON pointer, text) of every `${...}` in a step's config, leaving out its connection reference
     and `x-*` extensions (ignored by every check, never resolved, never sent)."""
     return references_in({key: value for key, value in config.items()
                           if key != "connection" and not (isinstance(key, str) and key.startswith("x-"))})
 
 
-def references_in(value: Any, pointer: str = "") -> list[tuple[str, str]]:
+def references_in(value: Value, pointer: str = "") -> list[tuple[str, str]]:
     """(JSON pointer, text) of every string holding `${...}` in a step's config, keys included."""
     found: list[tuple[str, str]] = []
     if isinstance(value, Mapping):
@@ -69,7 +72,7 @@ def references_in(value: Any, pointer: str = "") -> list[tuple[str, str]]:
     return found
 
 
-def resolve_connection(fields: Mapping[str, Any], env: Mapping[str, str], *, where: str,
+def resolve_connection(fields: Config, env: Mapping[str, str], *, where: str,
                        secret_fields: Iterable[str] = (), strict: bool = True, keyring: bool = True) -> Resolved:
     """`fields` (one alias of `connections`) with `${NAME}` resolved at any depth.
 
@@ -84,7 +87,7 @@ def resolve_connection(fields: Mapping[str, Any], env: Mapping[str, str], *, whe
     def secret_key(key: str) -> bool:
         return key.lower() in marked or is_secret_key(key)
 
-    def resolve(value: Any, path: str, secret: bool) -> Any:
+    def resolve(value: Value, path: str, secret: bool) -> Value:
         if isinstance(value, Mapping):
             return {key: resolve(item, f"{path}.{key}", secret or secret_key(str(key))) for key, item in value.items()}
         if isinstance(value, list):
@@ -157,7 +160,7 @@ def unset_hint(name: str) -> str:
 
 
 def connection_secrets(
-    connections: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    connections: Mapping[str, Mapping[str, Config]],
     env: Mapping[str, str],
     secret_fields: Iterable[str] = (),
     keyring: bool = True,
@@ -171,7 +174,7 @@ def connection_secrets(
                                              secret_fields=fields, strict=False, keyring=keyring).secrets]
 
 
-def parse_reference(value: Any) -> tuple[str, str] | None:
+def parse_reference(value: object) -> tuple[str, str] | None:
     """"@mysql.default" -> ("mysql", "default"); None for anything that is not a connection reference."""
     match = CONNECTION_REFERENCE.match(value) if isinstance(value, str) else None
     return (match.group(1), match.group(2)) if match else None

@@ -21,11 +21,14 @@ import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.problems import RuntimeProblem, outside_inputs_problem
 from osiris.trust.duckdb_sql import literal
 from osiris.trust.sql import READ_WITH_A_STEP
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection
 
 SCRATCH = Path(".osiris") / "tmp"
 # The JSON loader lowers the threads and raises the memory cap for one read (ADR 0065); neither
@@ -76,7 +79,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def lock_down(con: Any, scratch: Path) -> None:
+def lock_down(con: DuckDBPyConnection, scratch: Path) -> None:
     """Let the DuckDB connection `con` reach `scratch` only, for good. Call it before any step runs,
     after the settings the engine needs (memory_limit, temp_directory) are made."""
     allowed = literal(str(scratch.resolve()) + os.sep)

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.trust.allowlist import ENGINE_NAMES, ROW_GENERATORS, allowed
 from osiris.trust.breach import Breach
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+
     from osiris.problems import RuntimeProblem
 
 _FILE_READER = re.compile(r"^(read_|parquet_|iceberg_|delta_|sniff_csv$|glob$|csv_scan$|json_scan$)")
@@ -36,7 +38,7 @@ NO_PIVOT = ("name each output column in the query instead: sum(CASE WHEN name = 
             "... (a transform's columns come from its SQL, never from the data)")
 
 
-def outside_reach(tree: Any, engine: str = "duckdb", tables: Collection[str] | None = None) -> list[Breach[int]]:
+def outside_reach(tree: exp.Expr | None, engine: str = "duckdb", tables: Collection[str] | None = None) -> list[Breach[int]]:
     """Every part of a parsed transform query that is not on `engine`'s lists. With `tables` (the
     step's input tables, at run time) a table that is none of them nor a CTE is refused too; at
     validation OML407 says that, with a better hint."""
@@ -97,7 +99,7 @@ def step_tables(inputs: Collection[str]) -> list[str]:
     return [*inputs, "input_df"] if len(inputs) == 1 else list(inputs)
 
 
-def _table(table: Any, engine: str, known: set[str] | None, checked: set[int], sees: str) -> list[Breach[int]]:
+def _table(table: exp.Table, engine: str, known: set[str] | None, checked: set[int], sees: str) -> list[Breach[int]]:
     from sqlglot import exp
 
     source, offset = table.this, _offset(table)
@@ -126,7 +128,7 @@ def _table(table: Any, engine: str, known: set[str] | None, checked: set[int], s
     return []
 
 
-def _arguments(generator: Any, engine: str) -> list[Breach[int]]:
+def _arguments(generator: exp.Expr, engine: str) -> list[Breach[int]]:
     """The calls inside a row generator's arguments: checked like any other."""
     from sqlglot import exp
 
@@ -134,7 +136,7 @@ def _arguments(generator: Any, engine: str) -> list[Breach[int]]:
             for b in _call(node, engine)]
 
 
-def _call(node: Any, engine: str) -> list[Breach[int]]:
+def _call(node: exp.Expr, engine: str) -> list[Breach[int]]:
     name = _name(node, engine)
     if name is None or allowed(engine, name):
         return []  # SQL's own syntax (CASE, ::, IS NULL), or a listed function
@@ -147,7 +149,7 @@ def _call(node: Any, engine: str) -> list[Breach[int]]:
                    "or JVM class")]
 
 
-def _name(node: Any, engine: str) -> str | None:
+def _name(node: exp.Expr, engine: str) -> str | None:
     """The name `engine` calls: as written for a function sqlglot does not know, else its name in
     the engine's SQL (None when that is syntax, not a call: CASE, x::T)."""
     from sqlglot import exp
@@ -158,17 +160,17 @@ def _name(node: Any, engine: str) -> str | None:
     return found.group(1).lower() if found else None
 
 
-def _cte_names(tree: Any) -> set[str]:
+def _cte_names(tree: exp.Expr) -> set[str]:
     from sqlglot import exp
 
     return {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
 
 
-def _offset(node: Any) -> int:
+def _offset(node: exp.Expr) -> int:
     return offset_of(node) or 0
 
 
-def offset_of(node: Any) -> int | None:
+def offset_of(node: exp.Expr) -> int | None:
     """Where `node` (a Column, Table or Identifier) starts in the SQL text, if sqlglot kept it."""
     for candidate in (node, getattr(node, "this", None)):
         start = (getattr(candidate, "meta", None) or {}).get("start")
