@@ -38,7 +38,7 @@ class Event:
                if not str(kind).startswith(("ClassVar", "typing.ClassVar"))]
         cls.FIELDS = (*cls.FIELDS, *own)
 
-    def __init__(self, *args: Any, **values: Any) -> None:
+    def __init__(self, *args: object, **values: object) -> None:
         kind = type(self)
         if len(args) > len(kind.FIELDS):
             raise TypeError(f"{kind.__name__}() takes {len(kind.FIELDS)} fields, not {len(args)}")
@@ -53,7 +53,7 @@ class Event:
         for name, value in given.items():
             object.__setattr__(self, name, value)  # the others keep their class-level default
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"an event does not change: cannot assign to {name!r}")
 
     def __delattr__(self, name: str) -> None:
@@ -67,7 +67,7 @@ class Event:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.FIELDS)})"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> dict[str, object]:
         """The event's fields as written, in declaration order, without the OMITTED ones."""
         values = ((self.JSON_NAMES.get(name, name), getattr(self, name)) for name in self.FIELDS)
         return {name: value for name, value in values if value is not OMITTED}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from osiris.errors import FileWriteError
 from osiris.session import strict_json
@@ -52,7 +51,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     write_atomic(path, strict_json.dumps(data, indent=2) + "\n")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeGuard
 
 FORMAT = 1  # session.json's layout; a file without "format" is format 1 (written before it existed)
 TEXT_KEYS = ("id", "started_at", "ended_at", "command", "status", "provider", "model")
@@ -10,7 +10,7 @@ COUNT_KEYS = ("cycles", "attempts")
 DURATION_KEYS = ("llm_ms", "validation_ms")
 
 
-def meta_problem(meta: Any) -> str | None:
+def meta_problem(meta: object) -> str | None:
     """Why `meta` (a parsed session.json) cannot be shown or resumed, or None when it can."""
     if not isinstance(meta, dict):
         return "not a JSON object"
@@ -37,7 +37,7 @@ def meta_problem(meta: Any) -> str | None:
     return None
 
 
-def _format_problem(version: Any) -> str | None:
+def _format_problem(version: object) -> str | None:
     if not _is_count(version):
         return "'format' is not a whole number"
     if version > FORMAT:
@@ -45,9 +45,9 @@ def _format_problem(version: Any) -> str | None:
     return None
 
 
-def _is_count(value: Any) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)

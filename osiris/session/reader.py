@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.errors import UsageError
 from osiris.session.lock import is_held
@@ -16,6 +16,9 @@ from osiris.session.store import (
     EVENTS_FILE,
     SESSION_FILE,
 )
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Value
 
 
 RUN_FILE, SAMPLE_RUN_FILE = "run.json", "dry_run.json"  # osiris/run/trail.py writes them
@@ -93,25 +96,25 @@ def find_session(root: Path, session_id: str) -> SessionRecord:
     )
 
 
-def read_events(record: SessionRecord) -> list[dict[str, Any]]:
+def read_events(record: SessionRecord) -> list[dict[str, Value]]:
     return _read_jsonl(record.path / EVENTS_FILE)
 
 
-def read_conversation(record: SessionRecord) -> list[dict[str, Any]]:
+def read_conversation(record: SessionRecord) -> list[dict[str, Value]]:
     return _read_jsonl(record.path / CONVERSATION_FILE)
 
 
-def read_trails(record: SessionRecord) -> list[dict[str, Any]]:
+def read_trails(record: SessionRecord) -> list[dict[str, Value]]:
     """The retry_trail.json of every cycle, in cycle order."""
     trails = []
     for path in (record.path / ARTIFACTS_DIR).glob("cycle-*/retry_trail.json"):
         trail = _read_json(path)
         if isinstance(trail, dict):
             trails.append(trail)
-    return sorted(trails, key=lambda t: t.get("cycle", 0))
+    return sorted(trails, key=_cycle)
 
 
-def read_run(record: SessionRecord) -> dict[str, Any] | None:
+def read_run(record: SessionRecord) -> dict[str, Value] | None:
     """The run of an `osiris run` session: its `run.json` (`dry_run.json` for `--sample`), or None
     for a session that ran no pipeline (or whose run was cut off before its end)."""
     for name in (RUN_FILE, SAMPLE_RUN_FILE):
@@ -121,14 +124,20 @@ def read_run(record: SessionRecord) -> dict[str, Any] | None:
     return None
 
 
-def _read_json(path: Path) -> Any:
+def _cycle(trail: dict[str, Value]) -> int:
+    cycle = trail.get("cycle", 0)
+    return cycle if isinstance(cycle, int) else 0
+
+
+def _read_json(path: Path) -> Value:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value: Value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return value
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def _read_jsonl(path: Path) -> list[dict[str, Value]]:
     """Every complete JSON line; a torn line (a crash or a full disk mid-write) is skipped.
     Lines end at "\n" only: U+2028 and friends are text, not line ends."""
     try:
@@ -138,7 +147,9 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     entries = []
     for line in lines:
         try:
-            entries.append(json.loads(line))
+            entry: Value = json.loads(line)
         except ValueError:
             continue
+        if isinstance(entry, dict):  # a line that is not an object is as damaged as a torn one
+            entries.append(entry)
     return entries

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.errors import UsageError
 from osiris.secrets.redact import Redactor
@@ -23,6 +23,9 @@ from osiris.session.lock import LOCK_FILE, SessionLock
 from osiris.session.events import Event, SessionEnd, SessionResumed, SessionStart
 from osiris.session.meta import FORMAT, meta_problem
 from osiris.session.safe_io import refuse_links_below, write_error
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
@@ -51,7 +54,7 @@ class Totals:
     llm_ms: float = 0.0
     validation_ms: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Value]:
         return {
             "cycles": self.cycles,
             "attempts": self.attempts,
@@ -64,7 +67,7 @@ class Totals:
 class Session:
     """An open session directory. All content is redacted by `redactor` before it is written."""
 
-    def __init__(self, path: Path, session_id: str, redactor: Redactor, meta: dict[str, Any]) -> None:
+    def __init__(self, path: Path, session_id: str, redactor: Redactor, meta: dict[str, Value]) -> None:
         self.path = path
         self.id = session_id
         self.redactor = redactor
@@ -84,14 +87,14 @@ class Session:
         provider: str,
         model: str,
         redactor: Redactor,
-        settings: dict[str, dict[str, Any]] | None = None,
+        settings: Mapping[str, Config] | None = None,
         command: str = "generate",
     ) -> Session:
         """Make `<root>/<new id>/` and write session.json and the `session_start` event."""
         ensure_private_dir(root)
         session_id = new_session_id()
         path = ensure_private_dir(root / session_id)
-        meta = {
+        meta: dict[str, Value] = {
             "format": FORMAT,
             "id": session_id,
             "command": command,
@@ -119,16 +122,9 @@ class Session:
         except BaseException:
             lock.release()
             raise
-        session = cls(path, meta.get("id") or path.name, redactor, meta)
+        session = cls(path, str(meta.get("id") or path.name), redactor, meta)
         session._lock = lock
-        totals = meta.get("totals") or {}
-        session.totals = Totals(
-            cycles=int(totals.get("cycles", 0)),
-            attempts=int(totals.get("attempts", 0)),
-            tokens={**Totals().tokens, **(totals.get("tokens") or {})},
-            llm_ms=float(totals.get("llm_ms", 0.0)),
-            validation_ms=float(totals.get("validation_ms", 0.0)),
-        )
+        session.totals = _read_totals(meta.get("totals"))
         session._seq = _last_seq(path / EVENTS_FILE)
         meta.update(status="running", ended_at=None)
         session._save_meta()
@@ -137,19 +133,19 @@ class Session:
 
     # --- writing -------------------------------------------------------------------------
 
-    def emit(self, event: Event) -> dict[str, Any]:
+    def emit(self, event: Event) -> dict[str, object]:
         """Append one event (osiris.session.events) to events.jsonl, redacted and flushed; return it."""
         return self.write_event(event.TYPE, event.to_fields())
 
-    def write_event(self, event_type: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    def write_event(self, event_type: str, fields: Mapping[str, object]) -> dict[str, object]:
         """The line `emit` writes, for any type and fields: the storage layer on its own."""
         self._seq += 1
-        event = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
+        event: dict[str, object] = {"ts": now_iso(), "seq": self._seq, "session_id": self.id, "event_type": event_type}
         event.update(self.redactor.data(dict(fields)))
         self._events.append(strict_json.dumps(event))
         return event
 
-    def append_conversation(self, role: str, content: str, **extra: Any) -> None:
+    def append_conversation(self, role: str, content: str, **extra: object) -> None:
         """One redacted turn of the conversation, enough to resume the session."""
         entry = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
         entry.update(self.redactor.data(extra))
@@ -161,7 +157,7 @@ class Session:
         write_atomic(target, self.redactor.text(text))
         return target
 
-    def write_json(self, relative: str, data: Any) -> Path:
+    def write_json(self, relative: str, data: object) -> Path:
         target = self._target(relative)
         write_json_atomic(target, self.redactor.data(data))
         return target
@@ -217,7 +213,26 @@ def _acquire(path: Path, session_id: str) -> SessionLock:
         raise write_error(path / LOCK_FILE, error) from None
 
 
-def _read_meta(path: Path) -> dict[str, Any]:
+def _read_totals(totals: Value) -> Totals:
+    """The totals a session.json holds (its counts checked by `meta_problem`), or none yet."""
+    read = totals if isinstance(totals, Mapping) else {}
+    tokens = read.get("tokens")
+
+    def number(key: str, default: float) -> float:
+        value = read.get(key, default)
+        return value if isinstance(value, (int, float)) else default
+
+    return Totals(
+        cycles=int(number("cycles", 0)),
+        attempts=int(number("attempts", 0)),
+        tokens={**Totals().tokens, **{name: int(count) for name, count in (tokens or {}).items()
+                                      if isinstance(count, int)}} if isinstance(tokens, Mapping) else Totals().tokens,
+        llm_ms=float(number("llm_ms", 0.0)),
+        validation_ms=float(number("validation_ms", 0.0)),
+    )
+
+
+def _read_meta(path: Path) -> dict[str, Value]:
     """session.json of a session to resume, or UsageError saying why it cannot be."""
     try:
         meta = json.loads((path / SESSION_FILE).read_text(encoding="utf-8"))

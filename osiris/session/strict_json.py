@@ -12,20 +12,18 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAKS = re.compile("[\x85\u2028\u2029]")  # not escaped by json.dumps; str.splitlines splits on them
 
 
-def dumps(data: Any, *, indent: int | None = None) -> str:
+def dumps(data: object, *, indent: int | None = None) -> str:
     """`data` as strict JSON text (non-JSON objects as their str())."""
     text = json.dumps(_finite(data), indent=indent, ensure_ascii=False, default=str, allow_nan=False)
     text = _LINE_BREAKS.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     return _SURROGATE.sub(lambda found: f"\\\\u{ord(found.group()):04x}", text)
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     """`value` with every non-finite float replaced by its name as a string."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
