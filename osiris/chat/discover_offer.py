@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.catalog.store import catalog_path
 from osiris.chat.save import is_yes
@@ -16,12 +16,14 @@ from osiris.errors import OsirisError
 
 if TYPE_CHECKING:
     from osiris.chat.display import Display
+    from osiris.chat.reader import LineReader
+    from osiris.oml.values import Config
     from osiris.retry.engine import GenerationEngine
 
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
 
 
-def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, Config]]) -> list[str]:
     """Configured connections a request names: `@family.alias`, or a family's name ("our MySQL"),
     which means its `default` alias (or its only one)."""
     from osiris.run.drivers import families
@@ -42,15 +44,14 @@ def mentioned_connections(request: str, connections: Mapping[str, Mapping[str, A
 class DiscoveryOffer:
     """Asks, before a request is sent, whether to discover the connections it needs."""
 
-    def __init__(self, engine: GenerationEngine, root: Path, env: Mapping[str, str], display: Display, reader: Any) -> None:
+    def __init__(self, engine: GenerationEngine, root: Path, env: Mapping[str, str], display: Display, reader: LineReader) -> None:
         self.engine, self.root, self.env = engine, root, env  # the engine's validator knows the settings
         self.display, self.reader = display, reader
         self.offered: set[str] = set()
 
     @property
-    def connections(self) -> Mapping[str, Any]:
-        connections: Mapping[str, Any] = self.engine.validator.connections
-        return connections
+    def connections(self) -> Mapping[str, Mapping[str, Config]]:
+        return self.engine.validator.connections
 
     def offer(self, request: str) -> None:
         from osiris.run.drivers import discovers_endpoints

@@ -7,7 +7,7 @@ hint / edit / fresh / cancel. The chat loop carries out the choice; the engine r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.chat.display import Display
 from osiris.chat.reader import LineReader
@@ -15,6 +15,7 @@ from osiris.chat.render import count, show_attempts
 from osiris.validate.pointer import readable
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config
     from osiris.retry.result import CycleResult
 
 CHOICES = ("hint", "edit", "fresh", "cancel")
@@ -44,7 +45,7 @@ def headline(result: CycleResult) -> str:
     return f"The pipeline is still invalid after {tried} (the retries are used up)."
 
 
-def present(display: Display, result: CycleResult, shown: Sequence[dict[str, Any]], usage_text: str) -> None:
+def present(display: Display, result: CycleResult, shown: Sequence[Config], usage_text: str) -> None:
     """What went wrong: why it stopped, the recent attempts, the last errors, the tokens spent."""
     display.warn(headline(result))
     show_attempts(display, shown, title=f"Last {count(len(shown), 'attempt')}:")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.chat import handoff
 from osiris.chat.cost import describe_usage
@@ -44,6 +44,7 @@ from osiris.retry.engine import GenerationEngine
 from osiris.session.events import LlmCallCancelled
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
     from osiris.retry.result import CycleResult
     from osiris.validate.issue import ValidationReport
 
@@ -138,7 +139,7 @@ class ChatLoop:
 
     # --- engine calls ----------------------------------------------------------------------
 
-    def _engine_call(self, call: Callable[[], Any], status: str = "Working…") -> Any | None:
+    def _engine_call(self, call: Callable[[], CycleResult], status: str = "Working…") -> CycleResult | None:
         """Run one engine call under the status line. Ctrl-C cancels it; service errors are shown.
         Returns the cycle result, or None when there is none."""
         booked = self._session_usage()
@@ -202,7 +203,7 @@ class ChatLoop:
                               "(/save saves the pipeline later).")
             self._request(message)
 
-    def _hand_off(self, result: CycleResult) -> Any | None:
+    def _hand_off(self, result: CycleResult) -> CycleResult | None:
         """Show the history and carry out the person's choice. Returns the next result, if any."""
         shown = self.engine.escalate(result)
         handoff.present(self.display, result, shown, describe_usage(result.usage, self._priced_model()))
@@ -228,7 +229,7 @@ class ChatLoop:
         self.display.note("Left as it is. /show, /edit or a new message carry on.")
         return None
 
-    def _edit_and_revalidate(self, text: str) -> Any | None:
+    def _edit_and_revalidate(self, text: str) -> CycleResult | None:
         try:
             edited = edit_text(text, self.env)
         except EditorError as error:
@@ -246,7 +247,7 @@ class ChatLoop:
 
     # --- saving ----------------------------------------------------------------------------
 
-    def _ask_save_path(self, pipeline: dict[str, Any] | None) -> tuple[Path | None, str | None]:
+    def _ask_save_path(self, pipeline: Config | None) -> tuple[Path | None, str | None]:
         """(where to save, or None; the person's next message when the answer was not a path)."""
         default = target_path("", pipeline, self.project_root, self.cwd)
         try:
@@ -288,7 +289,7 @@ class ChatLoop:
 
     # --- the current pipeline ----------------------------------------------------------------
 
-    def _current(self) -> tuple[str | None, Any | None]:
+    def _current(self) -> tuple[str | None, CycleResult | None]:
         """The latest pipeline text (valid or not) and the result it came from."""
         last = self.engine.last
         if last is not None and last.oml_text:
@@ -374,8 +375,9 @@ class ChatLoop:
         from osiris.retry.trail import attempt_summary
         from osiris.session.reader import SessionRecord, read_trails
 
-        cycles = [(t.get("cycle"), t.get("stop_reason"), t.get("attempts") or [])
-                  for t in read_trails(SessionRecord(self.engine.session.path, {}))]
+        cycles: list[tuple[Value, Value, list[Config]]] = [
+            (t.get("cycle"), t.get("stop_reason"), _objects(t.get("attempts")))
+            for t in read_trails(SessionRecord(self.engine.session.path, {}))]
         last = self.engine.last
         if last is not None and last.cycle not in {cycle for cycle, _, _ in cycles}:
             cycles.append((last.cycle, last.stop_reason, [attempt_summary(a) for a in last.attempts]))
@@ -421,3 +423,8 @@ class ChatLoop:
         self.display.say(f"Retry attempts set to {value}{' (strict mode)' if value == 0 else ''}.")
         return True
 
+
+
+def _objects(value: Value) -> list[Config]:
+    """The objects of a list read back from a trail; none when it holds no list."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []

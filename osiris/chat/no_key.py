@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from osiris.chat.terminal import is_interactive
 from osiris.errors import LLMAuthError
@@ -12,6 +12,8 @@ from osiris.secrets.keyring_store import get_api_key, keyring_available
 
 if TYPE_CHECKING:
     from osiris.settings.loader import EffectiveSettings
+
+T = TypeVar("T")
 
 EXPLANATION = """\
 Osiris needs an Anthropic API key to talk to Claude, and found none.
@@ -26,7 +28,7 @@ def needs_key(effective: EffectiveSettings) -> bool:
     return effective.settings.llm.provider == "anthropic" and not get_api_key(effective.env)[0]
 
 
-def offer_demo(stdin: TextIO, stdout: TextIO, use_demo: Callable[[], Any]) -> Any:
+def offer_demo(stdin: TextIO, stdout: TextIO, use_demo: Callable[[], T]) -> T:
     """Explain; on a terminal ask whether to use the demo provider. Returns `use_demo()`'s
     settings on yes; raises LLMAuthError (exit 3) on no or when nobody can answer."""
     if not (is_interactive(stdin) and is_interactive(stdout)):

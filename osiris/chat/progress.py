@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.chat.display import Display, Status
 from osiris.chat.render import count, describe_locations, show_errors
@@ -19,6 +19,9 @@ from osiris.retry.progress import (
     Validating,
 )
 from osiris.retry.plain_progress import testing_text
+
+if TYPE_CHECKING:
+    from osiris.validate.issue import ValidationReport
 
 ERRORS_SHOWN_PER_ATTEMPT = 3
 
@@ -38,7 +41,7 @@ class ChatProgress:
     def __init__(self, display: Display) -> None:
         self.display = display
         self._status: Status | None = None
-        self._last_failure: Any = None  # the report of the last failed attempt
+        self._last_failure: ValidationReport | None = None  # the report of the last failed attempt
 
     @contextlib.contextmanager
     def working(self, text: str = "Working…") -> Iterator[None]:
@@ -100,7 +103,7 @@ def seconds(delay: float) -> str:
     return f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
 
 
-def generating_text(event: Generating, last_failure: Any) -> str:
+def generating_text(event: Generating, last_failure: ValidationReport | None) -> str:
     """'Generating…' first; then 'Generating (attempt 2/3), last time: 2 errors in steps[1].config'."""
     if event.attempt == 1:
         return "Generating…"

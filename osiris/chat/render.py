@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from osiris.chat.display import Display
 
 if TYPE_CHECKING:
-    from osiris.validate.issue import ValidationReport
+    from osiris.oml.values import Config, Value
+    from osiris.validate.issue import Issue, ValidationReport
 
 
 def count(n: int, noun: str) -> str:
@@ -22,7 +23,7 @@ def pointer_to_dotted(pointer: str, depth: int = 3) -> str:
     return readable(join("", *split(pointer)[:depth]))
 
 
-def describe_locations(issues: Sequence[Any], limit: int = 2) -> str:
+def describe_locations(issues: Sequence[Issue], limit: int = 2) -> str:
     """Where the errors are, e.g. 'steps[1].config and steps[2].config'."""
     places: list[str] = []
     for issue in issues:
@@ -44,7 +45,7 @@ def preamble(answer: str, max_lines: int = 3) -> str:
     return "\n".join(lines[:max_lines])
 
 
-def show_errors(display: Display, issues: Sequence[Any], limit: int | None = None, text: str | None = None) -> None:
+def show_errors(display: Display, issues: Sequence[Issue], limit: int | None = None, text: str | None = None) -> None:
     """Each issue's friendly text, indented; at most `limit`, then '… and N more'. A YAML-level
     error also shows the lines of the pipeline `text` around it, with a caret."""
     from osiris.explain import friendly
@@ -61,7 +62,7 @@ def show_errors(display: Display, issues: Sequence[Any], limit: int | None = Non
         display.note(f"  … and {len(issues) - limit} more")
 
 
-def show_warnings(display: Display, issues: Sequence[Any]) -> None:
+def show_warnings(display: Display, issues: Sequence[Issue]) -> None:
     from osiris.explain import friendly
 
     if not issues:
@@ -80,25 +81,32 @@ def show_pipeline(display: Display, report: ValidationReport) -> None:
     show_warnings(display, report.warnings)
 
 
-def attempt_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
-    """Rows for an attempt table, from `osiris.retry.trail.attempt_summary` dicts."""
+def attempt_rows(summaries: Sequence[Config]) -> list[list[str]]:
+    """Rows for an attempt table, from `osiris.retry.trail.attempt_summary` dicts (read back from a
+    session's trail too)."""
     rows = []
     for s in summaries:
-        tokens = s["token_usage"]
+        tokens, codes = s["token_usage"], s["error_codes"]
+        tokens = tokens if isinstance(tokens, Mapping) else {}
         rows.append([
             str(s["attempt_index"]),
-            s["kind"],
+            str(s["kind"]),
             "yes" if s["valid"] else "no",
-            ", ".join(s["error_codes"]) or "-",
+            (", ".join(str(code) for code in codes) if isinstance(codes, list) else "") or "-",
             f"{tokens['input']}/{tokens['output']}",
-            f"{s['llm_ms']:.0f}",
-            f"{s['validation_ms']:.1f}",
+            _figure(s["llm_ms"], 0),
+            _figure(s["validation_ms"], 1),
         ])
     return rows
+
+
+def _figure(value: Value, decimals: int) -> str:
+    """A number with `decimals` places; anything else as it is."""
+    return f"{value:.{decimals}f}" if isinstance(value, (int, float)) else str(value)
 
 
 ATTEMPT_HEADERS = ("attempt", "kind", "valid", "errors", "tokens in/out", "LLM ms", "validate ms")
 
 
-def show_attempts(display: Display, summaries: Sequence[dict[str, Any]], title: str = "") -> None:
+def show_attempts(display: Display, summaries: Sequence[Config], title: str = "") -> None:
     display.table(ATTEMPT_HEADERS, attempt_rows(summaries), title=title)

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 from collections.abc import Callable
 from pathlib import Path
 
 from osiris.output_path import OutputPathError, output_problem, write_output
 
+if TYPE_CHECKING:
+    from osiris.oml.values import Config
+
 DEFAULT_DIR = "pipelines"
 
 
-def default_path(pipeline: dict[str, Any] | None, project_root: Path) -> Path:
+def default_path(pipeline: Config | None, project_root: Path) -> Path:
     """pipelines/<name>.yaml under the project root; the name is made safe for a file name."""
     name = str((pipeline or {}).get("name") or "pipeline")
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-") or "pipeline"
     return project_root / DEFAULT_DIR / f"{safe}.yaml"
 
 
-def draft_path(pipeline: dict[str, Any] | None, project_root: Path) -> Path:
+def draft_path(pipeline: Config | None, project_root: Path) -> Path:
     """pipelines/<name>.draft.yaml: an invalid pipeline kept on request, named so."""
     default = default_path(pipeline, project_root)
     return default.with_name(default.stem + ".draft.yaml")
@@ -38,7 +41,7 @@ def looks_like_path(answer: str) -> bool:
     return "/" in answer or answer.lower().endswith((".yaml", ".yml"))
 
 
-def target_path(argument: str, pipeline: dict[str, Any] | None, project_root: Path, cwd: Path) -> Path:
+def target_path(argument: str, pipeline: Config | None, project_root: Path, cwd: Path) -> Path:
     """Where `/save [FILE]` writes: FILE relative to the current directory, else the default."""
     if argument:
         path = Path(argument).expanduser()
