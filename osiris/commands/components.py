@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from osiris.registry import Registry
+    from osiris.oml.values import Config, Value
+    from osiris.registry import ComponentSpec, Registry
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +79,7 @@ def _suggestion(name: str, names: list[str]) -> str:
     return did_you_mean(name, names)
 
 
-def _describe(spec: Any) -> str:
+def _describe(spec: ComponentSpec) -> str:
     import yaml
 
     lines = [f"{spec.name} {spec.version}: {spec.title}", f"  {spec.description}" if spec.description else "",
@@ -105,7 +107,7 @@ def _describe(spec: Any) -> str:
     return "\n".join(line for line in lines if line != "")
 
 
-def _when(condition: Any) -> str:
+def _when(condition: Value) -> str:
     """{'query': None, 'mode': 'read'} -> 'query is not given and mode is "read"'."""
     if not isinstance(condition, dict):
         return _shown(condition)
@@ -113,7 +115,7 @@ def _when(condition: Any) -> str:
                         for field, value in condition.items()) or "always"
 
 
-def _must(requirements: Any) -> str:
+def _must(requirements: Value) -> str:
     """{'table': {'minLength': 1}, 'body': None} -> "table must have length >= 1, body must be absent"."""
     if not isinstance(requirements, dict):
         return f"must be {_shown(requirements)}"
@@ -126,14 +128,15 @@ def _must(requirements: Any) -> str:
     return ", ".join(parts)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A value as in YAML/JSON (null, false, "text"), never Python's repr."""
     return json.dumps(value, default=str)
 
 
-def _summary(schema: dict[str, Any]) -> str:
+def _summary(schema: Config) -> str:
     if "oneOf" in schema or "anyOf" in schema:
-        kinds = [s.get("type", "?") for s in schema.get("oneOf", schema.get("anyOf", []))]
+        choices = schema.get("oneOf", schema.get("anyOf", []))
+        kinds = [s.get("type", "?") for s in choices if isinstance(s, Mapping)] if isinstance(choices, list) else []
         text = " or ".join(map(str, kinds))
     else:
         text = str(schema.get("type", "any"))
@@ -141,10 +144,11 @@ def _summary(schema: dict[str, Any]) -> str:
     return text + (f" ({'; '.join(details)})" if details else "")
 
 
-def _details(schema: dict[str, Any]) -> list[str]:
+def _details(schema: Config) -> list[str]:
     details = []
-    if "enum" in schema:
-        details.append("one of " + ", ".join(map(str, schema["enum"])))
+    enum = schema.get("enum")
+    if "enum" in schema and isinstance(enum, list):
+        details.append("one of " + ", ".join(map(str, enum)))
     for key, label in (("minimum", ">="), ("maximum", "<="), ("minLength", "length >="), ("maxLength", "length <="),
                        ("pattern", "matches"), ("format", "format")):
         if key in schema:

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.commands.options import (
     add_llm_options,
@@ -23,6 +23,7 @@ from osiris.commands.options import (
 from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Value
     from osiris.retry.engine import GenerationEngine
     from osiris.retry.result import CycleResult
     from osiris.sample.dry_run import DryRun
@@ -173,7 +174,7 @@ def _print_json(args: argparse.Namespace, result: CycleResult, session: Session,
     print(json.dumps(session.redactor.data(payload), indent=2))
 
 
-def _dry_run_json(dry_run: DryRun) -> dict[str, Any] | None:
+def _dry_run_json(dry_run: DryRun | None) -> dict[str, Value] | None:
     """The last attempt's sample run: verdict, why it was skipped, and each step's rows (no values)."""
     if dry_run is None:
         return None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.errors import SettingsError, UsageError
 
 if TYPE_CHECKING:
+    from osiris.oml.values import MutableConfig
     from osiris.settings.loader import EffectiveSettings
 
 
@@ -54,7 +55,7 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
                          help="do not test on sample rows (validation.dry_run: off)")
 
 
-def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
+def cli_settings(args: argparse.Namespace) -> dict[str, MutableConfig]:
     """The settings given on the command line, nested as in .osiris.yaml.
 
     Values are passed through as typed (a whole number read as one) so that a bad one is reported
@@ -63,7 +64,7 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
     from osiris.settings.allowed import MAX_ATTEMPTS
     from osiris.settings.env import whole_number_or_text
 
-    layer: dict[str, Any] = {}
+    layer: dict[str, MutableConfig] = {}
     if getattr(args, "retry_attempts", None) is not None:
         attempts = whole_number_or_text(".".join(MAX_ATTEMPTS), args.retry_attempts)
         layer["validation"] = {"retry": {"max_attempts": attempts}}

@@ -9,12 +9,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TextIO
 
 from osiris.commands.options import add_param_option, check_params_known, given_params
 from osiris.errors import ExitCode, RunFailedError, RunInternalError
 
 if TYPE_CHECKING:
+    from osiris.oml.values import MutableConfig, Value
+    from osiris.run.display import PlainDisplay
     from osiris.settings.loader import EffectiveSettings
     from osiris.run.engine import RunResult
     from osiris.validate.issue import ValidationReport
@@ -56,14 +58,14 @@ def _positive(text: str) -> int:
     return value
 
 
-def _run_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+def _run_settings(args: argparse.Namespace) -> dict[str, MutableConfig] | None:
     """`--engine`, `--threads` and `--memory-limit` as the command-line settings layer, passed as
     typed so that a bad value is refused with source `cli` (osiris.settings.check)."""
     from osiris.settings.env import whole_number_or_text
 
     given = {"engine": args.engine, "memory_limit": args.memory_limit,
              "threads": None if args.threads is None else whole_number_or_text("run.threads", args.threads)}
-    layer = {key: value for key, value in given.items() if value is not None}
+    layer: MutableConfig = {key: value for key, value in given.items() if value is not None}
     return {"run": layer} if layer else None
 
 
@@ -150,7 +152,7 @@ def _say_what_was_kept(result: RunResult, kept: Path | None) -> None:
         print("sample output: the files written were not kept (sessions.save_samples: false)", file=sys.stderr)
 
 
-def _display(out: Any, sample: bool) -> Any:
+def _display(out: TextIO, sample: bool) -> PlainDisplay:
     from osiris.run.display import LiveDisplay, PlainDisplay
 
     if out.isatty() and not os.environ.get("NO_COLOR"):
@@ -172,7 +174,7 @@ def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> No
             print(f"    hint: {printable(redactor.text(problem.hint))}", file=sys.stderr)
 
 
-def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Any]:
+def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Value]:
     """An invalid pipeline runs nothing: no session, no steps; its issues as `osiris validate --json` gives them."""
     from osiris.commands.validate import FileResult
     from osiris.commands.validate import _as_json as file_as_json

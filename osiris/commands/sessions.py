@@ -7,12 +7,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode
 from osiris.session import strict_json
 from osiris.text_table import printable
+
+if TYPE_CHECKING:
+    from osiris.llm.types import TokenUsage
+    from osiris.oml.values import Config, Value
+    from osiris.session.reader import SessionRecord
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,13 +59,28 @@ TOKEN_KEYS = ("tokens_in", "tokens_out", "tokens_cache_read", "tokens_cache_writ
 TOKEN_HEADERS = ["TOK IN", "TOK OUT", "CACHE READ", "CACHE WRITE"]
 
 
-def _usage(tokens: dict[str, Any]) -> Any:
+def _usage(tokens: Config) -> TokenUsage:
     from osiris.llm.types import TokenUsage
 
-    return TokenUsage(**{key: int(tokens.get(key, 0) or 0) for key in ("input", "output", "cache_write", "cache_read")})
+    return TokenUsage(**{key: _whole(tokens.get(key, 0)) for key in ("input", "output", "cache_write", "cache_read")})
 
 
-def _list(records: list[Any], as_json: bool, root: Any) -> int:
+def _whole(value: Value) -> int:
+    """A count as session.json holds it (`meta_problem` checked it: a whole number), 0 when absent."""
+    return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def _object(value: Value) -> Config:
+    """An object read back from a session file; an empty one when absent or null."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _objects(value: Value) -> list[Config]:
+    """The objects of a list read back from a session file; none when it holds no list."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def _list(records: list[SessionRecord], as_json: bool, root: Path) -> int:
     if as_json:
         _print_json([_summary(r) for r in records])
         return ExitCode.OK
@@ -67,7 +89,8 @@ def _list(records: list[Any], as_json: bool, root: Any) -> int:
         return ExitCode.OK
     rows = [
         [
-            s["id"], s["started_at"] or "", s["command"] or "", s["status"] or "", s["model"] or "",
+            str(s["id"]), str(s["started_at"] or ""), str(s["command"] or ""), str(s["status"] or ""),
+            str(s["model"] or ""),
             str(s["attempts"]), *(str(s[key]) for key in TOKEN_KEYS),
         ]
         for s in map(_summary, records)
@@ -76,10 +99,10 @@ def _list(records: list[Any], as_json: bool, root: Any) -> int:
     return ExitCode.OK
 
 
-def _summary(record: Any) -> dict[str, Any]:
+def _summary(record: SessionRecord) -> dict[str, Value]:
     meta = record.meta
-    totals = meta.get("totals") or {}
-    tokens = totals.get("tokens") or {}
+    totals = _object(meta.get("totals"))
+    tokens = _object(totals.get("tokens"))
     return {
         "id": record.id,
         "path": str(record.path),
@@ -100,14 +123,14 @@ def _summary(record: Any) -> dict[str, Any]:
     }
 
 
-def _show(record: Any, trails: list[dict[str, Any]], run: dict[str, Any] | None, as_json: bool) -> int:
+def _show(record: SessionRecord, trails: list[dict[str, Value]], run: dict[str, Value] | None, as_json: bool) -> int:
     meta = record.meta
     if as_json:
         _print_json({"session": meta, "status": record.status, "problem": record.problem,
                      "path": str(record.path), "cycles": trails, "run": run})
         return ExitCode.OK
-    totals = meta.get("totals") or {}
-    tokens = totals.get("tokens") or {}
+    totals = _object(meta.get("totals"))
+    tokens = _object(totals.get("tokens"))
     print(f"session   {record.id}")
     print(f"path      {record.path}")
     if record.problem:
@@ -132,33 +155,40 @@ def _show(record: Any, trails: list[dict[str, Any]], run: dict[str, Any] | None,
         status, reason = trail.get("status"), trail.get("stop_reason")
         why = f" ({reason})" if reason and reason != status else ""
         print(printable(f"cycle {trail.get('cycle')}: {status}{why}, "
-                        f"{len(trail.get('attempts', []))} attempt(s): {request[:70]}"))
+                        f"{len(_objects(trail.get('attempts')))} attempt(s): {request[:70]}"))
     return ExitCode.OK
 
 
-def _run_lines(run: dict[str, Any]) -> list[str]:
+def _run_lines(run: Config) -> list[str]:
     """What an `osiris run` session ran and wrote: the pipeline, then a line per step."""
     lines = [printable(f"pipeline  {run.get('pipeline_name') or '-'} ({run.get('pipeline')}), "
                        f"sha256 {run.get('pipeline_sha256') or '-'}")]
     if run.get("sample") is not None:
         lines.append(f"sample    {run['sample']} rows a source; writes rolled back, nothing kept")
-    return lines + _step_table(run.get("steps") or [])
+    return lines + _step_table(_objects(run.get("steps")))
 
 
-def _step_table(steps: list[dict[str, Any]]) -> list[str]:
+def _step_table(steps: list[Config]) -> list[str]:
     from osiris.run.targets import describe_target
     from osiris.text_table import format_table
 
     rows = [[
         str(step.get("id")), str(step.get("component")), str(step.get("status")),
         f"{step.get('rows_in', 0):,}", f"{step.get('rows_out', 0):,}",
-        f"{(step.get('duration_ms') or 0) / 1000:.1f} s",
-        describe_target(step["target"]) if step.get("target") else "-",
+        f"{_seconds(step.get('duration_ms'))} s",
+        describe_target(_object(step.get("target"))) if step.get("target") else "-",
     ] for step in steps]
     return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows)
 
 
-def _run_steps(run: dict[str, Any], as_json: bool) -> int:
+def _seconds(milliseconds: Value) -> str:
+    """`1.5` for 1500 ms; a value that is no number as it is."""
+    if isinstance(milliseconds, (int, float)):
+        return f"{milliseconds / 1000:.1f}"
+    return str(milliseconds) if milliseconds else "0.0"
+
+
+def _run_steps(run: dict[str, Value], as_json: bool) -> int:
     """`sessions attempts` of a run session: it made no LLM attempts; its steps are what it did."""
     if as_json:
         _print_json(run.get("steps") or [])
@@ -167,10 +197,10 @@ def _run_steps(run: dict[str, Any], as_json: bool) -> int:
     return ExitCode.OK
 
 
-def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
-    rows = []
+def _attempts(trails: list[dict[str, Value]], as_json: bool) -> int:
+    rows: list[dict[str, Value]] = []
     for trail in trails:
-        for attempt in trail.get("attempts", []):
+        for attempt in _objects(trail.get("attempts")):
             usage = attempt.get("token_usage") or {}
             rows.append({"cycle": trail.get("cycle"), **attempt, "token_usage": usage})
     if as_json:
@@ -178,9 +208,9 @@ def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
         return ExitCode.OK
     table = [
         [
-            str(r["cycle"]), str(r.get("attempt_index")), r.get("kind") or "", "yes" if r.get("valid") else "no",
-            ",".join(r.get("error_codes") or []) or "-",
-            *(str(r["token_usage"].get(kind, 0)) for kind in ("input", "output", "cache_read", "cache_write")),
+            str(r["cycle"]), str(r.get("attempt_index")), str(r.get("kind") or ""), "yes" if r.get("valid") else "no",
+            ",".join(str(code) for code in _texts(r.get("error_codes"))) or "-",
+            *(str(_object(r["token_usage"]).get(kind, 0)) for kind in ("input", "output", "cache_read", "cache_write")),
             f"{r.get('llm_ms', 0):.0f}", f"{r.get('validation_ms', 0):.1f}",
         ]
         for r in rows
@@ -192,7 +222,12 @@ def _attempts(trails: list[dict[str, Any]], as_json: bool) -> int:
     return ExitCode.OK
 
 
-def _events(events: list[dict[str, Any]], as_json: bool) -> int:
+def _texts(value: Value) -> list[Value]:
+    """The items of a list read back from a session file; none when absent or null."""
+    return list(value) if isinstance(value, list) else []
+
+
+def _events(events: list[dict[str, Value]], as_json: bool) -> int:
     if as_json:
         _print_json(events)
         return ExitCode.OK
@@ -203,7 +238,7 @@ def _events(events: list[dict[str, Any]], as_json: bool) -> int:
     return ExitCode.OK
 
 
-def _detail(key: str, value: Any, limit: int = 120) -> str:
+def _detail(key: str, value: Value, limit: int = 120) -> str:
     """A field of an event as JSON, cut at `limit` characters; a writer's target (`step_complete`,
     `run_end`) in words, whole: what was written where is the point of a run's trail."""
     from osiris.run.targets import describe_target
@@ -222,5 +257,5 @@ def _print_table(headers: list[str], rows: list[list[str]]) -> None:
     print("\n".join(format_table(headers, rows)))
 
 
-def _print_json(data: Any) -> None:
+def _print_json(data: object) -> None:
     print(strict_json.dumps(data, indent=2))

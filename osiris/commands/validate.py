@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from osiris.commands.file_words import for_a_file
 from osiris.commands.options import add_param_option, check_params_known, given_params
@@ -19,6 +19,7 @@ from osiris.validate.findings import Findings
 from osiris.validate.issue import ValidationReport
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Value
     from osiris.validate.validator import Validator
 
 STDIN = "-"
@@ -172,7 +173,7 @@ def _count(number: int, word: str) -> str:
     return f"{number} {word}{'s' if number != 1 else ''}" if number else ""
 
 
-def _as_json(result: FileResult) -> dict[str, Any]:
+def _as_json(result: FileResult) -> dict[str, Value]:
     """One file; `value` is the offending value (secrets already masked by the validator);
     `error` is set, and `valid` false, when the file could not be read."""
     keys = ("code", "severity", "tier", "path", "line", "column", "message", "hint", "value")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.errors import UsageError
 from osiris.session.lock import is_held
@@ -32,12 +32,12 @@ class SessionRecord:
     session.json cannot be read)."""
 
     path: Path
-    meta: dict[str, Any]
+    meta: dict[str, Value]
     problem: str | None = None
 
     @property
     def id(self) -> str:
-        return self.meta.get("id") or self.path.name
+        return str(self.meta.get("id") or self.path.name)
 
     @property
     def status(self) -> str | None:
@@ -48,7 +48,7 @@ class SessionRecord:
         status = self.meta.get("status")
         if status == "running" and not is_held(self.path):
             return INTERRUPTED
-        return status
+        return status if isinstance(status, str) else None
 
 
 def list_sessions(root: Path) -> list[SessionRecord]:
@@ -57,7 +57,7 @@ def list_sessions(root: Path) -> list[SessionRecord]:
     if not root.is_dir():
         return []
     records = [_record(child) for child in root.iterdir() if (child / SESSION_FILE).exists()]
-    return sorted(records, key=lambda r: (r.meta.get("started_at") or "", r.id), reverse=True)
+    return sorted(records, key=lambda r: (str(r.meta.get("started_at") or ""), r.id), reverse=True)
 
 
 def _record(path: Path) -> SessionRecord:
