@@ -8,12 +8,16 @@ The SDK is imported on first use (it takes over a second to import).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from osiris.llm.anthropic_request import message_params, system_blocks
 from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
 from osiris.llm.sdk_client import SDKProvider
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
+
+if TYPE_CHECKING:
+    from anthropic.lib.streaming import MessageStream
+    from anthropic.types import Message
 
 # An `error` event inside a stream: its type -> our kind. These are transient; other types are fatal.
 _STREAM_ERROR_KINDS = {
@@ -40,6 +44,7 @@ class AnthropicProvider(SDKProvider):
         import and the client's build (or the wait for the chat's warm-up to finish it) included."""
         started = time.perf_counter()
         import anthropic
+        from anthropic.types import TextBlock
 
         client = self._get_client()
         system = system_blocks(request)
@@ -51,7 +56,7 @@ class AnthropicProvider(SDKProvider):
         ) as stream:
             message = _read_to_message_stop(stream)
         duration_ms = (time.perf_counter() - started) * 1000
-        text = "".join(block.text for block in message.content if getattr(block, "type", "") == "text")
+        text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
         usage = message.usage
         return LLMReply(
             text=text,
@@ -67,7 +72,7 @@ class AnthropicProvider(SDKProvider):
         )
 
 
-def _read_to_message_stop(stream: Any) -> Any:
+def _read_to_message_stop(stream: MessageStream) -> Message:
     """The streamed message, read up to `message_stop` and no further (a server that keeps the
     connection open afterwards is not waited for). A stream that ends before `message_stop` was cut
     off: a transient service fault, never an answer to validate."""

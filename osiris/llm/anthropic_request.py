@@ -9,24 +9,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.llm.types import LLMRequest
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Value
 
 EPHEMERAL = {"type": "ephemeral"}
 
 
-def system_blocks(request: LLMRequest) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": request.system_stable, "cache_control": EPHEMERAL}]
+def system_blocks(request: LLMRequest) -> list[dict[str, Value]]:
+    blocks: list[dict[str, Value]] = [{"type": "text", "text": request.system_stable, "cache_control": EPHEMERAL}]
     if request.system_dynamic:
         blocks.append({"type": "text", "text": request.system_dynamic})
     return blocks
 
 
-def message_params(request: LLMRequest) -> list[dict[str, Any]]:
+def message_params(request: LLMRequest) -> list[dict[str, Value]]:
     """Plain messages, except the last one of the history, which carries the breakpoint."""
-    messages: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in request.messages]
+    messages: list[dict[str, Value]] = [{"role": m.role, "content": m.content} for m in request.messages]
     if len(messages) >= 2:
-        last_of_history = messages[-2]
-        last_of_history["content"] = [{"type": "text", "text": last_of_history["content"], "cache_control": EPHEMERAL}]
+        last = request.messages[-2]
+        messages[-2] = {"role": last.role, "content": [{"type": "text", "text": last.content, "cache_control": EPHEMERAL}]}
     return messages

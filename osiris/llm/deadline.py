@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from types import ModuleType
 
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.http_library import http
@@ -29,14 +29,16 @@ def deadline_error(seconds: float) -> LLMServiceError:
 class DeadlineTransport(http.BaseTransport):
     """Sends each request through `inner`, and ends its response `seconds` after it was sent."""
 
-    def __init__(self, inner: Any, seconds: float) -> None:
+    def __init__(self, inner: http.BaseTransport, seconds: float) -> None:
         self._inner = inner
         self._seconds = seconds
 
-    def handle_request(self, request: Any) -> Any:
+    def handle_request(self, request: http.Request) -> http.Response:
         deadline = time.monotonic() + self._seconds
         response = self._inner.handle_request(request)
-        response.stream = _StreamWithDeadline(response.stream, deadline)
+        stream = response.stream
+        assert isinstance(stream, http.SyncByteStream)  # a synchronous transport's response streams synchronously
+        response.stream = _StreamWithDeadline(stream, deadline)
         return response
 
     def close(self) -> None:
@@ -44,7 +46,7 @@ class DeadlineTransport(http.BaseTransport):
 
 
 class _StreamWithDeadline(http.SyncByteStream):
-    def __init__(self, inner: Any, deadline: float) -> None:
+    def __init__(self, inner: http.SyncByteStream, deadline: float) -> None:
         self._inner = inner
         self._deadline = deadline
 
@@ -58,7 +60,8 @@ class _StreamWithDeadline(http.SyncByteStream):
         self._inner.close()
 
 
-def client_with_deadline(sdk: Any, *, timeout_seconds: float, deadline_seconds: float) -> Any:
+def client_with_deadline(sdk: ModuleType, *, timeout_seconds: float, deadline_seconds: float) -> http.Client:
     """An HTTP client for `sdk.Anthropic(http_client=...)` or `sdk.OpenAI(...)`, with the SDK's defaults and a deadline."""
     transport = DeadlineTransport(http.HTTPTransport(), deadline_seconds)
-    return sdk.DefaultHttpxClient(transport=transport, timeout=timeout_seconds)
+    client: http.Client = sdk.DefaultHttpxClient(transport=transport, timeout=timeout_seconds)  # an http.Client subclass
+    return client

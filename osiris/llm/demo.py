@@ -8,7 +8,7 @@ answer is repeated. Its token counts are the ones written in the script, not rea
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any
+from typing import Required, TypedDict
 
 import yaml
 
@@ -17,10 +17,18 @@ from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 SCRIPT_FILE = "demo_script.yaml"
 
 
-def load_script() -> list[dict[str, Any]]:
+class DemoAnswer(TypedDict, total=False):
+    """One scripted answer of demo_script.yaml."""
+
+    text: Required[str]
+    stop_reason: str
+    usage: dict[str, int]
+
+
+def load_script() -> list[DemoAnswer]:
     """The scripted answers: a list of {text, stop_reason, usage}."""
     text = resources.files("osiris.llm").joinpath(SCRIPT_FILE).read_text(encoding="utf-8")
-    answers: list[dict[str, Any]] = yaml.safe_load(text)["answers"]
+    answers: list[DemoAnswer] = yaml.safe_load(text)["answers"]
     if not answers:
         raise ValueError(f"{SCRIPT_FILE} has no answers")
     return answers
@@ -31,7 +39,7 @@ class DemoProvider:
 
     name = "demo"
 
-    def __init__(self, model: str = "demo", answers: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, model: str = "demo", answers: list[DemoAnswer] | None = None) -> None:
         self.model = model
         self._answers = answers if answers is not None else load_script()
         self.calls: list[LLMRequest] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
 
 from osiris.trust.disclosure import shorten
 
@@ -29,7 +29,7 @@ class LLMServiceError(Exception):
         return f"{self.kind}{status}: {self.message}"
 
 
-def status_error(status: int, message: str, headers: Any) -> LLMServiceError:
+def status_error(status: int, message: str, headers: Mapping[str, str]) -> LLMServiceError:
     """An HTTP error status as an `LLMServiceError`, the same for every provider: 429, 529, 5xx,
     408 and 409 are transient (with the wait the service asked for), the rest fatal."""
     if status == 429:
@@ -41,7 +41,7 @@ def status_error(status: int, message: str, headers: Any) -> LLMServiceError:
     return LLMServiceError(_FATAL_KINDS.get(status, "client_error"), message, False, status)
 
 
-def retry_after(headers: Any) -> float | None:
+def retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds from `retry-after-ms` or `retry-after` (a number); None when absent or a date."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         raw = headers.get(name)

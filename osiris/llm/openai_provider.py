@@ -11,12 +11,17 @@ first use.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
 from osiris.llm.sdk_client import SDKProvider
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types import CompletionUsage
+    from openai.types.chat import ChatCompletionChunk
 
 _ENDED_EARLY = "the answer stream ended before its finish_reason"
 # OpenAI's own API took `max_tokens` away from its newer models; compatible servers know `max_tokens`.
@@ -76,13 +81,13 @@ def chat_messages(request: LLMRequest) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, *({"role": m.role, "content": m.content} for m in request.messages)]
 
 
-def _read_stream(stream: Any) -> tuple[str, str, str | None, Any]:
+def _read_stream(stream: openai.Stream[ChatCompletionChunk]) -> tuple[str, str, str | None, CompletionUsage | None]:
     """(text, finish_reason, model, usage) of a streamed answer; `usage` is None when the server
     sends none. A stream without a finish_reason was cut off."""
     parts: list[str] = []
     finish_reason: str | None = None
     model: str | None = None
-    usage: Any = None
+    usage: CompletionUsage | None = None
     for chunk in stream:
         model = getattr(chunk, "model", None) or model
         usage = getattr(chunk, "usage", None) or usage
@@ -95,7 +100,7 @@ def _read_stream(stream: Any) -> tuple[str, str, str | None, Any]:
     return "".join(parts), finish_reason, model, usage
 
 
-def token_usage(usage: Any) -> TokenUsage:
+def token_usage(usage: CompletionUsage | None) -> TokenUsage:
     """The server's counts; `prompt_tokens` includes the cached ones, which we count apart."""
     if usage is None:
         return TokenUsage()
@@ -120,7 +125,7 @@ def translate_error(error: Exception) -> LLMServiceError:
     return LLMServiceError("unknown", first_line(str(error)), retryable=False)
 
 
-def _message(error: Any) -> str:
+def _message(error: openai.APIStatusError) -> str:
     body = error.body
     if isinstance(body, dict):
         inner = body.get("error", body)

@@ -6,9 +6,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from osiris.llm.errors import LLMServiceError, stream_fault
+
+if TYPE_CHECKING:
+    from osiris.llm.http_library import http
+
+
+class TransportOptions(TypedDict):
+    """The options both SDKs' clients take alike."""
+
+    timeout: float
+    max_retries: int
+    http_client: http.Client
 
 
 class SDKProvider:
@@ -48,7 +60,7 @@ class SDKProvider:
     def _new_client(self) -> Any:
         raise NotImplementedError
 
-    def _transport_options(self, sdk: Any) -> dict[str, Any]:
+    def _transport_options(self, sdk: ModuleType) -> TransportOptions:
         """The client options every SDK takes alike: the read timeout, no retries of its own (our
         backoff is the only retry layer, ADR 0020), and the whole answer's deadline."""
         from osiris.llm.deadline import client_with_deadline
