@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.registry.spec import ComponentSpec
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
 
 MAX_EXAMPLE_CHARS = 200
 MAX_ALIASES = 1
@@ -49,12 +52,12 @@ def short_line(spec: ComponentSpec) -> str:
     return f"- {spec.name} [{spec.family}] {', '.join(spec.oml_modes)}: {purpose or 'no description'}"
 
 
-def _describe_field(name: str, prop: dict[str, Any], required: bool, aliases: list[str],
+def _describe_field(name: str, prop: Config, required: bool, aliases: list[str],
                     from_connection: bool = False) -> str:
     """E.g. `batch_size integer 100..100000 =10000` or `write_mode string [append|replace] (not mode)`."""
     parts = [name + ("*" if required else ""), type_of(prop)]
     if "enum" in prop:
-        parts.append("[" + "|".join(str(v) for v in prop["enum"]) + "]")
+        parts.append("[" + "|".join(str(v) for v in _items(prop["enum"])) + "]")
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None or high is not None:
         parts.append(f"{'' if low is None else low}..{'' if high is None else high}")
@@ -67,23 +70,28 @@ def _describe_field(name: str, prop: dict[str, Any], required: bool, aliases: li
     return " ".join(parts)
 
 
-def type_of(prop: dict[str, Any]) -> str:
+def type_of(prop: Config) -> str:
     """`string`, `integer`, `list of string`, `string|list of string` (oneOf/anyOf), or `any`."""
     kind = prop.get("type")
     if isinstance(kind, list):
         return "|".join(_one_type(k, prop) for k in kind)
     if isinstance(kind, str):
         return _one_type(kind, prop)
-    forms = [type_of(sub) for sub in prop.get("oneOf", prop.get("anyOf", [])) if isinstance(sub, dict)]
+    forms = [type_of(sub) for sub in _items(prop.get("oneOf", prop.get("anyOf", []))) if isinstance(sub, dict)]
     if "enum" in prop and not forms:
-        forms = sorted({_JSON_TYPES.get(type(v), "string") for v in prop["enum"]})
+        forms = sorted({_JSON_TYPES.get(type(v), "string") for v in _items(prop["enum"])})
     return "|".join(dict.fromkeys(forms)) or "any"
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-def _one_type(kind: str, prop: dict[str, Any]) -> str:
+def _items(value: Value) -> list[Value]:
+    """The items of a schema's list (`enum`, `oneOf`); none when it holds no list."""
+    return list(value) if isinstance(value, list) else []
+
+
+def _one_type(kind: str, prop: Config) -> str:
     if kind == "array":
         items = prop.get("items")
         return f"list of {type_of(items)}" if isinstance(items, dict) and items else "list"
@@ -104,11 +112,11 @@ def _example(spec: ComponentSpec) -> str | None:
     return None
 
 
-def inline_secrets(spec: ComponentSpec, config: dict[str, Any]) -> list[str]:
+def inline_secrets(spec: ComponentSpec, config: Config) -> list[str]:
     """The secret pointers of `spec` that `config` sets a value for."""
     found = []
     for pointer in sorted(spec.secret_pointers):
-        value: Any = config
+        value: Value = config
         for part in pointer.strip("/").split("/"):
             value = value.get(part) if isinstance(value, dict) else None
         if value is not None:

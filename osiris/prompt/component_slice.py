@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.prompt.catalog import describe_component, short_line
 from osiris.prompt.relevance import ranked
 from osiris.registry import Registry
 from osiris.suggest import listing
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config
+    from osiris.validate.issue import Issue
 
 CHARS_PER_TOKEN = 4  # the usual estimate for English and YAML; the fake server counts the same way
 TRAILER_RESERVE = 400  # characters kept free for the line that says how many are not listed
@@ -127,7 +131,7 @@ def request_facts(components: ComponentSlice | None, request: str, current_oml: 
 
 
 def retry_details(components: ComponentSlice | None, request: str, current_oml: str | None,
-                  errors: Iterable[Any], pipeline: Any) -> str:
+                  errors: Iterable[Issue], pipeline: Config | None) -> str:
     """For a retry prompt: the components its `errors` name (in `pipeline`, the attempt's), in full,
     unless the system prompt or the request message (which the retry repeats) has them already."""
     if components is None:
@@ -138,7 +142,7 @@ def retry_details(components: ComponentSlice | None, request: str, current_oml: 
     return components.section(chosen, ERRORS_HEADING)
 
 
-def components_named(issues: Iterable[Any], pipeline: Any) -> list[str]:
+def components_named(issues: Iterable[Issue], pipeline: Config | None) -> list[str]:
     """The components that issues name: the component of the step an issue points into, and any
     component name written in its message or hint ("use component: mysql.extractor")."""
     steps = pipeline.get("steps") if isinstance(pipeline, dict) else None
@@ -147,8 +151,9 @@ def components_named(issues: Iterable[Any], pipeline: Any) -> list[str]:
         match = _STEP.match(getattr(issue, "path", "") or "")
         if match and isinstance(steps, list) and int(match.group(1)) < len(steps):
             step = steps[int(match.group(1))]
-            if isinstance(step, dict) and isinstance(step.get("component"), str):
-                found.append(step["component"])
+            component = step.get("component") if isinstance(step, dict) else None
+            if isinstance(component, str):
+                found.append(component)
         found += _NAME.findall(f"{getattr(issue, 'message', '')} {getattr(issue, 'hint', '')}")
     return list(dict.fromkeys(found))
 
@@ -168,6 +173,6 @@ class MessageDetails:
                  request_facts(self.components, request, current_oml), self.schema_for(request))
         return "\n\n".join(part for part in parts if part)
 
-    def for_errors(self, request: str, current_oml: str | None, errors: Sequence[Any], pipeline: Any) -> str:
+    def for_errors(self, request: str, current_oml: str | None, errors: Sequence[Issue], pipeline: Config | None) -> str:
         """A retry prompt's extra section: the field lists of the components its errors name."""
         return retry_details(self.components, request, current_oml, errors, pipeline)

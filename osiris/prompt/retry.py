@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.prompt.fence import fenced_data
 from osiris.excerpt import excerpt
+
+if TYPE_CHECKING:
+    from osiris.validate.issue import Issue
 
 PREVIOUS = "previous_pipeline"
 NO_PIPELINE = "OML102"
@@ -53,14 +56,14 @@ SAMPLE_FIX_WORDING = (
 
 
 def build_retry_prompt(
-    errors: Sequence[Any],
+    errors: Sequence[Issue],
     previous_oml: str | None,
     earlier: Sequence[str],
-    render: Callable[[Any], str],
+    render: Callable[[Issue], str],
     normalised: Sequence[str] = (),
     sample_facts: Sequence[str] = (),
     sample_rows: int | None = None,
-    warnings: Sequence[Any] = (),
+    warnings: Sequence[Issue] = (),
 ) -> str:
     """`errors`: the issues of the last attempt; `previous_oml`: its canonical YAML, already redacted;
     `warnings`: warnings of the last attempt that a fix should correct too (a non-kebab name);
@@ -114,7 +117,7 @@ def _errors_heading(kind: RetryKind, sample_rows: int | None) -> str:
     return "Your previous pipeline did not validate. These are the errors (JSON-pointer path, code, message, hint):"
 
 
-def _located(issue: Any, render: Callable[[Any], str], text: str | None) -> str:
+def _located(issue: Issue, render: Callable[[Issue], str], text: str | None) -> str:
     """The compact line; a YAML-level error (tier 1) also gets its line, column and an excerpt."""
     line, column = getattr(issue, "line", None), getattr(issue, "column", None)
     if getattr(issue, "tier", 0) != 1 or not line:

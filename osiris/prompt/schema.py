@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from osiris.catalog.store import Catalog, list_catalogs
 from osiris.prompt.date_forms import ISO_NOTE, api_form, column_form, graphql_form
 from osiris.prompt.fence import fenced_data
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
     from osiris.settings.loader import EffectiveSettings
 
 CHARS_PER_TOKEN = 4
@@ -82,16 +83,16 @@ GRAPHQL_NOTE = ("A GraphQL query field's records become the step's table: set da
                 "(UNNEST(tags)).")
 
 
-def table_line(name: str, table: dict[str, Any], room: int, family: str = "") -> str:
+def table_line(name: str, table: Config, room: int, family: str = "") -> str:
     """`  customers(id int PK, email varchar(255))`, columns cut to fit `room` characters; a date or
     time column of `family`'s says the form it arrives in (osiris.prompt.date_forms)."""
     if "returns" in table:
         return graphql_lines(name, table, room)
     if "data_path" in table:
         return endpoint_lines(name, table, room)
-    keys = set(table.get("primary_key") or [])
-    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if c["name"] in keys else "") + _facts(c, family)
-               for c in table.get("columns", []) if isinstance(c, dict) and "name" in c]
+    keys = {str(key) for key in _list(table.get("primary_key"))}
+    columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if str(c["name"]) in keys else "") + _facts(c, family)
+               for c in _named(table.get("columns"))]
     line = f"  {name}({', '.join(columns)})"
     while len(line) > room and columns:
         columns.pop()
@@ -99,7 +100,7 @@ def table_line(name: str, table: dict[str, Any], room: int, family: str = "") ->
     return line if 0 < len(line) <= room else ""
 
 
-def _facts(column: dict[str, Any], family: str) -> str:
+def _facts(column: Config, family: str) -> str:
     """` (arrives as TIMESTAMPTZ, ...)` for a date or time, ` [happy|sad]` for an enum's values,
     ` default 'new'::text` for a default, as discovered."""
     form = column_form(family, str(column.get("type", "")))
@@ -109,19 +110,19 @@ def _facts(column: dict[str, Any], family: str) -> str:
             + (f" default {column['default']}" if column.get("default") is not None else ""))
 
 
-def endpoint_lines(path: str, entry: dict[str, Any], room: int) -> str:
+def endpoint_lines(path: str, entry: Config, room: int) -> str:
     """An endpoint's step settings, then one line per key (nested keys dotted), cut to fit `room`."""
     seen = entry.get("records_seen", 0)
     head = (f"  endpoint {path}: data_path '{entry.get('data_path', '')}' ({seen} record{'s' if seen != 1 else ''} "
-            f"seen); {_paging(entry.get('paging') or {})}")
+            f"seen); {_paging(_object(entry.get('paging')))}")
     return _keys_within(head, _key_lines(entry, "duckdb_types", "DuckDB"), room)
 
 
-def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
+def graphql_lines(name: str, entry: Config, room: int) -> str:
     """A query field's arguments, data_path and paging, then one line per key with its JSON and
     GraphQL type, cut to fit `room`."""
-    arguments = ", ".join(_argument(a) for a in entry.get("arguments") or [] if isinstance(a, dict))
-    paging = entry.get("paging") or {}
+    arguments = ", ".join(_argument(a) for a in _list(entry.get("arguments")) if isinstance(a, dict))
+    paging = _object(entry.get("paging"))
     pages = (f"paging: pagination_enabled: true, pagination_path: {paging.get('pagination_path')}, "
              f"pagination_variable_name: {paging.get('cursor_variable', 'after')} (ask for pageInfo "
              "{ hasNextPage endCursor })" if paging.get("style") == "graphql" else "paging: no pageInfo")
@@ -130,7 +131,7 @@ def graphql_lines(name: str, entry: dict[str, Any], room: int) -> str:
     return _keys_within(head, _key_lines(entry, "graphql_types", "GraphQL"), room)
 
 
-def _argument(argument: dict[str, Any]) -> str:
+def _argument(argument: Config) -> str:
     """`first: Int = 20 (at most 50)`: a default and a largest value (a page size's limit) where the
     schema says them (osiris.run.graphql_schema.argument_entry)."""
     text = f"{argument.get('name')}: {argument.get('type')}"
@@ -138,18 +139,33 @@ def _argument(argument: dict[str, Any]) -> str:
     return text + (f" (at most {argument['max']})" if argument.get("max") is not None else "")
 
 
-def _key_lines(entry: dict[str, Any], types_key: str, title: str) -> list[str]:
+def _key_lines(entry: Config, types_key: str, title: str) -> list[str]:
     """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
-    exact = entry.get(types_key) or {}
-    enums = entry.get("enum_values") or {}
-    keys = [c for c in entry.get("columns", []) if isinstance(c, dict) and "name" in c]
-    keys += [f for f in entry.get("fields", []) if isinstance(f, dict) and "name" in f]
-    return [f"    {k['name']} {_key_type(k, exact.get(k['name']), title)}"
-            + (f", one of: {', '.join(map(str, enums[k['name']]))}" if isinstance(enums.get(k["name"]), list) else "")
+    exact = _object(entry.get(types_key))
+    enums = _object(entry.get("enum_values"))
+    keys = _named(entry.get("columns")) + _named(entry.get("fields"))
+    return [f"    {k['name']} {_key_type(k, exact.get(str(k['name'])), title)}"
+            + (f", one of: {', '.join(map(str, _list(enums.get(str(k['name'])))))}"
+               if isinstance(enums.get(str(k["name"])), list) else "")
             for k in keys]
 
 
-def _key_type(key: dict[str, Any], exact: Any, title: str) -> str:
+def _object(value: Value) -> Config:
+    """A catalog entry's object; an empty one when absent or null."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Value) -> list[Value]:
+    """A catalog entry's list; an empty one when absent or null."""
+    return list(value) if isinstance(value, list) else []
+
+
+def _named(value: Value) -> list[Config]:
+    """The objects with a `name` in a catalog entry's list (its columns, its keys)."""
+    return [item for item in _list(value) if isinstance(item, dict) and "name" in item]
+
+
+def _key_type(key: Config, exact: Value, title: str) -> str:
     """`string (GraphQL String!)`; a date or time says its form: `string|null (GraphQL DateTime: ISO
     8601 text)` (a custom scalar's JSON type is `any` in the catalog), `string (ISO 8601 text; DuckDB DATE)`."""
     kind = str(key.get("type", ""))
@@ -171,7 +187,7 @@ def _keys_within(head: str, keys: list[str], room: int) -> str:
     return text if len(text) <= room else ""
 
 
-def _paging(paging: dict[str, Any]) -> str:
+def _paging(paging: Config) -> str:
     style = paging.get("style")
     if style == "cursor":
         return (f"paging: pagination: cursor, cursor_path: {paging.get('cursor_path')} (cursor_param is the API's "
@@ -181,7 +197,7 @@ def _paging(paging: dict[str, Any]) -> str:
     if style == "graphql":
         return f"paging: pageInfo at {paging.get('pagination_path')}"
     if style == "page":
-        return f"paging: pagination: page (the body has {', '.join(paging.get('page_fields') or [])})"
+        return f"paging: pagination: page (the body has {', '.join(map(str, _list(paging.get('page_fields'))))})"
     return "paging: none seen (one page)"
 
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.prompt.component_slice import ComponentSlice
 from osiris.registry import Registry
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config
 
 DEFAULT_BUDGET_TOKENS = 3000
 
@@ -69,7 +72,7 @@ class SystemPrompt:
 
 
 def build_system_prompt(
-    registry: Registry, connections: Mapping[str, Mapping[str, Any]], *, may_ask: bool = False,
+    registry: Registry, connections: Mapping[str, Mapping[str, Config]], *, may_ask: bool = False,
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
 ) -> SystemPrompt:
     """From the validator's registry and the `connections` settings (names only, never values).
@@ -80,7 +83,7 @@ def build_system_prompt(
     return SystemPrompt(OML_RULES + components.text, dynamic, components)
 
 
-def describe_connections(connections: Mapping[str, Mapping[str, Any]]) -> str:
+def describe_connections(connections: Mapping[str, Mapping[str, Config]]) -> str:
     """E.g. 'Configured connections: @mysql.default (provides database, host, password, user).'"""
     refs = []
     for family in sorted(connections):
