@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
 
 MAX_DEPTH = 4  # how deep record lists are looked for, and nested keys followed
 MAX_FIELDS = 200  # keys kept per endpoint, top-level and nested together
@@ -27,7 +30,7 @@ _PAGE_FIELDS = re.compile(r"^(page|current_?page|total_?pages|page_?count|pages|
                           r"total_?count|count|has_?more|has_?next(_?page)?|offset|limit)$", re.IGNORECASE)
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     """JSON's type of a value, with `integer` told apart from `number` (as JSON Schema does)."""
     if isinstance(value, bool):
         return "boolean"
@@ -44,17 +47,18 @@ def json_type(value: Any) -> str:
     return "null"
 
 
-def record_lists(value: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, list[Any]]]:
+def record_lists(value: Value, path: str = "", depth: int = 0) -> Iterator[tuple[str, list[Config]]]:
     """(dotted path, list) for every non-empty list of objects in a body, shallowest first."""
-    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
-        yield path, value
+    records = [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+    if isinstance(value, list) and value and len(records) == len(value):
+        yield path, records
         return
     if isinstance(value, Mapping) and depth < MAX_DEPTH:
         for key, inner in value.items():
             yield from record_lists(inner, f"{path}.{key}" if path else str(key), depth + 1)
 
 
-def endpoint_entry(body: Any, has_next_link: bool = False) -> dict[str, Any]:
+def endpoint_entry(body: Value, has_next_link: bool = False) -> dict[str, Any]:
     """What the catalog keeps of one endpoint's answer (see the module's docstring)."""
     candidates = sorted(record_lists(body), key=lambda found: (-len(found[1]), found[0].count(".")))
     if isinstance(body, Mapping) and not candidates:  # one object is one record
@@ -64,11 +68,11 @@ def endpoint_entry(body: Any, has_next_link: bool = False) -> dict[str, Any]:
     for record in records:
         _collect(record, "", 0, types)
     top = list(dict.fromkeys(name for record in records for name in record if name in types))
-    columns = [{"name": name, "type": _union(types[name]),
+    columns: list[dict[str, Value]] = [{"name": name, "type": _union(types[name]),
                 "nullable": "null" in types[name] or any(name not in record for record in records)}
                for name in top]
     fields = [{"name": name, "type": _union(kinds)} for name, kinds in types.items() if name not in set(top)]
-    entry: dict[str, Any] = {
+    entry: dict[str, Any] = {  # osiris/run/drivers/rest.py reads and extends it
         "data_path": candidates[0][0] if candidates else "",
         "data_paths": [path for path, _ in candidates[:MAX_CANDIDATES]],
         "records_seen": len(records),
@@ -80,13 +84,13 @@ def endpoint_entry(body: Any, has_next_link: bool = False) -> dict[str, Any]:
     return entry
 
 
-def _collect(value: Mapping[str, Any], prefix: str, depth: int, types: dict[str, set[str]]) -> None:
+def _collect(value: Config, prefix: str, depth: int, types: dict[str, set[str]]) -> None:
     for key, inner in value.items():
         name = f"{prefix}{key}"
         if name not in types and len(types) >= MAX_FIELDS:
             continue
         kind = json_type(inner)
-        if kind == "array":
+        if isinstance(inner, list):  # json_type's "array"
             items = {json_type(item) for item in inner}
             kind = f"array of {_union(items)}" if items else "array"
             for item in inner:
@@ -102,9 +106,9 @@ def _union(kinds: set[str]) -> str:
     return "|".join(sorted(kinds - {"null"}) + (["null"] if "null" in kinds else [])) or "null"
 
 
-def paging(body: Any, record_paths: set[str], has_next_link: bool) -> dict[str, Any]:
+def paging(body: Value, record_paths: set[str], has_next_link: bool) -> dict[str, Value]:
     """The paging an answer suggests: a `Link: rel="next"` header, a cursor field, page counts."""
-    found: dict[str, Any] = {"style": "none"}
+    found: dict[str, Value] = {"style": "none"}
     cursors, counts = [], []
     for path, value in _scalars(body, "", 0, record_paths):
         leaf = path.rsplit(".", 1)[-1]
@@ -126,7 +130,7 @@ def paging(body: Any, record_paths: set[str], has_next_link: bool) -> dict[str, 
     return found
 
 
-def _scalars(value: Any, path: str, depth: int, skip: set[str]) -> Iterator[tuple[str, Any]]:
+def _scalars(value: Value, path: str, depth: int, skip: set[str]) -> Iterator[tuple[str, Value]]:
     """(dotted path, value) of the scalars outside the record lists."""
     if not isinstance(value, Mapping) or depth > MAX_DEPTH or (path and path in skip):
         return
@@ -138,7 +142,7 @@ def _scalars(value: Any, path: str, depth: int, skip: set[str]) -> Iterator[tupl
             yield where, inner
 
 
-def _page_info(body: Any, skip: set[str], path: str = "", depth: int = 0) -> str | None:
+def _page_info(body: Value, skip: set[str], path: str = "", depth: int = 0) -> str | None:
     """The path of a GraphQL-style `pageInfo` object (hasNextPage and endCursor), if there is one."""
     if not isinstance(body, Mapping) or depth > MAX_DEPTH:
         return None

@@ -7,10 +7,13 @@ The resolved fields hold secrets: they go to a driver and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.errors import UsageError
 from osiris.suggest import did_you_mean, listing
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
 
 
 def parse_connection(reference: str) -> tuple[str, str]:
@@ -23,8 +26,8 @@ def parse_connection(reference: str) -> tuple[str, str]:
     return parsed[0].lower(), parsed[1]
 
 
-def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], family: str,
-                       alias: str) -> dict[str, Any]:
+def resolve_connection(connections: Mapping[str, Mapping[str, Config]], env: Mapping[str, str], family: str,
+                       alias: str) -> dict[str, Value]:
     """The fields of `connections.<family>.<alias>` with `${NAME}` taken from `env` or the keyring."""
     from osiris.trust.references import UnsetReference, resolve_connection, unset_hint
 
@@ -43,7 +46,7 @@ def resolve_connection(connections: Mapping[str, Any], env: Mapping[str, str], f
                          f"which is not set; {unset_hint(unset.name)}") from None
 
 
-def secret_values(config: Mapping[str, Any]) -> tuple[str, ...]:
+def secret_values(config: Config) -> tuple[str, ...]:
     """The values of a resolved connection's secret fields (tokens, passwords), to mask them."""
     from osiris.secrets.names import is_secret_key
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.catalog.connection import parse_connection, resolve_connection, secret_values
 from osiris.catalog.store import Catalog, catalog_path, now_iso, read_catalog
@@ -14,6 +14,7 @@ from osiris.families import ColumnInfo, TableInfo
 from osiris.problems import RuntimeProblem
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Config, Value
     from osiris.secrets.redact import Redactor
 
 
@@ -23,7 +24,7 @@ class DiscoveryFailed(OsirisError):
     exit_code = ExitCode.RUN_FAILED
 
 
-def discover_connection(connections: Mapping[str, Any], env: Mapping[str, str], reference: str,
+def discover_connection(connections: Mapping[str, Mapping[str, Config]], env: Mapping[str, str], reference: str,
                         tables: list[str] | None) -> list[TableInfo]:
     """The named tables (all when `tables` is None) of `@family.alias`, through the family's driver."""
     from osiris.families import family, family_discoverer
@@ -69,7 +70,7 @@ class CatalogUpdate:
     missing: list[str] = field(default_factory=list)
 
 
-def update_connection_catalog(connections: Mapping[str, Any], env: Mapping[str, str], root: Path,
+def update_connection_catalog(connections: Mapping[str, Mapping[str, Config]], env: Mapping[str, str], root: Path,
                               reference: str, tables: list[str], refresh: bool,
                               paths_example: str = "") -> CatalogUpdate:
     """Read `tables` (all when empty) of `@family.alias` over the project's catalog of it: tables it
@@ -132,9 +133,9 @@ def discover_csv(path: Path, shown: Path | None = None) -> TableInfo:
         raise DiscoveryFailed(f"{problem.message} ({problem.hint})") from None
 
 
-def column_entry(column: ColumnInfo) -> dict[str, Any]:
+def column_entry(column: ColumnInfo) -> dict[str, Value]:
     """A column as the catalog stores it: a default and enum values only where discovery found them."""
-    entry: dict[str, Any] = {"name": column.name, "type": column.type, "nullable": column.nullable}
+    entry: dict[str, Value] = {"name": column.name, "type": column.type, "nullable": column.nullable}
     if column.default is not None:
         entry["default"] = column.default
     if column.values:
@@ -142,7 +143,7 @@ def column_entry(column: ColumnInfo) -> dict[str, Any]:
     return entry
 
 
-def table_entry(table: TableInfo) -> dict[str, Any]:
+def table_entry(table: TableInfo) -> dict[str, Value]:
     """A table as the catalog stores it."""
     return {"columns": [column_entry(c) for c in table.columns],
             "primary_key": list(table.primary_key), **table.details}

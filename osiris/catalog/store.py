@@ -15,7 +15,10 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from osiris.oml.values import Value
 
 CATALOG_DIR = Path(".osiris") / "catalog"
 
@@ -30,7 +33,7 @@ class Catalog:
     discovered_at: str  # UTC ISO time, e.g. 2026-11-22T10:00:00Z
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Value]:
         return {"connection": self.connection, "family": self.family,
                 "discovered_at": self.discovered_at, "tables": self.tables}
 
