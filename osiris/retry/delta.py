@@ -4,10 +4,13 @@ as data and what its sample run showed, with earlier attempts summarised; everyt
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.prompt.retry import build_retry_prompt, summarise_attempt
 from osiris.retry.result import Attempt
+
+if TYPE_CHECKING:
+    from osiris.validate.issue import Issue
 
 # Warnings a fix corrects with the errors, by list: each one's hint is an exact edit of what the model
 # wrote (a name in kebab-case, an unknown top-level key removed). Others stay out: a stale catalogue's
@@ -16,7 +19,7 @@ FIXED_WITH_ERRORS = frozenset({"OML204", "OML211"})
 
 
 def delta_prompt(attempts: Sequence[Attempt], history_limit: int, redact: Callable[[str], str],
-                 render: Callable[[Any], str]) -> str:
+                 render: Callable[[Issue], str]) -> str:
     """The retry prompt for `attempts[-1]`; up to `history_limit` earlier ones are one line each."""
     last = attempts[-1]
     earlier = [summarise_attempt(a.index, a.report.error_codes, len(a.report.errors))

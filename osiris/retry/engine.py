@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from osiris.errors import OsirisError, UsageError
 from osiris.llm.backoff import BackoffPolicy, call_with_backoff
@@ -50,7 +50,9 @@ from osiris.session import Session
 from osiris.session import events as ev
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Value
     from osiris.settings.model import Settings
+    from osiris.validate.issue import Issue, ValidationReport
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ class GenerationEngine:
         session: Session,
         system_prompt: SystemPrompt,
         config: EngineConfig,
-        render: Callable[[Any], str],
+        render: Callable[[Issue], str],
         observer: Observer = ignore,
         sleep: Callable[[float], None] = time.sleep,
         details: MessageDetails = NO_DETAILS,
@@ -172,7 +174,7 @@ class GenerationEngine:
         self.config = replace(self.config, max_attempts=max_attempts)
         self.session.emit(ev.SettingsChanged(setting="validation.retry.max_attempts", value=max_attempts))
 
-    def escalate(self, result: CycleResult) -> list[dict[str, Any]]:
+    def escalate(self, result: CycleResult) -> list[dict[str, Value]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
         shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
         self.session.emit(ev.HitlEscalation(
@@ -193,14 +195,15 @@ class GenerationEngine:
         self.session.emit(ev.PipelineAccepted(cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested))
         return digest
 
-    def restore(self, conversation: list[dict[str, Any]]) -> None:
+    def restore(self, conversation: list[dict[str, Value]]) -> None:
         """Rebuild the turns of a saved conversation.jsonl (for `osiris chat --resume`)."""
         request: str | None = None
         for entry in conversation:
+            content, oml = entry.get("content", ""), entry.get("oml")
             if entry.get("role") == "user" and entry.get("kind", "request") == "request":
-                request = entry.get("content", "")
-            elif entry.get("role") == "assistant" and entry.get("valid") and entry.get("oml") and request:
-                self._remember_turn(request, entry["oml"])
+                request = content if isinstance(content, str) else ""
+            elif entry.get("role") == "assistant" and entry.get("valid") and isinstance(oml, str) and oml and request:
+                self._remember_turn(request, oml)
         self._request = request
 
     # --- one cycle --------------------------------------------------------------------------
@@ -306,7 +309,7 @@ class GenerationEngine:
         """The texts every call sends besides its prompt: the system prompt and the history."""
         return [self.system_prompt.stable, self.system_prompt.dynamic, *(m.content for m in self.history)]
 
-    def _validate(self, text: str, *, truncated: bool) -> tuple[Any, float]:
+    def _validate(self, text: str, *, truncated: bool) -> tuple[ValidationReport, float]:
         started = time.perf_counter()
         report = self.validator.validate(text, truncated=truncated)
         elapsed = (time.perf_counter() - started) * 1000

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
+    from osiris.sample.dry_run import DryRun
     from osiris.llm.errors import LLMServiceError
     from osiris.validate.issue import ValidationReport
     from osiris.retry.result import CycleResult
@@ -85,7 +86,7 @@ class SamplesTested:
     cycle: int
     attempt: int
     total: int
-    dry_run: Any
+    dry_run: DryRun
 
 
 @dataclass(frozen=True)

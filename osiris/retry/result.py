@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from osiris.llm.types import TokenUsage
 
@@ -87,11 +87,11 @@ class CycleResult:
         return self.attempts[-1]
 
     @property
-    def report(self) -> Any:
+    def report(self) -> ValidationReport:
         return self.last.report
 
     @property
-    def dry_run(self) -> Any:
+    def dry_run(self) -> DryRun | None:
         """The last attempt's sample run (None when it was not tested on samples)."""
         return self.last.dry_run if self.attempts else None
 

@@ -5,10 +5,11 @@ so that the engine depends on nothing that depends on it back (docs/architecture
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
+    from osiris.oml.values import Config
     from osiris.registry import Registry
     from osiris.sample.dry_run import DryRun
     from osiris.validate.connections import Connections
@@ -30,10 +31,10 @@ class SampleTester(Protocol):
     @property
     def rows(self) -> int: ...
 
-    def wants(self, pipeline: Mapping[str, Any]) -> bool: ...
+    def wants(self, pipeline: Config) -> bool: ...
 
-    def test(self, pipeline: Mapping[str, Any], step_configs: Mapping[str, StepConfig], *, cycle: int,
-             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Any] | None = None,
+    def test(self, pipeline: Config, step_configs: Mapping[str, StepConfig], *, cycle: int,
+             attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Config] | None = None,
              step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun: ...
 
-    def last_time(self, dry_run: DryRun | None, pipeline: Any) -> str | None: ...
+    def last_time(self, dry_run: DryRun | None, pipeline: Config | None) -> str | None: ...

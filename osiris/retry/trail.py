@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.prompt.retry import without_previous_pipeline
 from osiris.retry.result import Attempt, CycleResult
 from osiris.session import Session
 
 if TYPE_CHECKING:
+    from osiris.oml.values import Value
     from osiris.validate.issue import ValidationReport
 
 
@@ -50,7 +51,7 @@ def unified_diff(previous: Attempt, current: Attempt, session: Session) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def issues_json(report: ValidationReport) -> dict[str, Any]:
+def issues_json(report: ValidationReport) -> dict[str, Value]:
     return {
         "valid": bool(report.valid),
         "error_codes": list(report.error_codes),
@@ -58,7 +59,7 @@ def issues_json(report: ValidationReport) -> dict[str, Any]:
     }
 
 
-def attempt_summary(attempt: Attempt) -> dict[str, Any]:
+def attempt_summary(attempt: Attempt) -> dict[str, Value]:
     """One row of the trail, and of `osiris sessions attempts`."""
     return {
         "attempt_index": attempt.index,
@@ -76,7 +77,7 @@ def attempt_summary(attempt: Attempt) -> dict[str, Any]:
     }
 
 
-def tier_counts(result: CycleResult) -> dict[str, Any]:
+def tier_counts(result: CycleResult) -> dict[str, Value]:
     """How the cycle's attempts fared tier by tier: validation (tiers 1-4), then the sample run (tier 5)."""
     ran = [a.dry_run for a in result.attempts if a.dry_run is not None]
     return {
