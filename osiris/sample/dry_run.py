@@ -50,7 +50,7 @@ class SampleOptions:
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else nowhere
     boundary: Boundary | None = None  # None: the project's own (base_dir, the built-in specs)
-    redact: Callable[[Value], Value] = lambda value: value  # preview rows pass through it (the session's redactor)
+    redact: Callable[[object], object] = lambda value: value  # preview rows pass through it (the session's redactor)
     timeout_seconds: float | None = None  # validation.dry_run_timeout_seconds: the run's deadline (OML532)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Protocol, TypeVar
 
 from osiris.errors import UsageError
 
@@ -21,6 +21,16 @@ KEYRING_SOURCE = "keyring"
 # provider -> (environment variable, keyring entry); Anthropic's entry is the one older versions wrote.
 KEY_PLACES = {"anthropic": (ENV_VAR, USERNAME), "openai": ("OPENAI_API_KEY", "openai-api-key")}
 T = TypeVar("T")
+
+
+class KeyringBackend(Protocol):
+    """What Osiris calls on a keyring backend (`keyring.backend.KeyringBackend`; keyring ships no types)."""
+
+    def get_password(self, service: str, username: str) -> str | None: ...
+
+    def set_password(self, service: str, username: str, password: str) -> None: ...
+
+    def delete_password(self, service: str, username: str) -> None: ...
 
 
 def env_var(provider: str = "anthropic") -> str:
@@ -81,7 +91,7 @@ def delete_api_key(provider: str = "anthropic") -> bool:
 
     username = KEY_PLACES[provider][1]
 
-    def delete(backend: Any) -> bool:
+    def delete(backend: KeyringBackend) -> bool:
         try:
             backend.delete_password(SERVICE, username)
         except keyring.errors.PasswordDeleteError:
@@ -96,7 +106,7 @@ def mask(key: str) -> str:
     return f"…{key[-4:]}" if len(key) > 4 else "…"
 
 
-def _backend() -> Any:
+def _backend() -> KeyringBackend:
     """The active keyring backend, or KeyringUnavailableError for keyring's fail backend (told
     without importing keyring where no backend can be usable: osiris.secrets.keyring_probe)."""
     from osiris.secrets.keyring_probe import surely_none
@@ -106,13 +116,13 @@ def _backend() -> Any:
     import keyring
     import keyring.backends.fail
 
-    backend = keyring.get_keyring()
+    backend: KeyringBackend = keyring.get_keyring()
     if isinstance(backend, keyring.backends.fail.Keyring):
         raise KeyringUnavailableError()
     return backend
 
 
-def _call(action: Callable[[Any], T]) -> T:
+def _call(action: Callable[[KeyringBackend], T]) -> T:
     """Run `action(backend)`, turning keyring failures into KeyringUnavailableError."""
     import keyring.errors
 

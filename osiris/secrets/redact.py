@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import overload
 from urllib.parse import quote, quote_plus
 
 from osiris.secrets.names import MASK, is_secret_key
@@ -58,7 +58,7 @@ _FLOW_BRACKETS = re.compile(r"[\[\]{}\n]")
 class Redactor:
     """Masks secrets in strings and nested data. Build one per session; it is cheap to call."""
 
-    def __init__(self, known_values: Iterable[Any] = (), secret_fields: Iterable[str] = ()) -> None:
+    def __init__(self, known_values: Iterable[object] = (), secret_fields: Iterable[str] = ()) -> None:
         self.secret_fields = {name.lower() for name in secret_fields}
         self._verdicts: dict[str, bool] = {}  # key name -> is it secret (the same keys recur a lot)
         self._known: set[str] = set()
@@ -66,7 +66,7 @@ class Redactor:
         self._known_pattern: re.Pattern[str] | None = None
         self.add_known(known_values)
 
-    def add_known(self, values: Iterable[Any]) -> None:
+    def add_known(self, values: Iterable[object]) -> None:
         """Remember more secret values (a resolved connection password, a number too)."""
         fresh = {text for text in map(secret_text, values) if text and len(text) >= MIN_KNOWN_SECRET_LENGTH}
         forms = {form for value in fresh - self._known for form in encoded_forms(value)}
@@ -76,7 +76,7 @@ class Redactor:
         self._forms |= forms
         self._known_pattern = re.compile("|".join(re.escape(f) for f in sorted(self._forms, key=len, reverse=True)))
 
-    def learn_from(self, data: Any, secret_paths: Iterable[str] = ()) -> None:
+    def learn_from(self, data: object, secret_paths: Iterable[str] = ()) -> None:
         """Remember the values found under secret keys in `data` (e.g. an LLM's pipeline that wrote
         a password inline), and at `secret_paths` (JSON pointers a component spec marks secret), so
         that they are masked wherever they turn up later, under any key."""
@@ -85,7 +85,7 @@ class Redactor:
         at_paths = [_at(data, split(path)) for path in secret_paths]
         self.add_known([*self._secret_values(data), *(v for found in at_paths for v in self._secret_values(found, True))])
 
-    def _secret_values(self, data: Any, secret: bool = False) -> list[Any]:
+    def _secret_values(self, data: object, secret: bool = False) -> list[object]:
         if isinstance(data, Mapping):
             return [v for k, item in data.items()
                     for v in self._secret_values(item, secret or self.is_secret_field(str(k)))]
@@ -186,7 +186,13 @@ class Redactor:
                 inside = len(opening["indent"])
         return "".join(lines)
 
-    def data(self, value: Any, key: str | None = None) -> Any:
+    @overload
+    def data(self, value: Mapping[str, object], key: str | None = None) -> dict[str, object]: ...
+
+    @overload
+    def data(self, value: object, key: str | None = None) -> object: ...
+
+    def data(self, value: object, key: str | None = None) -> object:
         """A redacted copy of JSON-like data: whatever sits under a secret key is masked (numbers
         too), every other string is scanned. Numbers elsewhere are operational figures, kept unless
         one is a known secret (`batch_size: 98765432` echoing a numeric password)."""
@@ -238,14 +244,14 @@ class Redactor:
         return f"{head}{quote_char}{MASK}{quote_char}{trailing}"
 
 
-def secret_text(value: Any) -> str | None:
+def secret_text(value: object) -> str | None:
     """A secret value as text: strings and numbers (a numeric password is still a password)."""
     if isinstance(value, str):
         return value
     return min(number_texts(value), key=len, default=None)
 
 
-def number_texts(value: Any) -> set[str]:
+def number_texts(value: object) -> set[str]:
     """How a number is written: {'98765432'} for 98765432, and for 98765432.0 also '98765432.0'.
 
     Booleans are never secrets: `true` and `false` are the two values anyone would guess, so
@@ -279,7 +285,7 @@ def encoded_forms(value: str) -> set[str]:
     return {form for form in forms if form == value or len(form) >= MIN_ENCODED_LENGTH}
 
 
-def mask_all(value: Any) -> Any:
+def mask_all(value: object) -> object:
     """Every leaf masked (structure kept); nothing, empty text and references stay as they are."""
     if isinstance(value, Mapping):
         return {k: mask_all(v) for k, v in value.items()}
@@ -315,7 +321,7 @@ def split_fences(text: str) -> list[tuple[bool, str]]:
     return [(fenced, "".join(lines)) for fenced, lines in pieces]
 
 
-def _at(data: Any, parts: list[str]) -> Any:
+def _at(data: object, parts: list[str]) -> object:
     """The value at a JSON pointer's parts, or None."""
     for part in parts:
         if isinstance(data, Mapping):

@@ -147,7 +147,7 @@ class Session:
 
     def append_conversation(self, role: str, content: str, **extra: object) -> None:
         """One redacted turn of the conversation, enough to resume the session."""
-        entry = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
+        entry: dict[str, object] = {"ts": now_iso(), "role": role, "content": self.redactor.text(content)}
         entry.update(self.redactor.data(extra))
         self._conversation.append(strict_json.dumps(entry))
 
