@@ -63,7 +63,7 @@ class TableInfo:
 class Discoverer(Protocol):
     """The part of a driver (osiris.run.driver.Driver) that `osiris discover` calls."""
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]: ...
+    def discover(self, config: Mapping[str, object], tables: list[str] | None) -> list[TableInfo]: ...
 
 
 def family(name: str) -> Family | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
 
 CELL_WIDTH = 24  # the widest a data value is shown in a preview, in terminal cells
 NO_ROWS = "(no rows matched on the sample)"
@@ -50,13 +49,13 @@ def printable(text: str, keep: str = "") -> str:
     return "".join(char if char.isprintable() or char in keep else repr(char)[1:-1] for char in text)
 
 
-def cell(value: Any, width: int = CELL_WIDTH) -> str:
+def cell(value: object, width: int = CELL_WIDTH) -> str:
     """One data value for a preview: NULL for None, control characters escaped (one line, never a
     terminal command), at most `width` terminal cells (cut with "…")."""
     return fit("NULL" if value is None else printable(value_text(value)), width)
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     """A value as a preview shows it: a duration by `duration_text` (`838:59:59`, not Python's
     `34 days, 22:59:59`); anything else as str() does."""
     return duration_text(value) if isinstance(value, timedelta) else str(value)

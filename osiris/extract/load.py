@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import yaml
+from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from osiris.extract.scalars import BadValue, ScalarReader, check_collection_tag
@@ -38,7 +39,7 @@ class Positions(Mapping[str, Position]):
     most pointers of a valid pipeline are never looked up."""
 
     def __init__(self, line_offset: int = 0) -> None:
-        self.marks: dict[str, Any] = {}
+        self.marks: dict[str, Mark] = {}
         self.line_offset = line_offset
 
     def __getitem__(self, pointer: str) -> Position:
@@ -206,7 +207,8 @@ class _Builder:
         self.count = 0
         self.scalars = ScalarReader()
 
-    def build(self, node: Node, pointer: str, depth: int) -> Any:
+    def build(self, node: Node, pointer: str, depth: int) -> object:
+        """The value of `node`: a scalar, a list or a dict of them (osiris.oml.values.Value, a layer up)."""
         self.count += 1
         if self.count > MAX_NODES:
             raise _LimitExceeded(f"the YAML holds or expands (through anchors and aliases) to more than {MAX_NODES:,} values")
@@ -222,8 +224,8 @@ class _Builder:
             return self.scalars.read(node)
         raise ValueError(f"unsupported YAML node {node.tag}")
 
-    def _mapping(self, node: MappingNode, pointer: str, depth: int) -> dict[Any, Any]:
-        result: dict[Any, Any] = {}
+    def _mapping(self, node: MappingNode, pointer: str, depth: int) -> dict[str, object]:
+        result: dict[str, object] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, ScalarNode):
                 raise ValueError("a mapping key must be a plain value, not a list or mapping")
@@ -257,7 +259,7 @@ def _is_null(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
-def _position(mark: Any, line_offset: int) -> Position:
+def _position(mark: Mark, line_offset: int) -> Position:
     return Position(mark.line + 1 + line_offset, mark.column + 1)
 
 

@@ -7,7 +7,6 @@ integer beyond 64 bits (refused, OML105), no date or binary object (the text as 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -43,7 +42,7 @@ def check_collection_tag(node: Node) -> None:
         raise BadValue("OML101", f"the tag {_short(shown_tag(node.tag))} is not allowed here: OML is plain YAML", node)
 
 
-def fits(number: Any) -> bool:
+def fits(number: object) -> bool:
     """True for finite floats and integers below MAX_INTEGER in magnitude: values strict JSON can carry."""
     if isinstance(number, float):
         return math.isfinite(number)
@@ -56,9 +55,10 @@ class ScalarReader:
     def __init__(self) -> None:
         self.constructor = SafeConstructor()
 
-    def read(self, node: ScalarNode) -> Any:
+    def read(self, node: ScalarNode) -> str | int | float | bool | None:
+        written: str = node.value  # a scalar node holds the text as written
         if node.tag in _AS_WRITTEN:
-            return node.value
+            return written
         if node.tag == _INT and len(node.value) > _MAX_NUMBER_TEXT:
             raise BadValue("OML105", f"the number {_short(node.value)} has {len(node.value):,} characters; "
                            f"numbers must be smaller than 2^64", node)
@@ -78,7 +78,7 @@ class ScalarReader:
             return value
         if isinstance(value, float) and fits(value):
             return value
-        return node.value  # NaN, infinities, dates, binary, sets: keep the text as written
+        return written  # NaN, infinities, dates, binary, sets: keep the text as written
 
 
 def _short(text: str, limit: int = 40) -> str:
