@@ -67,6 +67,7 @@ def test_fixed_on_retry_writes_the_pipeline_keeps_the_apis_counts_and_never_the_
     first = fake_openai.requests[0]
     assert first.body["stream"] is True and first.body["stream_options"] == {"include_usage": True}
     assert first.body["model"] == "gpt-4.1-mini" and first.body["max_tokens"] == 4096
+    assert "max_completion_tokens" not in first.body  # the other limit is left out, not sent empty
     assert first.body["messages"][0]["role"] == "system"
     assert all(r.headers["authorization"] == f"Bearer {OPENAI_KEY}" for r in fake_openai.requests)
     assert "filesystem.csv_writter" in fake_openai.requests[1].raw  # the retry prompt is a delta

@@ -8,7 +8,7 @@ The SDK is imported on first use (it takes over a second to import).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.llm.anthropic_request import message_params, system_blocks
 from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
@@ -16,6 +16,7 @@ from osiris.llm.sdk_client import SDKProvider
 from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 
 if TYPE_CHECKING:
+    import anthropic
     from anthropic.lib.streaming import MessageStream
     from anthropic.types import Message
 
@@ -29,12 +30,12 @@ _STREAM_ERROR_KINDS = {
 _ENDED_EARLY = "the answer stream ended before message_stop"
 
 
-class AnthropicProvider(SDKProvider):
+class AnthropicProvider(SDKProvider["anthropic.Anthropic"]):
     """`Provider` for Anthropic. `base_url=None` keeps the SDK default (honours ANTHROPIC_BASE_URL)."""
 
     name = "anthropic"
 
-    def _new_client(self) -> Any:
+    def _new_client(self) -> anthropic.Anthropic:
         import anthropic
 
         return anthropic.Anthropic(api_key=self._api_key, base_url=self._base_url, **self._transport_options(anthropic))

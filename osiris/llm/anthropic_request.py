@@ -14,22 +14,30 @@ from typing import TYPE_CHECKING
 from osiris.llm.types import LLMRequest
 
 if TYPE_CHECKING:
-    from osiris.oml.values import Value
+    from anthropic.types import CacheControlEphemeralParam, MessageParam, TextBlockParam
 
-EPHEMERAL = {"type": "ephemeral"}
+    from osiris.llm.types import Role
+
+EPHEMERAL: CacheControlEphemeralParam = {"type": "ephemeral"}
 
 
-def system_blocks(request: LLMRequest) -> list[dict[str, Value]]:
-    blocks: list[dict[str, Value]] = [{"type": "text", "text": request.system_stable, "cache_control": EPHEMERAL}]
+def system_blocks(request: LLMRequest) -> list[TextBlockParam]:
+    blocks: list[TextBlockParam] = [{"type": "text", "text": request.system_stable, "cache_control": EPHEMERAL}]
     if request.system_dynamic:
         blocks.append({"type": "text", "text": request.system_dynamic})
     return blocks
 
 
-def message_params(request: LLMRequest) -> list[dict[str, Value]]:
+def message_params(request: LLMRequest) -> list[MessageParam]:
     """Plain messages, except the last one of the history, which carries the breakpoint."""
-    messages: list[dict[str, Value]] = [{"role": m.role, "content": m.content} for m in request.messages]
+    messages = [_message(m.role, m.content) for m in request.messages]
     if len(messages) >= 2:
         last = request.messages[-2]
-        messages[-2] = {"role": last.role, "content": [{"type": "text", "text": last.content, "cache_control": EPHEMERAL}]}
+        messages[-2] = _message(last.role, [{"type": "text", "text": last.content, "cache_control": EPHEMERAL}])
     return messages
+
+
+def _message(role: Role, content: str | list[TextBlockParam]) -> MessageParam:
+    if role == "user":
+        return {"role": "user", "content": content}
+    return {"role": "assistant", "content": content}

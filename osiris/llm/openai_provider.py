@@ -11,7 +11,7 @@ first use.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from osiris.llm.errors import TIMED_OUT, LLMServiceError, first_line, status_error
@@ -21,7 +21,9 @@ from osiris.llm.types import LLMReply, LLMRequest, TokenUsage
 if TYPE_CHECKING:
     import openai
     from openai.types import CompletionUsage
-    from openai.types.chat import ChatCompletionChunk
+    from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+
+    from osiris.llm.types import Message
 
 _ENDED_EARLY = "the answer stream ended before its finish_reason"
 # OpenAI's own API took `max_tokens` away from its newer models; compatible servers know `max_tokens`.
@@ -29,12 +31,12 @@ _OPENAI_HOSTS = ("api.openai.com",)
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}
 
 
-class OpenAIProvider(SDKProvider):
+class OpenAIProvider(SDKProvider["openai.OpenAI"]):
     """`Provider` for an OpenAI-compatible server. `api_key=None`: a local server that wants none."""
 
     name = "openai"
 
-    def _new_client(self) -> Any:
+    def _new_client(self) -> openai.OpenAI:
         import openai
 
         return openai.OpenAI(
@@ -51,13 +53,15 @@ class OpenAIProvider(SDKProvider):
         import openai
 
         client = self._get_client()
+        completion = self._limit_name() == "max_completion_tokens"
         with self._service_errors(openai.APIError, translate_error, _ENDED_EARLY):
             stream = client.chat.completions.create(
                 model=self.model,
                 messages=chat_messages(request),
                 stream=True,
                 stream_options={"include_usage": True},
-                **{self._limit_name(): request.max_tokens},
+                max_completion_tokens=request.max_tokens if completion else openai.omit,  # omit: not sent
+                max_tokens=openai.omit if completion else request.max_tokens,
             )
             with stream:
                 text, finish_reason, model, usage = _read_stream(stream)
@@ -74,11 +78,17 @@ class OpenAIProvider(SDKProvider):
         return "max_completion_tokens" if host in _OPENAI_HOSTS else "max_tokens"
 
 
-def chat_messages(request: LLMRequest) -> list[dict[str, str]]:
+def chat_messages(request: LLMRequest) -> list[ChatCompletionMessageParam]:
     """One system message, its stable part first (a server that caches prefixes, as OpenAI does by
     itself, reuses it from call to call), then the conversation."""
     system = request.system_stable + (f"\n\n{request.system_dynamic}" if request.system_dynamic else "")
-    return [{"role": "system", "content": system}, *({"role": m.role, "content": m.content} for m in request.messages)]
+    return [{"role": "system", "content": system}, *(_chat_message(m) for m in request.messages)]
+
+
+def _chat_message(message: Message) -> ChatCompletionMessageParam:
+    if message.role == "user":
+        return {"role": "user", "content": message.content}
+    return {"role": "assistant", "content": message.content}
 
 
 def _read_stream(stream: openai.Stream[ChatCompletionChunk]) -> tuple[str, str, str | None, CompletionUsage | None]:

@@ -7,12 +7,15 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar
 
 from osiris.llm.errors import LLMServiceError, stream_fault
 
 if TYPE_CHECKING:
     from osiris.llm.http_library import http
+
+
+Client = TypeVar("Client")
 
 
 class TransportOptions(TypedDict):
@@ -23,7 +26,7 @@ class TransportOptions(TypedDict):
     http_client: http.Client
 
 
-class SDKProvider:
+class SDKProvider(Generic[Client]):
     """Holds a provider's settings and builds the SDK client on the first request, or when
     `prepare()` is called (the chat calls it while the person types); the chat's warm-up thread may
     get there first, hence the lock. Subclasses say how to build the client and make a request."""
@@ -44,20 +47,20 @@ class SDKProvider:
         self._base_url = base_url
         self._timeout = timeout_seconds
         self._deadline = deadline_seconds
-        self._client: Any = None
+        self._client: Client | None = None
         self._client_lock = threading.Lock()
 
     def prepare(self) -> None:
         """Build the SDK client now."""
         self._get_client()
 
-    def _get_client(self) -> Any:
+    def _get_client(self) -> Client:
         with self._client_lock:
             if self._client is None:
                 self._client = self._new_client()
             return self._client
 
-    def _new_client(self) -> Any:
+    def _new_client(self) -> Client:
         raise NotImplementedError
 
     def _transport_options(self, sdk: ModuleType) -> TransportOptions:
