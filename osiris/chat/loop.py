@@ -42,6 +42,7 @@ from osiris.llm.types import TokenUsage
 from osiris.retry.budget import SpendingCapReached
 from osiris.retry.engine import GenerationEngine
 from osiris.session.events import LlmCallCancelled
+from osiris.oml.narrow import objects_in
 
 if TYPE_CHECKING:
     from osiris.oml.values import Config, Value
@@ -376,7 +377,7 @@ class ChatLoop:
         from osiris.session.reader import SessionRecord, read_trails
 
         cycles: list[tuple[Value, Value, list[Config]]] = [
-            (t.get("cycle"), t.get("stop_reason"), _objects(t.get("attempts")))
+            (t.get("cycle"), t.get("stop_reason"), objects_in(t.get("attempts")))
             for t in read_trails(SessionRecord(self.engine.session.path, {}))]
         last = self.engine.last
         if last is not None and last.cycle not in {cycle for cycle, _, _ in cycles}:
@@ -422,9 +423,3 @@ class ChatLoop:
         self.engine.set_max_attempts(value)
         self.display.say(f"Retry attempts set to {value}{' (strict mode)' if value == 0 else ''}.")
         return True
-
-
-
-def _objects(value: Value) -> list[Config]:
-    """The objects of a list read back from a trail; none when it holds no list."""
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from osiris.commands.options import add_action, add_actions
 from osiris.errors import ExitCode
 from osiris.session import strict_json
 from osiris.text_table import printable
+from osiris.oml.narrow import items_of, object_of, objects_in
 
 if TYPE_CHECKING:
     from osiris.llm.types import TokenUsage
@@ -70,16 +70,6 @@ def _whole(value: Value) -> int:
     return int(value) if isinstance(value, (int, float, str)) and value else 0
 
 
-def _object(value: Value) -> Config:
-    """An object read back from a session file; an empty one when absent or null."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def _objects(value: Value) -> list[Config]:
-    """The objects of a list read back from a session file; none when it holds no list."""
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
-
-
 def _list(records: list[SessionRecord], as_json: bool, root: Path) -> int:
     if as_json:
         _print_json([_summary(r) for r in records])
@@ -101,8 +91,8 @@ def _list(records: list[SessionRecord], as_json: bool, root: Path) -> int:
 
 def _summary(record: SessionRecord) -> dict[str, Value]:
     meta = record.meta
-    totals = _object(meta.get("totals"))
-    tokens = _object(totals.get("tokens"))
+    totals = object_of(meta.get("totals"))
+    tokens = object_of(totals.get("tokens"))
     return {
         "id": record.id,
         "path": str(record.path),
@@ -129,8 +119,8 @@ def _show(record: SessionRecord, trails: list[dict[str, Value]], run: dict[str, 
         _print_json({"session": meta, "status": record.status, "problem": record.problem,
                      "path": str(record.path), "cycles": trails, "run": run})
         return ExitCode.OK
-    totals = _object(meta.get("totals"))
-    tokens = _object(totals.get("tokens"))
+    totals = object_of(meta.get("totals"))
+    tokens = object_of(totals.get("tokens"))
     print(f"session   {record.id}")
     print(f"path      {record.path}")
     if record.problem:
@@ -155,7 +145,7 @@ def _show(record: SessionRecord, trails: list[dict[str, Value]], run: dict[str, 
         status, reason = trail.get("status"), trail.get("stop_reason")
         why = f" ({reason})" if reason and reason != status else ""
         print(printable(f"cycle {trail.get('cycle')}: {status}{why}, "
-                        f"{len(_objects(trail.get('attempts')))} attempt(s): {request[:70]}"))
+                        f"{len(objects_in(trail.get('attempts')))} attempt(s): {request[:70]}"))
     return ExitCode.OK
 
 
@@ -165,7 +155,7 @@ def _run_lines(run: Config) -> list[str]:
                        f"sha256 {run.get('pipeline_sha256') or '-'}")]
     if run.get("sample") is not None:
         lines.append(f"sample    {run['sample']} rows a source; writes rolled back, nothing kept")
-    return lines + _step_table(_objects(run.get("steps")))
+    return lines + _step_table(objects_in(run.get("steps")))
 
 
 def _step_table(steps: list[Config]) -> list[str]:
@@ -176,7 +166,7 @@ def _step_table(steps: list[Config]) -> list[str]:
         str(step.get("id")), str(step.get("component")), str(step.get("status")),
         f"{step.get('rows_in', 0):,}", f"{step.get('rows_out', 0):,}",
         f"{_seconds(step.get('duration_ms'))} s",
-        describe_target(_object(step.get("target"))) if step.get("target") else "-",
+        describe_target(object_of(step.get("target"))) if step.get("target") else "-",
     ] for step in steps]
     return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows)
 
@@ -200,7 +190,7 @@ def _run_steps(run: dict[str, Value], as_json: bool) -> int:
 def _attempts(trails: list[dict[str, Value]], as_json: bool) -> int:
     rows: list[dict[str, Value]] = []
     for trail in trails:
-        for attempt in _objects(trail.get("attempts")):
+        for attempt in objects_in(trail.get("attempts")):
             usage = attempt.get("token_usage") or {}
             rows.append({"cycle": trail.get("cycle"), **attempt, "token_usage": usage})
     if as_json:
@@ -209,8 +199,8 @@ def _attempts(trails: list[dict[str, Value]], as_json: bool) -> int:
     table = [
         [
             str(r["cycle"]), str(r.get("attempt_index")), str(r.get("kind") or ""), "yes" if r.get("valid") else "no",
-            ",".join(str(code) for code in _texts(r.get("error_codes"))) or "-",
-            *(str(_object(r["token_usage"]).get(kind, 0)) for kind in ("input", "output", "cache_read", "cache_write")),
+            ",".join(str(code) for code in items_of(r.get("error_codes"))) or "-",
+            *(str(object_of(r["token_usage"]).get(kind, 0)) for kind in ("input", "output", "cache_read", "cache_write")),
             f"{r.get('llm_ms', 0):.0f}", f"{r.get('validation_ms', 0):.1f}",
         ]
         for r in rows
@@ -220,11 +210,6 @@ def _attempts(trails: list[dict[str, Value]], as_json: bool) -> int:
         table,
     )
     return ExitCode.OK
-
-
-def _texts(value: Value) -> list[Value]:
-    """The items of a list read back from a session file; none when absent or null."""
-    return list(value) if isinstance(value, list) else []
 
 
 def _events(events: list[dict[str, Value]], as_json: bool) -> int:

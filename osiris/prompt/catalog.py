@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from osiris.registry.spec import ComponentSpec
+from osiris.oml.narrow import items_of
 
 if TYPE_CHECKING:
     from osiris.oml.values import Config, Value
@@ -57,7 +58,7 @@ def _describe_field(name: str, prop: Config, required: bool, aliases: list[str],
     """E.g. `batch_size integer 100..100000 =10000` or `write_mode string [append|replace] (not mode)`."""
     parts = [name + ("*" if required else ""), type_of(prop)]
     if "enum" in prop:
-        parts.append("[" + "|".join(str(v) for v in _items(prop["enum"])) + "]")
+        parts.append("[" + "|".join(str(v) for v in items_of(prop["enum"])) + "]")
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None or high is not None:
         parts.append(f"{'' if low is None else low}..{'' if high is None else high}")
@@ -77,18 +78,13 @@ def type_of(prop: Config) -> str:
         return "|".join(_one_type(k, prop) for k in kind)
     if isinstance(kind, str):
         return _one_type(kind, prop)
-    forms = [type_of(sub) for sub in _items(prop.get("oneOf", prop.get("anyOf", []))) if isinstance(sub, dict)]
+    forms = [type_of(sub) for sub in items_of(prop.get("oneOf", prop.get("anyOf", []))) if isinstance(sub, dict)]
     if "enum" in prop and not forms:
-        forms = sorted({_JSON_TYPES.get(type(v), "string") for v in _items(prop["enum"])})
+        forms = sorted({_JSON_TYPES.get(type(v), "string") for v in items_of(prop["enum"])})
     return "|".join(dict.fromkeys(forms)) or "any"
 
 
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
-
-
-def _items(value: Value) -> list[Value]:
-    """The items of a schema's list (`enum`, `oneOf`); none when it holds no list."""
-    return list(value) if isinstance(value, list) else []
 
 
 def _one_type(kind: str, prop: Config) -> str:

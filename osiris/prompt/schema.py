@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from osiris.catalog.store import Catalog, list_catalogs
 from osiris.prompt.date_forms import ISO_NOTE, api_form, column_form, graphql_form
 from osiris.prompt.fence import fenced_data
+from osiris.oml.narrow import items_of, object_of
 
 if TYPE_CHECKING:
     from osiris.oml.values import Config, Value
@@ -90,7 +91,7 @@ def table_line(name: str, table: Config, room: int, family: str = "") -> str:
         return graphql_lines(name, table, room)
     if "data_path" in table:
         return endpoint_lines(name, table, room)
-    keys = {str(key) for key in _list(table.get("primary_key"))}
+    keys = {str(key) for key in items_of(table.get("primary_key"))}
     columns = [f"{c['name']} {c.get('type', '')}".rstrip() + (" PK" if str(c["name"]) in keys else "") + _facts(c, family)
                for c in _named(table.get("columns"))]
     line = f"  {name}({', '.join(columns)})"
@@ -114,15 +115,15 @@ def endpoint_lines(path: str, entry: Config, room: int) -> str:
     """An endpoint's step settings, then one line per key (nested keys dotted), cut to fit `room`."""
     seen = entry.get("records_seen", 0)
     head = (f"  endpoint {path}: data_path '{entry.get('data_path', '')}' ({seen} record{'s' if seen != 1 else ''} "
-            f"seen); {_paging(_object(entry.get('paging')))}")
+            f"seen); {_paging(object_of(entry.get('paging')))}")
     return _keys_within(head, _key_lines(entry, "duckdb_types", "DuckDB"), room)
 
 
 def graphql_lines(name: str, entry: Config, room: int) -> str:
     """A query field's arguments, data_path and paging, then one line per key with its JSON and
     GraphQL type, cut to fit `room`."""
-    arguments = ", ".join(_argument(a) for a in _list(entry.get("arguments")) if isinstance(a, dict))
-    paging = _object(entry.get("paging"))
+    arguments = ", ".join(_argument(a) for a in items_of(entry.get("arguments")) if isinstance(a, dict))
+    paging = object_of(entry.get("paging"))
     pages = (f"paging: pagination_enabled: true, pagination_path: {paging.get('pagination_path')}, "
              f"pagination_variable_name: {paging.get('cursor_variable', 'after')} (ask for pageInfo "
              "{ hasNextPage endCursor })" if paging.get("style") == "graphql" else "paging: no pageInfo")
@@ -141,28 +142,18 @@ def _argument(argument: Config) -> str:
 
 def _key_lines(entry: Config, types_key: str, title: str) -> list[str]:
     """`    requester object (DuckDB STRUCT(...))`: the entry's keys, top-level then nested."""
-    exact = _object(entry.get(types_key))
-    enums = _object(entry.get("enum_values"))
+    exact = object_of(entry.get(types_key))
+    enums = object_of(entry.get("enum_values"))
     keys = _named(entry.get("columns")) + _named(entry.get("fields"))
     return [f"    {k['name']} {_key_type(k, exact.get(str(k['name'])), title)}"
-            + (f", one of: {', '.join(map(str, _list(enums.get(str(k['name'])))))}"
+            + (f", one of: {', '.join(map(str, items_of(enums.get(str(k['name'])))))}"
                if isinstance(enums.get(str(k["name"])), list) else "")
             for k in keys]
 
 
-def _object(value: Value) -> Config:
-    """A catalog entry's object; an empty one when absent or null."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Value) -> list[Value]:
-    """A catalog entry's list; an empty one when absent or null."""
-    return list(value) if isinstance(value, list) else []
-
-
 def _named(value: Value) -> list[Config]:
     """The objects with a `name` in a catalog entry's list (its columns, its keys)."""
-    return [item for item in _list(value) if isinstance(item, dict) and "name" in item]
+    return [item for item in items_of(value) if isinstance(item, dict) and "name" in item]
 
 
 def _key_type(key: Config, exact: Value, title: str) -> str:
@@ -197,7 +188,7 @@ def _paging(paging: Config) -> str:
     if style == "graphql":
         return f"paging: pageInfo at {paging.get('pagination_path')}"
     if style == "page":
-        return f"paging: pagination: page (the body has {', '.join(map(str, _list(paging.get('page_fields'))))})"
+        return f"paging: pagination: page (the body has {', '.join(map(str, items_of(paging.get('page_fields'))))})"
     return "paging: none seen (one page)"
 
 

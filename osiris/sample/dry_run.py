@@ -24,7 +24,7 @@ from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
 from osiris.trust.boundary import Boundary
-from osiris.oml.steps import config_of, steps_of
+from osiris.oml.narrow import config_of, steps_of
 from osiris.validate.issue import Issue
 
 if TYPE_CHECKING:

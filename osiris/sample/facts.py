@@ -17,7 +17,7 @@ from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, filtered, shown_columns
-from osiris.oml.steps import config_of, steps_of
+from osiris.oml.narrow import config_of, steps_of
 
 if TYPE_CHECKING:
     from osiris.oml.values import Config, Value

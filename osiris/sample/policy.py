@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from osiris.oml.steps import config_of, steps_of
+from osiris.oml.narrow import config_of, steps_of
 
 if TYPE_CHECKING:
     from osiris.oml.values import Config

@@ -20,7 +20,7 @@ from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_ru
 from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import Ask, DryRunPolicy, sources
 from osiris.sample.trail import SampleTrail
-from osiris.oml.steps import steps_of
+from osiris.oml.narrow import steps_of
 from osiris.session import Session, events
 from osiris.trust.boundary import Boundary
 from osiris.trust.disclosure import shorten, withhold_values

@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from osiris.trust.allowlist import ROW_GENERATORS, allowed
+from osiris.oml.narrow import object_of, objects_in
 
 if TYPE_CHECKING:
     from duckdb import DuckDBPyConnection
@@ -43,7 +44,7 @@ def unlisted(con: DuckDBPyConnection, query: str, tables: Collection[str]) -> st
         return "the SQL is not one query DuckDB can check (PIVOT, SET, COPY and other statements are refused)"
     nodes = list(_walk(statements[0]))
     known = {t.lower() for t in tables} | {str(entry.get("key", "")).lower() for node in nodes
-                                            for entry in _listed(_member(node, "cte_map").get("map"))}
+                                            for entry in objects_in(object_of(node.get("cte_map")).get("map"))}
     for node in nodes:
         reason = _reason(node, known)
         if reason:
@@ -63,7 +64,7 @@ def _reason(node: Config, known: set[str]) -> str | None:
     if kind not in _NODE_TYPES:
         return f"the query uses {str(kind).replace('_', ' ')}, which a transform may not"
     if kind == "TABLE_FUNCTION":
-        name = str(_member(node, "function").get("function_name", "")).lower()
+        name = str(object_of(node.get("function")).get("function_name", "")).lower()
         if name not in ROW_GENERATORS["duckdb"]:
             return f"the query calls the table function {name}"
     if kind == "BASE_TABLE":
@@ -73,17 +74,6 @@ def _reason(node: Config, known: set[str]) -> str | None:
         if name.lower() not in known:
             return f"the query reads table '{name}', which is none of its inputs"
     return None
-
-
-def _member(node: Config, key: str) -> Config:
-    """`node[key]` when it is an object; an empty one when it is missing or null."""
-    value = node.get(key)
-    return value if isinstance(value, Mapping) else {}
-
-
-def _listed(value: Value) -> list[Config]:
-    """The objects of a list; none when it is missing or null."""
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def _walk(value: Value) -> Iterator[Config]:
