@@ -22,8 +22,9 @@ chat: $(VENV)/.installed
 		exit 0; \
 	fi; exit $$status
 
-# One worker per core (ADR 0116), each test file on one worker in order (module-scoped servers and
-# tests that scan what the module's earlier tests wrote rely on it); coverage of osiris/ with its floor (ADR 0117). For one file:
+# One worker per core (ADR 0116), each test file on one worker (a module-scoped server starts once
+# per file); coverage of osiris/ with its floor (ADR 0117). The order is random (pytest-randomly, ADR
+# 0204): the seed is the last line but one, and --randomly-seed=N replays it. For one file:
 # $(PY) -m pytest -q tests/test_x.py
 # The tests start real PostgreSQL 15 and MariaDB servers, and the Spark tests need their JDBC drivers:
 # .ci/system-packages installs what is missing (as root, with apt) or says in one line how to.

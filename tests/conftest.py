@@ -18,6 +18,15 @@ from tests.support import clean_env as cli_env
 TEST_API_KEY = "sk-ant-test-key-4f1c9a7e2b5d8c3a"
 
 
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The seed of a run in random order (pytest-randomly, ADR 0204) as its last line, also under -q
+    and xdist, with the command that replays the order."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.pluginmanager.hasplugin("randomly"):
+        terminalreporter.write_line(f"tests ran in random order, seed {seed}; "
+                                    f"replay it with: pytest --randomly-seed={seed} TESTS")
+
+
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No ANTHROPIC_*, OPENAI_* or OSIRIS_* variable leaks in from the machine; no real keyring is used."""

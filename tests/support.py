@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +25,14 @@ def clean_env(**extra: str) -> dict[str, str]:
     env["NO_COLOR"] = "1"
     env.update(extra)
     return env
+
+
+def shows_number(text: str, digits: str) -> bool:
+    """Whether `digits` stand in `text` as a number of their own. A short number asserted `not in` a
+    text fails by chance: a session id holds the time and six hex digits (20261128-012501-a1b2c3), a
+    digest 64, a port five, a duration a decimal. So a run of digits, letters or a decimal point around
+    `digits` means it is part of something else (docs/testing.md, "Random order")."""
+    return re.search(rf"(?<![0-9A-Za-z.]){re.escape(digits)}(?![0-9A-Za-z.])", text) is not None
 
 
 def run_osiris(

@@ -111,18 +111,25 @@ def test_the_request_prompt_tells_the_path_the_paging_and_each_key(tmp_path: Pat
     assert small.count("\n    ") < 8 and "more keys)" in small  # cut to the budget, one line per key kept
 
 
-def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_invented_one(
-        tmp_path: Path, api: ApiServer) -> None:
+def empty_answer_project(root: Path, api: ApiServer) -> tuple[Any, Path]:  # noqa: F811
+    """A project with the helpdesk's catalog discovered and a pipeline that copies /tickets from a
+    cursor past its last page (an empty answer) to out.csv: the project and the pipeline's path."""
     from tests.run_helpers import RunProject, csv_step
 
-    proj = RunProject(tmp_path)
-    helpdesk_settings(tmp_path, api)
+    proj = RunProject(root)
+    helpdesk_settings(root, api)
     proj.planted("HELPDESK_TOKEN", TOKEN)
     step = {"id": "get", "component": "rest.extractor", "mode": "read",
             "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
                        "params": {"cursor": 100}}}
     path = proj.pipeline([step, csv_step("write", "write", "out.csv")])
-    assert discover(tmp_path, "@rest.helpdesk", "/tickets").returncode == 0
+    assert discover(root, "@rest.helpdesk", "/tickets").returncode == 0
+    return proj, path
+
+
+def test_an_endpoint_that_returns_no_records_writes_the_catalogs_columns_not_an_invented_one(
+        tmp_path: Path, api: ApiServer) -> None:
+    proj, path = empty_answer_project(tmp_path, api)
 
     done = proj.run(str(path))
 
@@ -136,16 +143,7 @@ def test_an_empty_answer_writes_the_catalogs_columns_when_the_run_starts_in_a_su
         tmp_path: Path, api: ApiServer) -> None:
     """The catalog is the project's, wherever `osiris run` starts (here a folder inside the project):
     an empty answer writes its columns, not `record` (issue 35)."""
-    from tests.run_helpers import RunProject, csv_step
-
-    proj = RunProject(tmp_path)
-    helpdesk_settings(tmp_path, api)
-    proj.planted("HELPDESK_TOKEN", TOKEN)
-    step = {"id": "get", "component": "rest.extractor", "mode": "read",
-            "config": {"connection": "@rest.helpdesk", "endpoint": "/tickets", "data_path": "tickets",
-                       "params": {"cursor": 100}}}
-    path = proj.pipeline([step, csv_step("write", "write", "out.csv")])
-    assert discover(tmp_path, "@rest.helpdesk", "/tickets").returncode == 0
+    proj, path = empty_answer_project(tmp_path, api)
     elsewhere = tmp_path / "pipelines"
     elsewhere.mkdir()
 

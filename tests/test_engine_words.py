@@ -24,9 +24,10 @@ from osiris.trust.engine_words import Known, filtered, shown_columns, vocabulary
 from tests.fake_anthropic import Reply
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
 from tests.sample_project import SampleProject, pipeline
+from tests.support import shows_number
 
 CANARY = "Ann-CANARY-7731"
-PIECES = (CANARY, "CANARY", "7731")
+PIECES = (CANARY, "CANARY")  # and 7731 as a number of its own (shows_number)
 ROWS = f"id,name,email\n1,{CANARY},{CANARY}@x.org\n"
 
 
@@ -117,6 +118,7 @@ def servers(postgres_server: Any, mariadb_server: Any, api_url: str) -> dict[str
 def assert_unseen(where: str, text: str) -> None:
     for piece in PIECES:
         assert piece not in text, f"{piece!r} reached {where}: {text[:2000]}"
+    assert not shows_number(text, "7731"), f"7731 reached {where}: {text[:2000]}"
 
 
 def trail_text(root: Path) -> str:

@@ -243,9 +243,21 @@ def test_discovery_of_a_server_that_refuses_is_one_clear_line(served: Served) ->
                                  "(configured: @postgres.default (did you mean '@postgres.default'?))")
 
 
-def test_zz_no_secret_in_any_result_nor_in_the_session_trail(served: Served) -> None:
-    """Runs last in the module (by name): every call above is in the scan."""
-    assert len(served.calls) > 20
+def test_no_secret_in_any_result_nor_in_the_session_trail(served: Served) -> None:
+    """Every tool, each given what holds a planted secret, then every result the module's server has sent
+    (this test's calls and those of any test that ran before it, in whatever order) and its whole
+    session directory are scanned: the test sets up what it scans, so it passes alone too."""
+    first = len(served.calls)
+    served.call("oml_validate", {"oml": WITH_PROBLEMS})  # OML_SECRET inline
+    served.call("connections_list")  # SETTINGS_SECRET inline in .osiris.yaml, ${PG_PW} from the environment
+    served.call("components_show", {"name": "postgres.writer"})
+    served.call("discovery_request", {"connection": "@postgres.default"})  # connects with ENV_SECRET: refused
+    served.call("oml_save", {"oml": WITH_PROBLEMS, "path": "pipelines/secret.yaml"})  # refused: invalid
+    served.call("run_sample", {"oml": WITH_PROBLEMS})  # invalid: not run
+    served.call("run_sample", {"oml": CSV_PIPELINE, "rows": 2})
+    served.call("oml_validate", {})  # a bad call
+    assert [call.error for call in served.calls[first:]] == [False, False, False, True, True, False, False, True]
+
     sent = "\n".join(call.text + json.dumps(call.result.structured_content) for call in served.calls)
     files = [p for p in (served.root / ".osiris").rglob("*") if p.is_file()]
     trail = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
@@ -258,14 +270,15 @@ def test_zz_no_secret_in_any_result_nor_in_the_session_trail(served: Served) -> 
     calls = [json.loads(line) for line in (server_session[0] / "events.jsonl").read_text().splitlines()
              if '"mcp_tool_call"' in line]
     assert len(calls) == len(served.calls)
-    validate = calls[0]
+    validate = calls[first]
     assert validate["tool"] == "oml_validate" and validate["status"] == "ok"
     assert validate["arguments"]["oml"]["chars"] == len(WITH_PROBLEMS)
     assert validate["summary"] == {"valid": False, "error_codes": ["OML310"]}
-    kept = server_session[0] / "artifacts" / "calls" / "0001-oml_validate.yaml"
+    kept = server_session[0] / "artifacts" / "calls" / f"{first + 1:04d}-oml_validate.yaml"
     assert kept.read_text() == WITH_PROBLEMS.replace(OML_SECRET, '"***"')
-    failed = [c for c in calls if c["status"] == "error"]
-    assert failed and all(c["message"] for c in failed)
+    failed = calls[first:][3]
+    assert (failed["tool"], failed["status"]) == ("discovery_request", "error") and failed["message"]
+    assert [c["status"] for c in calls[first:]] == ["ok", "ok", "ok", "error", "error", "ok", "ok", "error"]
 
 
 def test_the_server_ends_its_session_when_the_client_closes(tmp_path: Path) -> None:

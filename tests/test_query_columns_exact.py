@@ -16,13 +16,9 @@ REPEATED_HINT = "    hint: give each its own name with AS in the step's query (e
 
 @pytest.fixture
 def maria(mariadb_server):
-    conn = mariadb_server.connect(autocommit=True)
-    with conn.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS qc_floats")
-        cursor.execute("CREATE TABLE qc_floats (id INT, f FLOAT, d DOUBLE)")
-        cursor.execute("INSERT INTO qc_floats VALUES (1, 16777216, 2.5), (2, 0.1, 0.1)")
-    yield conn
-    conn.close()
+    """The MariaDB table of the tests (made anew by each test that asks for it)."""
+    mariadb_server.execute("DROP TABLE IF EXISTS qc_floats", "CREATE TABLE qc_floats (id INT, f FLOAT, d DOUBLE)",
+                           "INSERT INTO qc_floats VALUES (1, 16777216, 2.5), (2, 0.1, 0.1)")
 
 
 def run_to_csv(proj: RunProject, reader: dict) -> tuple[int, list[str], str]:

@@ -16,12 +16,8 @@ pytestmark = pytest.mark.xdist_group("spark")
 
 
 def test_two_columns_of_one_name_are_refused_naming_it_on_spark(tmp_path, postgres_server, mariadb_server):
-    maria = mariadb_server.connect(autocommit=True)
-    with maria.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS sq_floats")
-        cursor.execute("CREATE TABLE sq_floats (id INT, f FLOAT)")
-        cursor.execute("INSERT INTO sq_floats VALUES (1, 16777216)")
-    maria.close()
+    mariadb_server.execute("DROP TABLE IF EXISTS sq_floats", "CREATE TABLE sq_floats (id INT, f FLOAT)",
+                           "INSERT INTO sq_floats VALUES (1, 16777216)")
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as con:
         con.execute("DROP TABLE IF EXISTS sq_pg; CREATE TABLE sq_pg (id int, amount numeric(8,2)); "
                     "INSERT INTO sq_pg VALUES (1, 2.50)")
