@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 PLACEHOLDER = "(…)"
@@ -37,7 +37,7 @@ _RUN = re.compile(re.escape(PLACEHOLDER) + r"(?:[\s'\"`,;:=()/\\\-.]*" + re.esca
 @cache
 def vocabulary() -> frozenset[str]:
     """The engines' fixed words, lowercase (osiris/trust/engine_words.txt)."""
-    text = resources.files("osiris.trust").joinpath("engine_words.txt").read_text(encoding="utf-8")
+    text = Path(__file__).with_name("engine_words.txt").read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
