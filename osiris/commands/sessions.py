@@ -155,7 +155,9 @@ def _step_table(steps: list[dict[str, Any]]) -> list[str]:
         f"{(step.get('duration_ms') or 0) / 1000:.1f} s",
         describe_target(step["target"]) if step.get("target") else "-",
     ] for step in steps]
-    return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows)
+    return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows) + [
+        f"{step.get('id')}: read by the query of {step['fused_into']!r} (fused); its rows are DuckDB's count of "
+        "that query's file scan" for step in steps if step.get("fused_into")]
 
 
 def _run_steps(run: dict[str, Any], as_json: bool) -> int:
