@@ -111,7 +111,7 @@ def test_a_bad_value_is_still_blamed_on_the_step_that_read_it(tmp_path):
     assert shown["problems"][0]["message"] == (
         "cannot read orders.csv as CSV: column 'amount' holds a value that does not convert to DOUBLE "
         f"(line {ROWS + 2} of the file); the value is withheld")
-    assert f"OML503 step 'read-orders': cannot read orders.csv as CSV: column 'amount'" in done.stderr
+    assert "OML503 step 'read-orders': cannot read orders.csv as CSV: column 'amount'" in done.stderr
     assert not (root / "totals.csv").exists()
 
 
