@@ -73,11 +73,11 @@ class FilesystemDriver:
         typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
         if ctx.as_view:  # fused into its transform: the file stays staged until the run's scratch goes
             try:
-                exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                           lambda types: _read_options(config, types), typed)
+                columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                                     lambda types: _read_options(config, types), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
-            return StepOutcome(rows_in=0, rows_out=0)  # counted by the transform (osiris.run.fused)
+            return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
         try:
             read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
                          lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
