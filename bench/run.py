@@ -65,7 +65,8 @@ def main() -> None:
     pg, maria = start_postgres(), start_mariadb()
     try:
         if args.source:
-            compare_sources(pg, maria, args.rows, args.repeat, [str(Path(s).resolve()) for s in args.source])
+            compare_sources(pg, maria, args.rows, args.repeat, [str(Path(s).resolve()) for s in args.source],
+                            [COPIES[key] for key in args.copies.split(",") if key])
             return
         if not args.imports_only:
             bench(pg, maria, args.rows, args.repeat, [COPIES[key] for key in args.copies.split(",") if key])
@@ -76,23 +77,36 @@ def main() -> None:
         maria.stop()
 
 
-def compare_sources(pg, maria, rows: int, repeat: int, sources: list[str]) -> None:
-    """Each copy by `osiris run` from each tree, interleaved: medians and the ratio to the first tree."""
+def compare_sources(pg, maria, rows: int, repeat: int, sources: list[str], copies: list[str]) -> None:
+    """Each copy by `osiris run` from each tree and by its baselines, interleaved: medians, the ratio to
+    the first tree, and each tree's share of the fastest baseline's speed."""
     proj, pipelines = prepare(pg, maria, rows)
+    pipelines = {name: path for name, path in pipelines.items() if name in copies}
+    plans = {name: baselines(name, pg, maria, proj.root) for name in pipelines}
     times: dict[tuple[str, str], list[float]] = {}
+    loads = [os.getloadavg()[0]]
     for round_ in range(repeat + 1):  # round 0 only fills each tree's bytecode cache
         for name, path in pipelines.items():
+            for baseline in plans[name] if round_ else []:
+                reset_targets(pg, maria)
+                times.setdefault((name, baseline.name), []).append(run_baseline(baseline))
             for source in sources:
                 reset_targets(pg, maria)
                 seconds, _ = run_osiris(proj, path, source)
                 if round_:
                     times.setdefault((name, source), []).append(seconds)
-    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians; ratio: the first tree's time / this tree's")
+        loads.append(os.getloadavg()[0])
+    print(f"rows: {rows:,}, {repeat} interleaved rounds, medians; load average {min(loads):.2f}-{max(loads):.2f} "
+          f"(uptime: {uptime()}); ratio: the first tree's time / this tree's; of fastest: its time / this tree's")
     for name in pipelines:
         first = statistics.median(times[(name, sources[0])])
+        fastest = min(statistics.median(times[(name, b.name)]) for b in plans[name])
+        for baseline in plans[name]:
+            print(f"{name:24} {baseline.name:40} {statistics.median(times[(name, baseline.name)]):8.2f} s")
         for source in sources:
             ours = statistics.median(times[(name, source)])
-            print(f"{name:24} {source:40} {rows / ours:12,.0f} rows/s {first / ours:6.2f}")
+            print(f"{name:24} {source:40} {ours:8.2f} s {rows / ours:12,.0f} rows/s {first / ours:6.2f}  "
+                  f"of fastest {fastest / ours:5.2f}")
 
 
 def prepare(pg, maria, rows: int) -> tuple[RunProject, dict[str, Path]]:

@@ -82,13 +82,17 @@ COMMANDS = {
 }
 
 
-def timed_ms(command: list[str], cwd: str, env: dict[str, str]) -> float:
+def timed_ms(command: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, from wait4) of one run of `command`, in ms."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = (time.perf_counter() - start) * 1000
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode()}")
-    return elapsed
+    error = child.stderr.read() if child.stderr else b""
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed: {error.decode()}")
+    return elapsed, (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def main() -> None:
@@ -110,19 +114,21 @@ def main() -> None:
         for source in sources:
             for label, argv in COMMANDS.items():
                 jobs[(label, source)] = [sys.executable, "-m", "osiris", *argv]
-        timings: dict[tuple[str, str | None], list[float]] = {job: [] for job in jobs}
+        timings: dict[tuple[str, str | None], list[tuple[float, float]]] = {job: [] for job in jobs}
+        load = os.getloadavg()[0]
         for round_ in range(runs + 1):  # round 0 fills the bytecode caches and is not counted
             for (label, source), command in jobs.items():
                 job_env = {**env, "PYTHONPATH": source} if source else env
-                elapsed = timed_ms(command, cwd, job_env)
+                measured = timed_ms(command, cwd, job_env)
                 if round_:
-                    timings[(label, source)].append(elapsed)
-    bare = statistics.median(timings[("python -c pass (baseline)", None)])
-    print(f"median wall time over {runs} interleaved runs, load average {os.getloadavg()[0]:.2f}")
+                    timings[(label, source)].append(measured)
+    bare, bare_cpu = (statistics.median(column) for column in zip(*timings[("python -c pass (baseline)", None)]))
+    print(f"median wall and CPU (user + system) time over {runs} interleaved runs, load average {load:.2f} at "
+          f"the start, {os.getloadavg()[0]:.2f} at the end")
     for (label, source), samples in timings.items():
         where = f"  [{source}]" if source and len(sources) > 1 else ""
-        median = statistics.median(samples)
-        print(f"  {label:<28} {median:7.1f} ms  {median / bare:5.1f}x{where}")
+        wall, cpu = (statistics.median(column) for column in zip(*samples))
+        print(f"  {label:<28} {wall:7.1f} ms  {wall / bare:5.1f}x   CPU {cpu:7.1f} ms  {cpu / bare_cpu:5.1f}x{where}")
 
 
 if __name__ == "__main__":

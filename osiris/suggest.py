@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import difflib
 from collections.abc import Iterable
 
 SCAN_AT_MOST = 64  # below this many names a plain scan is as fast as the index, and exact
@@ -17,6 +16,8 @@ def closest(word: object, candidates: Iterable[str], cutoff: float = 0.6) -> str
     lowered = {choice.lower(): choice for choice in choices}
     if word.lower() in lowered:
         return lowered[word.lower()]
+    import difflib  # only when a name is wrong: not on a valid pipeline's path
+
     found = difflib.get_close_matches(word, choices, n=1, cutoff=cutoff)
     return found[0] if found else None
 
@@ -59,6 +60,8 @@ class NameIndex:
         if exact is not None and self._rank[exact] < allowed:
             return exact
         shortlist = self._near(self._forward, word.lower(), allowed) + self._near(self._backward, word.lower()[::-1], allowed)
+        import difflib
+
         found = difflib.get_close_matches(word, list(dict.fromkeys(shortlist)), n=1, cutoff=cutoff)
         return found[0] if found else None
 

@@ -105,3 +105,48 @@ def test_a_csv_only_run_imports_no_database_driver_nor_the_keyring(tmp_path) -> 
                           timeout=120)
     assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
     assert (tmp_path / "out.csv").read_text() == "id,name\n1,a\n2,b\n"
+
+
+def test_validate_imports_nothing_only_a_wrong_name_or_a_run_needs(tmp_path) -> None:
+    """The fixed start is a budget (docs/performance.md): a valid pipeline's `osiris validate` imports
+    neither difflib (hints for a wrong name), importlib.resources nor importlib.metadata (the specs
+    and the engine words are found beside the modules), nor uuid and platform (scratch names)."""
+    (tmp_path / "p.yaml").write_text(
+        'oml_version: "0.1.0"\nname: p\nsteps:\n  - id: read\n    component: filesystem.csv_extractor\n'
+        "    mode: read\n    config:\n      path: in.csv\n  - id: write\n    component: filesystem.csv_writer\n"
+        "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
+    cut = ("difflib", "importlib.resources", "importlib.metadata", "zipfile", "uuid", "platform")
+    probe = ("import sys; from osiris.cli import main; print('exit', main(sys.argv[1:])); "
+             f"print(sorted(m for m in sys.modules if m in {cut!r}))")
+    done = subprocess.run([sys.executable, "-c", probe, "validate", "p.yaml"], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(), timeout=120)
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
+
+
+def test_a_run_never_lists_the_engine_s_catalog(tmp_path) -> None:
+    """Listing `duckdb_tables()`, or `duckdb_columns()` of every schema, costs tens of milliseconds the
+    first time in a process: a run asks for its tables by name and for column notes in its own schema."""
+    (tmp_path / "in.csv").write_text("id,name\n1,a\n2,b\n")
+    (tmp_path / "p.yaml").write_text(
+        'oml_version: "0.1.0"\nname: p\nsteps:\n  - id: read\n    component: filesystem.csv_extractor\n'
+        "    mode: read\n    config:\n      path: in.csv\n  - id: write\n    component: filesystem.csv_writer\n"
+        "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
+    probe = """
+import sys, duckdb
+seen = []
+class Watched:
+    def __init__(self, con): self.con = con
+    def execute(self, sql, *args):
+        seen.append(sql)
+        return self.con.execute(sql, *args)
+    def __getattr__(self, name): return getattr(self.con, name)
+real = duckdb.connect
+duckdb.connect = lambda *a, **k: Watched(real(*a, **k))
+from osiris.cli import main
+print('exit', main(sys.argv[1:]))
+print([s for s in seen if 'duckdb_tables()' in s or ('duckdb_columns()' in s and 'current_schema()' not in s)])
+"""
+    done = subprocess.run([sys.executable, "-c", probe, "run", "p.yaml"], capture_output=True, text=True,
+                          cwd=tmp_path, env=clean_env(), timeout=120)
+    assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
+    assert (tmp_path / "out.csv").read_text() == "id,name\n1,a\n2,b\n"

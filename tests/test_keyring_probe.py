@@ -147,3 +147,46 @@ def test_keyring_already_imported_is_asked_whatever_the_environment(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=30,
                           env=headless_env(tmp_path, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring"))
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_probe_lists_entry_points_without_importing_importlib_metadata(tmp_path):
+    """Its import and parse of every package's metadata were most of the probe's time (docs/performance.md)."""
+    code = "import sys; from osiris.secrets.keyring_probe import surely_none; print(surely_none(), 'importlib.metadata' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], env=headless_env(tmp_path), cwd=REPO,
+                          capture_output=True, text=True, timeout=30)
+    assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+@pytest.mark.parametrize(("folder", "entry_points", "expected"), [
+    ("other-1.0.dist-info", "[console_scripts]\nother = other:main\n\n[keyring.backends]\nprobe = probe_keyring\n", "False"),
+    ("other-1.0.egg-info", "[keyring.backends]\n  probe = probe_keyring:Keyring\n[other.group]\nx = keyring.backends.y\n",
+     "False"),
+    ("other-1.0.dist-info", "[console_scripts]\nbackends = keyring.backends.fake:main\n", "True"),  # another group
+])
+def test_the_probe_reads_another_package_s_backends_as_importlib_metadata_does(tmp_path, folder, entry_points, expected):
+    site = tmp_path / "site"
+    dist = site / folder
+    dist.mkdir(parents=True)
+    (dist / ("PKG-INFO" if folder.endswith(".egg-info") else "METADATA")).write_text(
+        "Metadata-Version: 2.1\nName: other\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(entry_points)
+    code = ("from importlib.metadata import entry_points; from osiris.secrets.keyring_probe import _only_own_backends; "
+            "print(_only_own_backends(), all(p.value.startswith('keyring.backends.') "
+            "for p in entry_points(group='keyring.backends')))")
+    done = subprocess.run([sys.executable, "-c", code], env=headless_env(tmp_path, PYTHONPATH=f"{site}:{REPO}"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.stdout.split() == [expected, expected], done.stderr
+
+
+def test_a_zip_on_the_path_is_read_by_importlib_metadata(tmp_path):
+    """Packages inside a zip on sys.path are listed by importlib.metadata only: the probe asks it there."""
+    import zipfile
+
+    archive = tmp_path / "backends.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("other-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: other\nVersion: 1.0\n")
+        packed.writestr("other-1.0.dist-info/entry_points.txt", "[keyring.backends]\nprobe = probe_keyring\n")
+    code = "from osiris.secrets.keyring_probe import _only_own_backends; print(_only_own_backends())"
+    done = subprocess.run([sys.executable, "-c", code], env=headless_env(tmp_path, PYTHONPATH=f"{archive}:{REPO}"),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.stdout.strip() == "False", done.stderr

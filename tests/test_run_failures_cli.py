@@ -165,11 +165,13 @@ def test_json_of_a_failed_run_names_step_code_message_and_hint(pg_proj: RunProje
 
 
 def step_json(step_id: str, component: str, rows: int, columns: list[tuple[str, str]],
-              rows_in: int | None = None, target: dict[str, Any] | None = None) -> dict[str, Any]:
+              rows_in: int | None = None, target: dict[str, Any] | None = None,
+              fused_into: str | None = None) -> dict[str, Any]:
     return {"id": step_id, "component": component, "status": "ok",
             "rows_in": rows if rows_in is None else rows_in, "rows_out": rows,
             "columns": [{"name": name, "type": kind} for name, kind in columns],
-            "problem": None, "warnings": [], "skipped_because": None, "target": target}
+            "problem": None, "warnings": [], "skipped_because": None, "target": target,
+            **({"fused_into": fused_into} if fused_into else {})}
 
 
 def file_target(path: str, rows: int, kept: bool = True) -> dict[str, Any]:
@@ -195,7 +197,8 @@ def test_json_of_a_successful_run_is_the_whole_document_and_stdout_holds_nothing
         **pipeline_json(path), "status": "succeeded", "sample": None, "session": str(proj.last_session()),
         "problems": [],
         "steps": [step_json("read-people", "filesystem.csv_extractor", 3,
-                            [("id", "BIGINT"), ("name", "VARCHAR"), ("city", "VARCHAR")]),
+                            [("id", "BIGINT"), ("name", "VARCHAR"), ("city", "VARCHAR")],
+                            fused_into="count-cities"),  # read by its query, counted by DuckDB (ADR 0202)
                   step_json("count-cities", "duckdb.processor", 2, [("city", "VARCHAR"), ("people", "BIGINT")],
                             rows_in=3),
                   step_json("write-cities", "filesystem.csv_writer", 2, [], target=file_target("out/cities.csv", 2))]}

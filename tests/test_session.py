@@ -107,3 +107,19 @@ def test_a_torn_last_event_line_is_skipped(tmp_path):
         handle.write('{"seq": 99, "event_ty')
     record = find_session(tmp_path / "sessions", session.id)
     assert [e["event_type"] for e in read_events(record)] == ["session_start"]
+
+
+def test_session_json_masks_a_secret_learnt_after_the_settings_were_first_written(tmp_path):
+    """The settings are redacted once and reused while the redactor learns nothing (a run's fixed
+    start, docs/performance.md); a secret learnt mid-session is masked in the final session.json."""
+    redactor = Redactor()
+    session = Session.create(tmp_path / "sessions", provider="none", model="none", redactor=redactor,
+                             settings={"run": {"note": "learnt-later-Secret-5521"}}, command="run")
+    first = (session.path / "session.json").read_text()
+    assert "learnt-later-Secret-5521" in first  # not known yet: nothing marks it a secret
+    redactor.add_known(["learnt-later-Secret-5521"])
+    session.finish("succeeded")
+    final = json.loads((session.path / "session.json").read_text())
+    assert "learnt-later-Secret-5521" not in json.dumps(final)
+    assert list(final) == list(json.loads(first))  # the same fields, in the same order
+    assert final["settings"] == {"run": {"note": "***"}} and final["status"] == "succeeded"

@@ -168,7 +168,9 @@ def _step_table(steps: list[Config]) -> list[str]:
         f"{_seconds(step.get('duration_ms'))} s",
         describe_target(object_of(step.get("target"))) if step.get("target") else "-",
     ] for step in steps]
-    return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows)
+    return format_table(["STEP", "COMPONENT", "STATUS", "ROWS IN", "ROWS OUT", "TIME", "WROTE"], rows) + [
+        f"{step.get('id')}: read by the query of {step['fused_into']!r} (fused); its rows are DuckDB's count of "
+        "that query's file scan" for step in steps if step.get("fused_into")]
 
 
 def _seconds(milliseconds: Value) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ class SpecProblem:
 
 def builtin_components_dir() -> Path:
     """The component specs shipped with Osiris: `osiris/_components`, a link to `components/`."""
-    return Path(str(resources.files("osiris"))) / "_components"
+    return Path(__file__).parent.parent / "_components"  # not importlib.resources, slow to import
 
 
 def load_meta_schema() -> dict[str, Any]:

@@ -33,20 +33,38 @@ def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[s
     (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
     import duckdb
 
-    described = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()
-    doubles = {str(name): str(kind) for name, kind, *_ in described if str(kind) in _DOUBLES and name not in typed}
+    doubles, checked = _checked_read(con, source, options, typed)
     if doubles and not limit:
-        columns = ", ".join(f"CAST(CASE WHEN {_exact(quote_ident(n))} THEN {quote_ident(n)} ELSE error('{INEXACT}') "
-                            f"END AS {doubles[n]}) AS {quote_ident(n)}" if n in doubles else quote_ident(n)
-                            for n in (str(row[0]) for row in described))
         try:
-            con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT {columns} FROM "
-                        f"read_csv({source}{options(dict.fromkeys(doubles, 'VARCHAR'))})")
+            con.execute(f"CREATE OR REPLACE TABLE {table} AS {checked}")
             return
         except duckdb.Error:
             pass  # a number a double does not hold, or a value that is no number: the two passes say which
     found = exact_number_types(con, source, options({}), list(doubles))
     con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM read_csv({source}{options(found)}){limit}")
+
+
+def exact_view(con: Any, view: str, source: str, options: Callable[[Mapping[str, str]], str],
+               typed: Collection[str]) -> list[tuple[str, str]]:
+    """CREATE VIEW `view` (quoted) over the file: the one-pass read above, run by whatever query reads
+    the view (a read fused into its transform, osiris.run.fused); its columns and types. A number a
+    double does not hold fails that query with INEXACT; the caller then reads the file into a table."""
+    described: list[Any] = []
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS {_checked_read(con, source, options, typed, described)[1]}")
+    return [(str(row[0]), str(row[1])) for row in described]  # a double checked is still a DOUBLE
+
+
+def _checked_read(con: Any, source: str, options: Callable[[Mapping[str, str]], str],
+                  typed: Collection[str], described: list[Any] | None = None) -> tuple[dict[str, str], str]:
+    """The sniffed DOUBLE columns, and the SELECT that reads them as text, checks and casts them;
+    `described` receives DuckDB's description of the file."""
+    described = described if described is not None else []
+    described += con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()
+    doubles = {str(name): str(kind) for name, kind, *_ in described if str(kind) in _DOUBLES and name not in typed}
+    columns = ", ".join(f"CAST(CASE WHEN {_exact(quote_ident(n))} THEN {quote_ident(n)} ELSE error('{INEXACT}') "
+                        f"END AS {doubles[n]}) AS {quote_ident(n)}" if n in doubles else quote_ident(n)
+                        for n in (str(row[0]) for row in described))
+    return doubles, f"SELECT {columns} FROM read_csv({source}{options(dict.fromkeys(doubles, 'VARCHAR'))})"
 
 
 def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:

@@ -53,6 +53,12 @@ class StepContext:
     read_after: tuple[str, Any] | None = None
     # The project's folder (its .osiris/catalog), wherever the run started; None: the current folder.
     project_dir: Path | None = None
+    # A read fused into the transform that consumes it (osiris.run.fused): the reader leaves a view
+    # over its source, which the transform's query reads, instead of a table of every row.
+    as_view: bool = False
+    # The input steps whose reads are fused into this transform: their rows are counted from DuckDB's
+    # profile of the transform's query (osiris.run.counts.scanned_rows), not from a table.
+    fused_inputs: tuple[str, ...] = ()
 
 
 @dataclass

@@ -30,13 +30,14 @@ class Engine:
     threads and the memory are the machine's defaults (osiris.settings.resources)."""
 
     def __init__(self, scratch: Path, scratch_cap_mb: int | None = None, *, threads: int | None = None,
-                 memory_mb: int | None = None) -> None:
+                 memory_mb: int | None = None, profiled: bool = False) -> None:
         from osiris.settings.resources import default_memory_mb, default_threads
 
         self.scratch = scratch
         self.scratch_cap_mb = scratch_cap_mb
         self.memory_mb = memory_mb if memory_mb is not None else default_memory_mb()
         self.threads = threads if threads is not None else default_threads(self.memory_mb)
+        self.profiled = profiled  # each query's operator counts kept, unprinted: a fused read's rows (ADR 0202)
         self.con: Any = None
 
     def __getattr__(self, name: str) -> Any:
@@ -51,6 +52,8 @@ class Engine:
             self.con.execute(f"SET memory_limit = '{int(self.memory_mb)}MB'")
             if self.scratch_cap_mb is not None:
                 self.con.execute(f"SET max_temp_directory_size = '{self.scratch_cap_mb}MB'")
+            if self.profiled:
+                self.con.execute("SET enable_profiling = 'no_output'")
             lock_down(self.con, self.scratch)
         return getattr(self.con, name)
 

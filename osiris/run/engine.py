@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from osiris.oml.graph import dependencies_of, run_order
+from osiris.oml.graph import dependencies_of, run_order, table_name
 from osiris.oml.incremental import incremental_of
 from osiris.run import duckdb_engine
 from osiris.run.checks import CHECK_FAILED, checked_first
@@ -34,6 +34,7 @@ from osiris.run.results import RunListener, RunOptions, RunResult, StepResult, p
 from osiris.run.step_copy import run_copy
 from osiris.run.step_failure import clean, since
 from osiris.run.step_run import RunState, run_step
+from osiris.run.spool import quote_ident
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, knowing
 from osiris.trust.sandbox import scratch_dir
@@ -49,6 +50,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     current step's driver has rolled back (osiris.run.interrupts); the result then marks the run
     interrupted."""
     from osiris.run.direct import plain_copies
+    from osiris.run.fused import fused_reads
 
     steps = {str(step["id"]): step for step in pipeline["steps"]}
     dependencies = dependencies_of(pipeline["steps"])
@@ -56,10 +58,11 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
     copies = {reader: writer for reader, writer in plain_copies(pipeline["steps"], dependencies, options.sample).items()
               if not steps[reader].get("checks") and reader not in options.read_after
               and incremental_of(steps[reader].get("config") or {}) is None}  # rows counted, cursor read in the engine
+    fused = fused_reads(steps, dependencies, options)  # counted from DuckDB's profile (ADR 0202)
     stop = Interrupts()  # Ctrl-C, SIGTERM and SIGHUP alike
     scratch = scratch_dir(options.trust.project)
     con: Any = Engine(scratch, duckdb_engine.SCRATCH_CAP_MB if options.sample is not None else None,
-                      threads=options.threads, memory_mb=options.memory_limit_mb)  # starts on first use
+                      threads=options.threads, memory_mb=options.memory_limit_mb, profiled=bool(fused))  # on first use
     known = Known.of(pipeline, options.connections, catalog_names(options.trust.project))
     state = RunState(stop, options.limit or RunLimit(), known)
     limit = state.limit
@@ -80,8 +83,17 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
                 result.status, result.skipped_because = "skipped", blocked[0]
                 listener.step_finished(result)
                 continue
-            writer = copies.get(step_id)
+            writer, transform = copies.get(step_id), fused.get(step_id)
             with knowing(state.known):  # what the step's engine texts may repeat (docs/security.md)
+                if transform and _run_fused(steps[step_id], steps[transform], results, con, options, listener,
+                                            scratch, state):
+                    state.learn(results[step_id])
+                    continue
+                result = results[step_id]  # pending again when the fused pair must run apart
+                if limit.reason is not None:
+                    not_started(result, limit, results.values())
+                    listener.step_finished(result)
+                    continue
                 if not (writer and run_copy(steps[step_id], steps[writer], result, results[writer], options,
                                              listener, scratch)):
                     run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch,
@@ -97,3 +109,24 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
         con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     return RunResult(list(results.values()))
+
+
+def _run_fused(reader: Mapping[str, Any], transform: Mapping[str, Any], results: dict[str, StepResult], con: Any,
+               options: RunOptions, listener: RunListener, scratch: Any, state: RunState) -> bool:
+    """The read and its transform as one query (osiris.run.fused); False, with both results pending
+    again, when they must run apart."""
+    from osiris.run.fused import run_fused
+
+    read_id, made_id = str(reader["id"]), str(transform["id"])
+
+    def run_one(step: Mapping[str, Any], inputs: list[str], result: StepResult, heard: RunListener) -> None:
+        run_step(step, inputs, result, con, options, heard, scratch, state, fused=(read_id,))
+
+    def drop(step_id: str) -> None:
+        name = quote_ident(table_name(step_id))
+        con.execute(f"DROP VIEW IF EXISTS {name}" if step_id == read_id else f"DROP TABLE IF EXISTS {name}")
+
+    if run_fused(reader, transform, results[read_id], results[made_id], listener, run_one, drop):
+        return True
+    results[read_id], results[made_id] = pending_result(reader), pending_result(transform)
+    return False

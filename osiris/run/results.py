@@ -61,6 +61,7 @@ class StepResult:
     preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
     watermark: Any = None  # an incremental read's highest cursor value read (None: no row)
+    fused_into: str | None = None  # a read run by this transform's query; its rows are DuckDB's count (osiris.run.fused)
 
 
 @dataclass

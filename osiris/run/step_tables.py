@@ -10,6 +10,7 @@ from osiris.run.counts import row_count
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.problems import input_without_table_problem
 from osiris.run.results import RunOptions, StepResult
+from osiris.run.spool import quote_ident
 from osiris.text_table import count_rows
 from osiris.trust.engine_words import current, shown_columns
 
@@ -17,8 +18,10 @@ _JOIN = re.compile(r"\bjoin\b", re.IGNORECASE)
 
 
 def prepare_inputs(con: Any, ctx: StepContext) -> None:
+    """Each input's table checked (a fused read's view was just made: binding it again would sniff
+    its file again), and the one input seen as `input_df`."""
     for step_id, table in ctx.input_tables.items():
-        if not has_table(con, table):
+        if step_id not in ctx.fused_inputs and not has_table(con, table):
             raise input_without_table_problem(step_id)
     con.execute("DROP VIEW IF EXISTS input_df")
     if len(ctx.input_tables) == 1:
@@ -30,7 +33,7 @@ def finish_step(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepCon
     result.status = "ok"
     result.rows_in, result.rows_out = outcome.rows_in, outcome.rows_out
     result.warnings = [RuntimeProblem("OML513", w, "") if isinstance(w, str) else w for w in outcome.warnings]
-    produced = has_table(con, ctx.output_table)
+    produced = ctx.as_view or has_table(con, ctx.output_table)  # a fused read's view: its columns are known
     known = current() if result.mode != "read" else None  # a source's own columns are its schema
     if produced:
         columns = outcome.columns or [
@@ -83,6 +86,13 @@ def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
 
 
 def has_table(con: Any, name: str) -> bool:
-    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()
-    return bool(found and found[0])
+    """Whether the engine holds `name`. Asked of the catalog by name, not by listing
+    `duckdb_tables()`, whose first call in a process costs tens of milliseconds (docs/performance.md)."""
+    import duckdb
+
+    try:
+        con.execute(f"SELECT 1 FROM {quote_ident(name)} LIMIT 0")
+    except duckdb.CatalogException:
+        return False
+    return True
 

@@ -64,6 +64,7 @@ class Redactor:
         self._known: set[str] = set()
         self._forms: set[str] = set()  # the known values and their encodings
         self._known_pattern: re.Pattern[str] | None = None
+        self.learned = 0  # how many times it learnt a new value: a copy redacted since is still good
         self.add_known(known_values)
 
     def add_known(self, values: Iterable[object]) -> None:
@@ -74,6 +75,7 @@ class Redactor:
             return
         self._known |= fresh
         self._forms |= forms
+        self.learned += 1
         self._known_pattern = re.compile("|".join(re.escape(f) for f in sorted(self._forms, key=len, reverse=True)))
 
     def learn_from(self, data: object, secret_paths: Iterable[str] = ()) -> None:

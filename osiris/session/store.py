@@ -78,6 +78,7 @@ class Session:
         self._events = AppendLog(path / EVENTS_FILE)
         self._conversation = AppendLog(path / CONVERSATION_FILE)
         self._lock: SessionLock | None = None
+        self._settings_shown: tuple[int, dict[str, Any]] | None = None  # (redactor.learned, redacted)
 
     @classmethod
     def create(
@@ -202,8 +203,15 @@ class Session:
             self._lock.release()
 
     def _save_meta(self) -> None:
+        """session.json, redacted. The settings, most of it, are redacted again only when the
+        redactor has learnt a secret since they last were: the copy would be the same."""
         self.meta["totals"] = self.totals.to_dict()
-        write_json_atomic(self._target(SESSION_FILE), self.redactor.data(self.meta))
+        if self._settings_shown is None or self._settings_shown[0] != self.redactor.learned:
+            self._settings_shown = (self.redactor.learned, self.redactor.data({"settings": self.meta.get("settings")}))
+        shown = self.redactor.data({key: None if key == "settings" else value for key, value in self.meta.items()})
+        if "settings" in self.meta:
+            shown.update(self._settings_shown[1])
+        write_json_atomic(self._target(SESSION_FILE), shown)
 
 
 def _acquire(path: Path, session_id: str) -> SessionLock:

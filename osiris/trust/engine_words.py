@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 PLACEHOLDER = "(…)"
 _TOKEN = re.compile(r"\w+(?:[-.@+]\w+)*")
@@ -36,7 +36,7 @@ _RUN = re.compile(re.escape(PLACEHOLDER) + r"(?:[\s'\"`,;:=()/\\\-.]*" + re.esca
 @cache
 def vocabulary() -> frozenset[str]:
     """The engines' fixed words, lowercase (osiris/trust/engine_words.txt)."""
-    text = resources.files("osiris.trust").joinpath("engine_words.txt").read_text(encoding="utf-8")
+    text = Path(__file__).with_name("engine_words.txt").read_text(encoding="utf-8")
     return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 

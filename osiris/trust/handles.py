@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import errno
 import os
+from secrets import token_hex  # not uuid, which imports platform: a run's fixed start
 import shutil
 import stat
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -71,7 +71,7 @@ def place_into(finished: Path, root: Path, parts: Sequence[str]) -> None:
         except OSError as error:
             if error.errno != errno.EXDEV:  # another file system: copy inside the handle, then rename
                 raise
-        beside = f".{name}.{uuid.uuid4().hex}.osiris-partial"
+        beside = f".{name}.{token_hex(16)}.osiris-partial"
         out = os.open(beside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
                       dir_fd=handle)
         try:
@@ -93,7 +93,7 @@ def write_text(root: Path, parts: Sequence[str], text: str) -> None:
             mode = stat.S_IMODE(os.stat(name, dir_fd=handle, follow_symlinks=False).st_mode)
         except FileNotFoundError:
             mode = None
-        temp = f".{name[:200]}.{uuid.uuid4().hex}.tmp"
+        temp = f".{name[:200]}.{token_hex(16)}.tmp"
         out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=handle)
         try:
             if mode is not None:
@@ -111,7 +111,7 @@ def stage_from(root: Path, parts: Sequence[str], scratch: Path) -> Path:
     DuckDB still infers `.gz`): a hard link of the very file opened without following a link, or a
     copy of it where linking is refused."""
     *folders, name = parts
-    staged = scratch / f"in-{uuid.uuid4().hex}-{name}"
+    staged = scratch / f"in-{token_hex(16)}-{name}"
     with folder(root, folders) as handle:
         try:
             source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=handle)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import errno
 import os
+from secrets import token_hex  # not uuid, which imports platform: a run's fixed start
 import shutil
 import tempfile
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,7 +102,7 @@ def refused(detail: str) -> RuntimeProblem:
 
 def output_file(scratch: Path, target: Path) -> Path:
     """Where DuckDB writes an output before it is placed: unique to the run and the step."""
-    return scratch / f".osiris-out-{uuid.uuid4().hex}-{target.name}"
+    return scratch / f".osiris-out-{token_hex(16)}-{target.name}"
 
 
 def place(finished: Path, target: Path) -> None:
@@ -115,7 +115,7 @@ def place(finished: Path, target: Path) -> None:
     except OSError as error:
         if error.errno != errno.EXDEV:  # another file system: copy, then rename
             raise
-    beside = target.with_name(f".{target.name}.{uuid.uuid4().hex}.osiris-partial")
+    beside = target.with_name(f".{target.name}.{token_hex(16)}.osiris-partial")
     try:
         shutil.copyfile(finished, beside)
         os.replace(beside, target)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
-from osiris.run.counts import row_count
+from osiris.run.counts import row_count, scanned_rows
 from osiris.run.problems import (
     masked,
     names_hint,
@@ -27,6 +27,7 @@ from osiris.trust.disclosure import conversion_problem
 from osiris.trust.sandbox import refused
 
 _TABLE_NAME = re.compile(r"with name (\S+) does not exist")
+NO_ENGINE_COUNT = "OML105"  # internal: the fused read is run apart instead (osiris.run.fused), never shown
 
 
 class DuckDBDriver:
@@ -35,9 +36,12 @@ class DuckDBDriver:
 
         query = str(ctx.config["query"]).strip().rstrip(";")
         statement = f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}"
+        fused = {step: table for step, table in ctx.input_tables.items() if step in ctx.fused_inputs}
         try:
             _refuse_unlisted(ctx, statement, query)
-            ctx.con.execute(statement)
+            scanned = _run_counting(ctx, statement) if fused else None
+            if not fused:
+                ctx.con.execute(statement)
         except duckdb.CatalogException as error:
             raise _unknown_table(ctx, error) from None
         except duckdb.BinderException as error:
@@ -50,14 +54,24 @@ class DuckDBDriver:
             raise out_of_memory(error) from None
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
+        if fused and scanned is None:
+            raise RuntimeProblem(NO_ENGINE_COUNT, "DuckDB counted no single scan of the fused read", "")
         rows = row_count(ctx.con, ctx.output_table)
-        rows_in = sum(row_count(ctx.con, t) for t in ctx.input_tables.values())
+        rows_in = sum(row_count(ctx.con, t) for s, t in ctx.input_tables.items() if s not in fused) + (scanned or 0)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows_in, rows_out=rows)
 
     def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
                              "discover the connections its inputs read from")
+
+
+def _run_counting(ctx: StepContext, statement: str) -> int | None:
+    """Run `statement` on the engine, which profiles every query when a read is fused into a step:
+    the rows its one file scan read, DuckDB's own operator count (osiris.run.fused); None when
+    there is no such count."""
+    ctx.con.execute(statement)
+    return scanned_rows(ctx.con.get_profiling_information() or "")
 
 
 def _refuse_unlisted(ctx: StepContext, statement: str, query: str) -> None:

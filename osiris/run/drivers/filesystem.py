@@ -24,7 +24,7 @@ from typing import Any
 
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_input import read_exactly
+from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -71,6 +71,13 @@ class FilesystemDriver:
         limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {int(min(limits))}" if limits else ""
         typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
+        if ctx.as_view:  # fused into its transform: the file stays staged until the run's scratch goes
+            try:
+                columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                                     lambda types: _read_options(config, types), typed)
+            except duckdb.Error as error:
+                raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
+            return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
         try:
             read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
                          lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
