@@ -26,7 +26,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.fields import integer, mapping, optional_integer, texts
+from osiris.run.fields import mapping, optional_integer, texts
 from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
@@ -218,8 +218,9 @@ def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str
     A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
              f"header = {'true' if config.get('header', True) else 'false'}", "allow_quoted_nulls = false"]
-    if config.get("skip_rows"):
-        parts.append(f"skip = {integer(config, 'skip_rows', 0)}")
+    skip = optional_integer(config, "skip_rows")
+    if skip:
+        parts.append(f"skip = {skip}")
     if config.get("comment"):
         parts.append(f"comment = {literal(str(config['comment']))}")
     encoding = str(config.get("encoding", "utf-8")).lower()

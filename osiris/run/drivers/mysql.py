@@ -25,7 +25,7 @@ from osiris.run.drivers.mysql_types import FLOAT, REFUSALS, ReadColumns, mysql_t
 from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import notes, widest_decimal
 from osiris.run.problems import quoted_name, rejected_problem, repeated_column_problem, repeated_name
-from osiris.run.fields import integer, optional_text, text
+from osiris.run.fields import integer, optional_integer, optional_text, text
 from osiris.run.spool import CsvSpool, quote_ident
 
 if TYPE_CHECKING:
@@ -124,9 +124,10 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
 
     def source_query(self, config: Config) -> str:
         query = super().source_query(config)
-        if config.get("query") or not config.get("offset"):
+        offset = optional_integer(config, "offset")
+        if config.get("query") or not offset:
             return query
-        return f"{query} LIMIT 18446744073709551615 OFFSET {integer(config, 'offset', 0)}"
+        return f"{query} LIMIT 18446744073709551615 OFFSET {offset}"
 
     def read(self, ctx: StepContext, conn: GuardedConnection, query: str, params: tuple[Value, ...] = ()) -> int:
         import pymysql.cursors

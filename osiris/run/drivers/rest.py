@@ -25,7 +25,7 @@ from osiris.oml.incremental import with_request_value
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
-from osiris.run.fields import integer, mapping
+from osiris.run.fields import mapping, optional_integer
 from osiris.run.json_records import Page, Record, RecordSpool, read_pages, records_at, spooled_outcome
 from osiris.run.json_stream import missing
 from osiris.run.paging import PageGuard, no_advance
@@ -164,8 +164,9 @@ def _paging_check(config: Config, style: str, page_param: str) -> str:
 def _first_params(config: Config, style: str) -> dict[str, Value]:
     """The step's `params`, with `page_size` as `page_size_param` when set."""
     params: dict[str, Value] = dict(mapping(config, "params"))
-    if config.get("page_size"):
-        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = integer(config, "page_size", 0)
+    page_size = optional_integer(config, "page_size")
+    if page_size:
+        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = page_size
     return params
 
 
