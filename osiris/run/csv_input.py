@@ -18,16 +18,19 @@ types they found, which also reports a bad value the way it always has.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    import duckdb
 
 INEXACT = "osiris-inexact"  # the error of a value the one-pass read finds a double does not hold
 _DOUBLES = ("DOUBLE", "FLOAT")
 _SPECIAL = "('nan', '-nan', '+nan', 'inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity')"
 
 
-def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
+def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
                  typed: Collection[str]) -> None:
     """CREATE TABLE `table` (quoted) from `read_csv(source{options(types)})`, every number exact
     (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
@@ -49,7 +52,7 @@ def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[s
     con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM read_csv({source}{options(found)}){limit}")
 
 
-def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:
+def exact_number_types(con: duckdb.DuckDBPyConnection, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:
     """{column: DuckDB type} for those of the sniffed DOUBLE columns `doubles` of
     `read_csv(path{options})` that a double would not carry exactly; empty when every number fits."""
     if not doubles:
@@ -57,11 +60,13 @@ def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[
     text = f"read_csv({path_literal}{options}, all_varchar = true)"
     checks = ", ".join(f"bool_and({_exact(quote_ident(name))})" for name in doubles)
     exact = con.execute(f"SELECT {checks} FROM {text}").fetchone()
+    assert exact is not None  # aggregates without GROUP BY: always one row
     wide = [name for name, fits in zip(doubles, exact, strict=True) if fits is False]
     if not wide:
         return {}
     shapes = ", ".join(_shape(quote_ident(name)) for name in wide)
     row = con.execute(f"SELECT {shapes} FROM {text}").fetchone()
+    assert row is not None  # aggregates: always one row
     found: dict[str, str] = {}
     for index, name in enumerate(wide):
         plain, whole, scale = row[index * 3: index * 3 + 3]
