@@ -15,11 +15,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from osiris.run.drivers.sql_types import INFINITE_DATE, LONG_INTERVAL, NOT_A_NUMBER, Refusal, base, is_nested
 from osiris.run.problems import inexact_float_problem, value_problem
 from osiris.run.spool import Column
 from osiris.text_table import duration_text
+
+if TYPE_CHECKING:
+    from pymysql.cursors import Cursor
 
 UNSIGNED_FLAG, BINARY_CHARSET = 32, 63
 DECIMALS, DATES, INSTANT, TIME, BIT, JSON, GEOMETRY = (0, 246), (7, 10, 12, 14), 7, 11, 16, 245, 255
@@ -58,7 +62,7 @@ class Field:
                    int(found["length"]), int(found["scale"]))
 
 
-def result_fields(cursor: object) -> list[Field]:
+def result_fields(cursor: Cursor) -> list[Field]:
     """The fields of the result a cursor just read (PyMySQL's private `cursor._result`)."""
     return [Field.of(packet) for packet in vars(cursor)["_result"].fields]
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from osiris.oml.values import Value
 from osiris.run.driver import StepContext
 from osiris.run.problems import inputs_problem
 from osiris.run.spool import quote_ident
@@ -31,7 +32,7 @@ def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
     return source, [(str(r[0]), str(r[1])) for r in rows]
 
 
-def key_list(value: object) -> list[str]:
+def key_list(value: Value) -> list[str]:
     """`primary_key: id`, `[id]` or `"a, b"` -> ["id"] / ["a", "b"]."""
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
