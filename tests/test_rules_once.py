@@ -87,8 +87,13 @@ def _reads(node: ast.AST, fields: set[str]) -> bool:
             and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in fields)
 
 
+FIELD_READERS = {"integer", "text"}  # osiris.run.fields: `integer(config, "f", default)` falls back the same way
+EMPTY_READERS = {"mapping", "texts"}  # and `mapping(config, "f")` falls back to {} (`texts`: to [])
+
+
 def default_fallbacks(source: str, fields: set[str]) -> list[int]:
-    """Lines of `x.get("f", <not None>)` and `x.get("f") or <anything>` for a field `f` in `fields`."""
+    """Lines of `x.get("f", <not None>)`, `x.get("f") or <anything>`, `integer(config, "f", <not None>)`
+    (or `text(...)`) and `mapping(config, "f")` (or `texts(...)`) for a field `f` in `fields`."""
     return [node.lineno for node in ast.walk(ast.parse(source)) if _falls_back(node, fields)]
 
 
@@ -96,6 +101,12 @@ def _falls_back(node: ast.AST, fields: set[str]) -> bool:
     if isinstance(node, ast.Call) and _reads(node, fields) and len(node.args) > 1:
         fallback = node.args[1]
         return not (isinstance(fallback, ast.Constant) and fallback.value is None)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in EMPTY_READERS:
+        return len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in fields
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FIELD_READERS:
+        name, fallback = (node.args[1], node.args[2]) if len(node.args) > 2 else (None, None)
+        return (isinstance(name, ast.Constant) and name.value in fields
+                and not (isinstance(fallback, ast.Constant) and fallback.value is None))
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
         first = node.values[0]
         return isinstance(first, ast.Call) and _reads(first, fields) and len(first.args) == 1
@@ -144,7 +155,9 @@ def test_the_scans_see_each_form() -> None:
               "    d = config.get('other', 1)\n"
               "    e = config.get('batch_size', None)\n"
               "    raise problems.RuntimeProblem('OML501', 'm', 'h')\n"
-              "def f():\n"
+              "def f(config):\n"
+              "    g = integer(config, 'batch_size', 1000) + integer(config, 'other', 1) + integer(config, 'limit')\n"
+              "    h = mapping(config, 'delimiter'), mapping(config, 'other')\n"
               "    return RuntimeProblem('OML502', 'm', 'h')\n")
-    assert default_fallbacks(source, fields) == [3, 4]
+    assert sorted(default_fallbacks(source, {*fields, "limit"})) == [3, 4, 10, 11]
     assert problems_built(source) == 2

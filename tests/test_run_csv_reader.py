@@ -87,3 +87,14 @@ def test_a_base_dir_in_the_pipeline_may_narrow_but_not_widen(proj: RunProject) -
     result = proj.run(str(wide))
     assert result.returncode == 1
     assert "OML317 base_dir '..' goes up with '..': files stay inside the project" in result.stderr
+
+
+def test_the_read_options_the_driver_reads_typed_take_effect(proj: RunProject) -> None:
+    """skip_rows, na_values and dtype go from the step's config (osiris.run.fields) into DuckDB's read."""
+    (proj.root / "data" / "export.csv").write_text("export,v2\nid,amount\n1,-\n2,007\n")  # a line to skip
+    path = proj.pipeline([csv_step("read", "read", "data/export.csv", skip_rows=1, na_values=["-"],
+                                   dtype={"amount": "VARCHAR"}),
+                          csv_step("write", "write", "out.csv")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    assert (proj.root / "out.csv").read_text() == "id,amount\n1,\n2,007\n"

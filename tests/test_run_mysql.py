@@ -47,6 +47,18 @@ def test_mysql_to_mysql_copies_every_value_exactly(proj, maria):
     assert sql(maria, "SELECT * FROM orders_copy ORDER BY id") == sql(maria, "SELECT * FROM orders ORDER BY id")
 
 
+def test_columns_and_offset_shape_a_table_read(proj, maria):
+    """`columns` (a list) and `offset` (a number), read typed (osiris.run.fields), reach the read's SQL."""
+    path = proj.pipeline([mysql_step("read", "read", table="orders", columns=["id", "item"], offset=1),
+                          mysql_step("write", "write", table="orders_copy")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    copied = sql(maria, "SELECT id, item, price FROM orders_copy ORDER BY id")
+    assert len(copied) == 2  # one row skipped (the table has no order the test relies on)
+    assert all(price is None for _, _, price in copied)  # only the listed columns were read
+    assert {(i, item) for i, item, _ in copied} <= {(1, "pen"), (2, "ink"), (3, 'pad,"big"')}
+
+
 def test_upsert_twice_keeps_the_row_count_and_lands_new_values(proj, maria):
     path = proj.pipeline([mysql_step("read", "read", query="SELECT id, CONCAT(item, '+') AS item FROM orders"),
                           mysql_step("write", "write", table="orders", mode="upsert", upsert_keys=["id"])])

@@ -81,8 +81,10 @@ async def _run(project: Project, ctx: Context, oml: str | None, path: str | None
         on_cancel=limit.stop)
     shown = run_as_json(recorded, pipeline=name, sample=sample, redactor=project.redactor)
     if sample is not None and project.effective.settings.sessions.save_samples:
-        for step, result in zip(shown["steps"], recorded.result.steps):
-            step["sample_rows"] = sample_rows(result)
+        steps = shown["steps"]
+        for step, result in zip(steps if isinstance(steps, list) else [], recorded.result.steps):
+            if isinstance(step, dict):
+                step["sample_rows"] = sample_rows(result)
     return {**shown, "issues": issues}
 
 

@@ -10,16 +10,20 @@ Messages name the step's check and count rows; they never hold a value of the da
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.oml.checks import Check, check_query, read_checks
+from osiris.oml.values import Config
 from osiris.run.driver import RuntimeProblem
 from osiris.text_table import count_rows
 from osiris.trust.engine_words import filtered
 from osiris.trust.sql import refuse_unlisted
 
+if TYPE_CHECKING:
+    import duckdb
 
-def checked_first(steps: Sequence[Mapping[str, Any]], order: list[str], dependencies: Mapping[str, list[str]]) -> list[str]:
+
+def checked_first(steps: Sequence[Config], order: list[str], dependencies: Mapping[str, list[str]]) -> list[str]:
     """`order` with every step that is no writer and needs none (directly or not) moved ahead of the
     writers, keeping the order within each part: a valid order, in which every such step's checks
     run before any writer commits. `order` itself when no step has checks."""
@@ -33,7 +37,7 @@ def checked_first(steps: Sequence[Mapping[str, Any]], order: list[str], dependen
     return [s for s in order if s not in after_a_writer] + [s for s in order if s in after_a_writer]
 
 
-def run_checks(con: Any, table: str, step: Mapping[str, Any], rows: int, sample: int | None
+def run_checks(con: duckdb.DuckDBPyConnection, table: str, step: Config, rows: int, sample: int | None
                ) -> tuple[RuntimeProblem | None, list[RuntimeProblem]]:
     """The step's checks on `table` (its `rows` rows): the error (OML537, every failing error-level
     check in one line) or None, and the warnings (OML538)."""
@@ -61,7 +65,7 @@ _HINT = ("the rows did not pass the step's checks, so nothing was written; fix t
          "the check level: warning (docs/run-again.md)")
 
 
-def _outcome(con: Any, table: str, check: Check, rows: int, columns: list[str], sample: int | None) -> str | None:
+def _outcome(con: duckdb.DuckDBPyConnection, table: str, check: Check, rows: int, columns: list[str], sample: int | None) -> str | None:
     """"not_null(email): 2 of 5 rows" for a failing check; None when it passes."""
     missing = [c for c in check.columns if c not in columns]
     if missing:
@@ -81,7 +85,7 @@ def _outcome(con: Any, table: str, check: Check, rows: int, columns: list[str], 
     return f"{check.label}: {bad:,} of {rows:,} {_what(check)}"
 
 
-def _failing_rows(con: Any, table: str, check: Check) -> int:
+def _failing_rows(con: duckdb.DuckDBPyConnection, table: str, check: Check) -> int:
     column = _quoted(check.columns[0]) if check.columns else ""
     if check.kind == "not_null":
         found = con.execute(f'SELECT count(*) FROM "{table}" WHERE {column} IS NULL').fetchone()

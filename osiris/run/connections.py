@@ -12,26 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from osiris.oml.values import Config, MutableConfig
 from osiris.run.problems import unconfigured_problem, unset_secret_problem
 from osiris.secrets.names import is_secret_key
 from osiris.secrets.redact import secret_text
 from osiris.trust.references import UnsetReference, resolve_connection, unset_hint
 from osiris.validate.connections import CONNECTION_KEY, parse_reference
 
-Connections = Mapping[str, Mapping[str, Mapping[str, Any]]]
+Connections = Mapping[str, Mapping[str, Config]]  # family -> alias -> the connection's fields
 
 
 @dataclass(frozen=True)
 class ResolvedStep:
-    config: dict[str, Any]  # the connection's resolved fields, then the step's own config over them
+    config: MutableConfig  # the connection's resolved fields, then the step's own config over them
     secrets: tuple[str, ...]  # the secret values among them, for redaction
-    connection: Mapping[str, Any] = field(default_factory=dict)  # the connection's settings as written
+    connection: Config = field(default_factory=dict)  # the connection's settings as written
 
 
 def resolve_step_config(
-    config: Mapping[str, Any],
+    config: Config,
     connections: Connections,
     env: Mapping[str, str],
     secret_fields: set[str] = frozenset(),  # type: ignore[assignment]
@@ -41,8 +41,8 @@ def resolve_step_config(
     Raises RuntimeProblem OML511 when an alias is not configured or a variable is not set.
     """
     reference = config.get(CONNECTION_KEY)
-    connection: Mapping[str, Any] = {}
-    merged: dict[str, Any] = {}
+    connection: Config = {}
+    merged: MutableConfig = {}
     secrets: tuple[str, ...] = ()
     if isinstance(reference, str) and reference.startswith("@"):
         family, alias = parse_reference(reference) or ("", "")

@@ -18,16 +18,19 @@ types they found, which also reports a bad value the way it always has.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    import duckdb
 
 INEXACT = "osiris-inexact"  # the error of a value the one-pass read finds a double does not hold
 _DOUBLES = ("DOUBLE", "FLOAT")
 _SPECIAL = "('nan', '-nan', '+nan', 'inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity')"
 
 
-def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
+def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
                  typed: Collection[str]) -> None:
     """CREATE TABLE `table` (quoted) from `read_csv(source{options(types)})`, every number exact
     (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
@@ -44,18 +47,18 @@ def read_exactly(con: Any, table: str, source: str, options: Callable[[Mapping[s
     con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM read_csv({source}{options(found)}){limit}")
 
 
-def exact_view(con: Any, view: str, source: str, options: Callable[[Mapping[str, str]], str],
+def exact_view(con: duckdb.DuckDBPyConnection, view: str, source: str, options: Callable[[Mapping[str, str]], str],
                typed: Collection[str]) -> list[tuple[str, str]]:
     """CREATE VIEW `view` (quoted) over the file: the one-pass read above, run by whatever query reads
     the view (a read fused into its transform, osiris.run.fused); its columns and types. A number a
     double does not hold fails that query with INEXACT; the caller then reads the file into a table."""
-    described: list[Any] = []
+    described: list[tuple[object, ...]] = []
     con.execute(f"CREATE OR REPLACE VIEW {view} AS {_checked_read(con, source, options, typed, described)[1]}")
     return [(str(row[0]), str(row[1])) for row in described]  # a double checked is still a DOUBLE
 
 
-def _checked_read(con: Any, source: str, options: Callable[[Mapping[str, str]], str],
-                  typed: Collection[str], described: list[Any] | None = None) -> tuple[dict[str, str], str]:
+def _checked_read(con: duckdb.DuckDBPyConnection, source: str, options: Callable[[Mapping[str, str]], str],
+                  typed: Collection[str], described: list[tuple[object, ...]] | None = None) -> tuple[dict[str, str], str]:
     """The sniffed DOUBLE columns, and the SELECT that reads them as text, checks and casts them;
     `described` receives DuckDB's description of the file."""
     described = described if described is not None else []
@@ -67,7 +70,7 @@ def _checked_read(con: Any, source: str, options: Callable[[Mapping[str, str]], 
     return doubles, f"SELECT {columns} FROM read_csv({source}{options(dict.fromkeys(doubles, 'VARCHAR'))})"
 
 
-def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:
+def exact_number_types(con: duckdb.DuckDBPyConnection, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:
     """{column: DuckDB type} for those of the sniffed DOUBLE columns `doubles` of
     `read_csv(path{options})` that a double would not carry exactly; empty when every number fits."""
     if not doubles:
@@ -75,11 +78,13 @@ def exact_number_types(con: Any, path_literal: str, options: str, doubles: list[
     text = f"read_csv({path_literal}{options}, all_varchar = true)"
     checks = ", ".join(f"bool_and({_exact(quote_ident(name))})" for name in doubles)
     exact = con.execute(f"SELECT {checks} FROM {text}").fetchone()
+    assert exact is not None  # aggregates without GROUP BY: always one row
     wide = [name for name, fits in zip(doubles, exact, strict=True) if fits is False]
     if not wide:
         return {}
     shapes = ", ".join(_shape(quote_ident(name)) for name in wide)
     row = con.execute(f"SELECT {shapes} FROM {text}").fetchone()
+    assert row is not None  # aggregates: always one row
     found: dict[str, str] = {}
     for index, name in enumerate(wide):
         plain, whole, scale = row[index * 3: index * 3 + 3]

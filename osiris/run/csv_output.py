@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from osiris.oml.values import Config
 from osiris.run.driver import RuntimeProblem
 from osiris.run.drivers.sql_types import is_nested
 from osiris.run.spool import quote_ident
@@ -40,7 +40,7 @@ class CsvFormat:
     """A writer step's config (validated against its spec): what COPY is told, and whether a second
     pass is needed."""
 
-    def __init__(self, config: Mapping[str, Any], columns: list[tuple[str, str]]) -> None:
+    def __init__(self, config: Config, columns: list[tuple[str, str]]) -> None:
         self.delimiter = str(config.get("delimiter", ","))
         self.header = bool(config.get("header", True))
         self.newline = NEWLINES[str(config.get("newline", "lf")).lower()]

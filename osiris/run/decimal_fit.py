@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
 
 MAX_DIGITS = 38  # DuckDB's widest DECIMAL
 
@@ -38,7 +41,7 @@ def holding_type(texts: Iterable[str], whole: str | None = None) -> str | None:
     return f"DECIMAL({max(integer_digits + scale, 1)},{scale})"
 
 
-def column_texts(con: Any, table: str, expression: str) -> Iterator[str]:
+def column_texts(con: duckdb.DuckDBPyConnection, table: str, expression: str) -> Iterator[str]:
     """The non-NULL values of `expression` (SQL over `table`, a quoted name) as text, in batches."""
     cursor = con.execute(f"SELECT ({expression})::VARCHAR AS v FROM {table} WHERE v IS NOT NULL")
     while batch := cursor.fetchmany(10_000):

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from osiris.run.engine import StepResult
 from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
+
+if TYPE_CHECKING:
+    from rich.status import Status
+    from rich.text import Text
+
+    from osiris.run.results import RunListener
 
 
 def step_line(step: StepResult, sample: bool = False) -> str:
@@ -73,7 +79,7 @@ class LiveDisplay(PlainDisplay):
 
         super().__init__(out, sample)
         self.console = Console(file=out, highlight=False)
-        self._status: Any = None
+        self._status: Status | None = None
         self._line: RunningLine | None = None
 
     def step_started(self, step: StepResult) -> None:
@@ -108,7 +114,7 @@ class RunningLine:
         self.rows: int | None = None
         self.started = time.perf_counter()
 
-    def __rich__(self) -> Any:
+    def __rich__(self) -> Text:
         from rich.text import Text
 
         done = count_rows(self.rows) if self.rows is not None else f"running ({self.step.component})"
@@ -118,7 +124,7 @@ class RunningLine:
 class Listeners:
     """Fan each engine callback out to the trail and the display."""
 
-    def __init__(self, *listeners: Any) -> None:
+    def __init__(self, *listeners: RunListener) -> None:
         self.listeners = listeners
 
     def step_started(self, step: StepResult) -> None:

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from osiris.oml.values import Config, Value
 from osiris.families import ColumnInfo, Family, TableInfo
 from osiris.problems import RuntimeProblem
 
@@ -35,7 +36,7 @@ class StepContext:
     step_id: str
     component: str  # e.g. "mysql.extractor"
     mode: str  # OML mode: read | write | transform
-    config: Mapping[str, Any]  # step config merged with its resolved connection; holds secrets
+    config: Config  # step config merged with its resolved connection; holds secrets
     con: duckdb.DuckDBPyConnection  # the run's engine; every step's output lives here
     output_table: str  # `df_<id>`: where a reader or transform leaves its rows
     input_tables: Mapping[str, str]  # upstream step id -> its table name (`df_<id>`)
@@ -50,7 +51,7 @@ class StepContext:
     # docs/spark.md): the writer moves them from it; `con`'s input table then only gives the columns.
     staged_table: str | None = None
     # An incremental read (osiris.oml.incremental): (cursor column, value) to read after; None: every row.
-    read_after: tuple[str, Any] | None = None
+    read_after: tuple[str, Value] | None = None
     # The project's folder (its .osiris/catalog), wherever the run started; None: the current folder.
     project_dir: Path | None = None
     # A read fused into the transform that consumes it (osiris.run.fused): the reader leaves a view
@@ -78,7 +79,7 @@ class Driver(Protocol):
         """Run one step: read into `ctx.output_table`, write from the input, or transform."""
         ...
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """Tables, columns, types and keys of a connection (all tables when `tables` is None).
 
         Families whose specs do not list the `discover` mode raise RuntimeProblem.

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TypeAlias
 
 from osiris.catalog.api_shape import MAX_FIELDS
 from osiris.families import ColumnInfo, TableInfo
+from osiris.oml.values import Value
 from osiris.problems import no_endpoint_problem
 from osiris.run.http import HttpClient, safe_url
 
@@ -43,6 +44,12 @@ _LARGEST = re.compile(r"\b(?:at most|max(?:imum)?(?: value)?(?: of| is)?:?|up to
                       r"limit(?:ed)? (?:of|to))\s+(\d[\d,]*)\b", re.IGNORECASE)
 _JSON_SCALARS = {"Int": "integer", "Float": "number", "String": "string", "ID": "string", "Boolean": "boolean"}
 _OBJECTS = ("OBJECT", "INTERFACE", "UNION")
+Node: TypeAlias = "Mapping[str, Value]"  # an object of the introspection answer: a type, a field, an argument
+
+
+def _objects(value: Value) -> list[Node]:
+    """The objects of a list in the answer (a hostile or broken answer may put anything there)."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def query_fields(client: HttpClient, endpoint: str, names: list[str] | None) -> list[TableInfo]:
@@ -51,9 +58,10 @@ def query_fields(client: HttpClient, endpoint: str, names: list[str] | None) -> 
     if not endpoint:
         raise no_endpoint_problem()
     schema = _introspect(client, endpoint)
-    types = {str(t.get("name")): t for t in schema.get("types") or [] if isinstance(t, Mapping)}
-    root = types.get(str((schema.get("queryType") or {}).get("name") or "Query")) or {}
-    fields = [f for f in root.get("fields") or [] if isinstance(f, Mapping) and not str(f.get("name")).startswith("__")]
+    types = {str(t.get("name")): t for t in _objects(schema.get("types"))}
+    query_type = schema.get("queryType")
+    root = types.get(str((query_type.get("name") if isinstance(query_type, Mapping) else None) or "Query")) or {}
+    fields = [f for f in _objects(root.get("fields")) if not str(f.get("name")).startswith("__")]
     if names is not None:
         wanted = {name.lower() for name in names}
         fields = [f for f in fields if str(f["name"]).lower() in wanted]
@@ -62,7 +70,7 @@ def query_fields(client: HttpClient, endpoint: str, names: list[str] | None) -> 
     return entries if names is not None else entries[:MAX_ROOT_FIELDS]
 
 
-def _introspect(client: HttpClient, endpoint: str) -> Mapping[str, Any]:
+def _introspect(client: HttpClient, endpoint: str) -> Node:
     where = safe_url(endpoint)
     response = client.send("POST", endpoint, json={"query": INTROSPECTION_QUERY}, passthrough=(400, 403, 422))
     payload = client.json(response) if response.content else None
@@ -81,10 +89,10 @@ def _introspect(client: HttpClient, endpoint: str) -> Mapping[str, Any]:
         "write the query from the API's documentation and check it with osiris run --sample")
 
 
-def type_text(ref: Mapping[str, Any] | None) -> str:
+def type_text(ref: Value) -> str:
     """A type reference as GraphQL writes it: `String!`, `[Ticket!]!` (a loop: a hostile answer may
     nest wrappers as deep as its JSON goes)."""
-    wrappers = []
+    wrappers: list[Value] = []
     while isinstance(ref, Mapping) and ref.get("kind") in ("NON_NULL", "LIST"):
         wrappers.append(ref["kind"])
         ref = ref.get("ofType")
@@ -94,18 +102,18 @@ def type_text(ref: Mapping[str, Any] | None) -> str:
     return text
 
 
-def _named(ref: Mapping[str, Any] | None) -> tuple[str, str, int, bool]:
+def _named(ref: Value) -> tuple[str, str, int, bool]:
     """(kind, name, list levels, nullable) of a type reference, wrappers taken off."""
     nullable = not (isinstance(ref, Mapping) and ref.get("kind") == "NON_NULL")
     lists = 0
     while isinstance(ref, Mapping) and ref.get("kind") in ("NON_NULL", "LIST"):
-        lists += ref["kind"] == "LIST"
+        lists += ref.get("kind") == "LIST"
         ref = ref.get("ofType")
     found = ref if isinstance(ref, Mapping) else {}
     return str(found.get("kind") or ""), str(found.get("name") or ""), lists, nullable
 
 
-def json_kind(ref: Mapping[str, Any] | None) -> str:
+def json_kind(ref: Value) -> str:
     """The JSON type a value of this GraphQL type arrives as: `string|null`, `array of object`."""
     kind, name, lists, nullable = _named(ref)
     base = _JSON_SCALARS.get(name, "string") if kind == "ENUM" or name in _JSON_SCALARS else (
@@ -115,21 +123,20 @@ def json_kind(ref: Mapping[str, Any] | None) -> str:
     return f"{base}|null" if nullable else base
 
 
-def enum_values(ref: Mapping[str, Any] | None, types: Mapping[str, Any]) -> list[str]:
+def enum_values(ref: Value, types: Mapping[str, Node]) -> list[str]:
     """The values an ENUM-typed key takes (at most MAX_ENUM_VALUES), [] for any other type."""
     kind, name, _, _ = _named(ref)
     found = types.get(name) if kind == "ENUM" else None
     values = found.get("enumValues") if isinstance(found, Mapping) else None
-    return [str(v["name"]) for v in (values if isinstance(values, list) else [])
-            if isinstance(v, Mapping) and "name" in v][:MAX_ENUM_VALUES]
+    return [str(v["name"]) for v in _objects(values) if "name" in v][:MAX_ENUM_VALUES]
 
 
-def _object_fields(types: Mapping[str, Any], name: str) -> dict[str, Mapping[str, Any]]:
+def _object_fields(types: Mapping[str, Node], name: str) -> dict[str, Node]:
     found = types.get(name) or {}
-    return {str(f["name"]): f for f in found.get("fields") or [] if isinstance(f, Mapping) and "name" in f}
+    return {str(f["name"]): f for f in _objects(found.get("fields")) if "name" in f}
 
 
-def _records(field: Mapping[str, Any], types: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+def _records(field: Node, types: Mapping[str, Node]) -> tuple[str, str, dict[str, str]] | None:
     """(data_path, record type, paging) of a root field, or None when it returns no objects."""
     kind, name, lists, _ = _named(field.get("type"))
     path = f"data.{field['name']}"
@@ -146,7 +153,7 @@ def _records(field: Mapping[str, Any], types: Mapping[str, Any]) -> tuple[str, s
     return path, name, {"style": "none"}
 
 
-def _page_info(fields: Mapping[str, Mapping[str, Any]], types: Mapping[str, Any], path: str) -> dict[str, Any]:
+def _page_info(fields: Mapping[str, Node], types: Mapping[str, Node], path: str) -> dict[str, str]:
     if "pageInfo" not in fields:
         return {"style": "none"}
     info = _object_fields(types, _named(fields["pageInfo"].get("type"))[1])
@@ -155,12 +162,12 @@ def _page_info(fields: Mapping[str, Mapping[str, Any]], types: Mapping[str, Any]
     return {"style": "graphql", "pagination_path": f"{path}.pageInfo"}
 
 
-def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | None:
+def _entry(field: Node, types: Mapping[str, Node]) -> TableInfo | None:
     found = _records(field, types)
     if found is None:
         return None
     data_path, record_type, paging = found
-    arguments = [argument_entry(a) for a in field.get("args") or [] if isinstance(a, Mapping)]
+    arguments = [argument_entry(a) for a in _objects(field.get("args"))]
     if paging["style"] == "graphql" and any(a["name"] == "after" for a in arguments):
         paging["cursor_variable"] = "after"
     own = dict(list(_object_fields(types, record_type).items())[:MAX_FIELDS])
@@ -179,19 +186,21 @@ def _entry(field: Mapping[str, Any], types: Mapping[str, Any]) -> TableInfo | No
     return TableInfo(str(field["name"]), columns, [], details)
 
 
-def argument_entry(argument: Mapping[str, Any]) -> dict[str, Any]:
+def argument_entry(argument: Node) -> dict[str, Value]:
     """An argument as the catalog keeps it: its name and type, and where the schema says them, its
     default and its largest value (a page size's limit, read from its description)."""
-    entry: dict[str, Any] = {"name": str(argument.get("name")), "type": type_text(argument.get("type"))}
-    if isinstance(argument.get("defaultValue"), str):
-        entry["default"] = argument["defaultValue"][:40]
+    kind = type_text(argument.get("type"))
+    entry: dict[str, Value] = {"name": str(argument.get("name")), "type": kind}
+    default = argument.get("defaultValue")
+    if isinstance(default, str):
+        entry["default"] = default[:40]
     largest = _LARGEST.search(str(argument.get("description") or "")[:2000])
-    if largest and entry["type"].strip("!") == "Int":
+    if largest and kind.strip("!") == "Int":
         entry["max"] = int(largest.group(1).replace(",", ""))
     return entry
 
 
-def _nested(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth: int, out: list[dict[str, str]],
+def _nested(field: Node, name: str, types: Mapping[str, Node], depth: int, out: list[dict[str, str]],
             graphql_types: dict[str, str], top: int) -> None:
     """The keys below an object-valued key, dotted (`requester.email`, `comments[].body`)."""
     kind, type_name, lists, _ = _named(field.get("type"))
@@ -207,7 +216,7 @@ def _nested(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth
         _nested(inner, dotted, types, depth + 1, out, graphql_types, top)
 
 
-def _nested_enums(field: Mapping[str, Any], name: str, types: Mapping[str, Any], depth: int,
+def _nested_enums(field: Node, name: str, types: Mapping[str, Node], depth: int,
                   enums: dict[str, list[str]]) -> None:
     """The values of the enum-typed keys below an object-valued key, by their dotted names."""
     kind, type_name, lists, _ = _named(field.get("type"))

@@ -10,10 +10,14 @@ body. The deadline is started by `Deadline.start` before each request (HttpClien
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
+    from httpcore import SOCKET_OPTION
 
 
 class Deadline:
@@ -53,12 +57,12 @@ def deadline_transport(deadline: Deadline, *, verify: bool) -> httpx.HTTPTranspo
         def close(self) -> None:
             self._inner.close()
 
-        def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+        def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
                       timeout: float | None = None) -> httpcore.NetworkStream:
             return Stream(self._inner.start_tls(ssl_context, server_hostname,
                                                 deadline.left(timeout, httpcore.ConnectTimeout)))
 
-        def get_extra_info(self, info: str) -> Any:
+        def get_extra_info(self, info: str) -> object:
             return self._inner.get_extra_info(info)
 
     class Backend(httpcore.NetworkBackend):
@@ -66,12 +70,13 @@ def deadline_transport(deadline: Deadline, *, verify: bool) -> httpx.HTTPTranspo
             self._inner = httpcore.SyncBackend()
 
         def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                        socket_options: Any = None) -> httpcore.NetworkStream:
+                        socket_options: Iterable[SOCKET_OPTION] | None = None) -> httpcore.NetworkStream:
             left = deadline.left(timeout, httpcore.ConnectTimeout)
             return Stream(self._inner.connect_tcp(host, port, left, local_address, socket_options))
 
         def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                socket_options: Any = None) -> httpcore.NetworkStream:  # pragma: no cover
+                                socket_options: Iterable[SOCKET_OPTION] | None = None,
+                                ) -> httpcore.NetworkStream:  # pragma: no cover
             return Stream(self._inner.connect_unix_socket(path, deadline.left(timeout, httpcore.ConnectTimeout),
                                                           socket_options))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.oml.graph import dependencies_of, reads_inputs, step_id_of
 from osiris.oml.incremental import (
@@ -27,8 +27,11 @@ from osiris.oml.incremental import (
     state_path,
 )
 from osiris.oml.params import as_text
+from osiris.oml.values import Config, Value
 
 if TYPE_CHECKING:
+    import duckdb
+
     from osiris.run.engine import RunResult
 
 
@@ -39,17 +42,17 @@ class ReadPlan:
     path: Path
     state: State
     keys: dict[str, ParamsKey]  # step id -> the parameter values its state is kept by
-    starts: dict[str, tuple[str, Any]]  # step id -> (cursor, value read after)
+    starts: dict[str, tuple[str, Value]]  # step id -> (cursor, value read after)
 
-    def advance(self, pipeline: Mapping[str, Any], result: RunResult) -> None:
+    def advance(self, pipeline: Config, result: RunResult) -> None:
         """Save the state a full run that succeeded leaves (unchanged: the file is not touched)."""
         after = advanced(pipeline, self.state, self.keys, self.starts, result)
         if after != self.state:
             save_state(self.path, after)
 
 
-def plan_reads(project_root: Path, pipeline: Mapping[str, Any], name: str, *,
-               params: Mapping[str, Mapping[str, Any]] | None, step_params: Mapping[str, Sequence[str]] | None,
+def plan_reads(project_root: Path, pipeline: Config, name: str, *,
+               params: Mapping[str, Config] | None, step_params: Mapping[str, Sequence[str]] | None,
                full_refresh: bool) -> ReadPlan:
     """The pipeline's state (`.osiris/state/<name>.json`) and where each incremental read starts.
     Raises ValueError naming the file when it is not Osiris's state, or an entry whose parameter
@@ -60,19 +63,19 @@ def plan_reads(project_root: Path, pipeline: Mapping[str, Any], name: str, *,
     return ReadPlan(path, state, keys, starts(pipeline, state, keys, full_refresh, name))
 
 
-def state_keys(pipeline: Mapping[str, Any], step_params: Mapping[str, Sequence[str]],
-               params: Mapping[str, Mapping[str, Any]]) -> dict[str, ParamsKey]:
+def state_keys(pipeline: Config, step_params: Mapping[str, Sequence[str]],
+               params: Mapping[str, Config]) -> dict[str, ParamsKey]:
     """Incremental step id -> the parameter values its state is kept by: those of every parameter
     its own config uses or the config of any step its rows reach (a transform that filters them, a
     writer's target). Another value of one of them is another read (another filter, another
     target), so it starts from its own cursor; a parameter none of them uses does not split it."""
-    steps = [s for s in pipeline.get("steps") or [] if isinstance(s, Mapping)]
+    steps = steps_of(pipeline)
     dependencies = dependencies_of(steps)
     by_id = {step_id_of(s): s for s in steps}
     keys: dict[str, ParamsKey] = {}
     for step in steps:
         step_id = step_id_of(step)
-        if step_id is None or step.get("mode") != "read" or incremental_of(step.get("config") or {}) is None:
+        if step_id is None or step.get("mode") != "read" or incremental_of(config_of(step)) is None:
             continue
         reached, todo = {step_id}, [step_id]
         while todo:
@@ -86,12 +89,12 @@ def state_keys(pipeline: Mapping[str, Any], step_params: Mapping[str, Sequence[s
     return keys
 
 
-def starts(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, ParamsKey],
-           full_refresh: bool, name: str = "PIPELINE") -> dict[str, tuple[str, Any]]:
+def starts(pipeline: Config, state: State, keys: Mapping[str, ParamsKey],
+           full_refresh: bool, name: str = "PIPELINE") -> dict[str, tuple[str, Value]]:
     """step id -> (cursor, value read after) for each incremental read that has a value to start from."""
-    found: dict[str, tuple[str, Any]] = {}
-    for step in pipeline.get("steps") or []:
-        incremental = incremental_of(step.get("config") or {}) if step.get("mode") == "read" else None
+    found: dict[str, tuple[str, Value]] = {}
+    for step in steps_of(pipeline):
+        incremental = incremental_of(config_of(step)) if step.get("mode") == "read" else None
         if incremental is None:
             continue
         step_id = str(step["id"])
@@ -101,18 +104,18 @@ def starts(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, ParamsK
     return found
 
 
-def advanced(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, ParamsKey],
-             started: Mapping[str, tuple[str, Any]], result: RunResult) -> State:
+def advanced(pipeline: Config, state: State, keys: Mapping[str, ParamsKey],
+             started: Mapping[str, tuple[str, Value]], result: RunResult) -> State:
     """The state after a run that succeeded: each incremental step, under its parameter values, at
     the highest value it read, or where it started when it read no row; other entries as they were."""
     after: State = {k: dict(v) for k, v in state.items()}
     outcomes = {s.step_id: s for s in result.steps}
-    for step in pipeline.get("steps") or []:
-        incremental = incremental_of(step.get("config") or {}) if step.get("mode") == "read" else None
+    for step in steps_of(pipeline):
+        incremental = incremental_of(config_of(step)) if step.get("mode") == "read" else None
         step_id = str(step["id"])
         if incremental is None or step_id not in outcomes:
             continue
-        value = outcomes[step_id].watermark
+        value: Value = outcomes[step_id].watermark
         if value is None and step_id in started:
             value = started[step_id][1]
         if value is not None:
@@ -120,7 +123,19 @@ def advanced(pipeline: Mapping[str, Any], state: State, keys: Mapping[str, Param
     return after
 
 
-def highest(con: Any, table: str, column: str) -> Any:
+def steps_of(pipeline: Config) -> list[Config]:
+    """The pipeline's steps (validated: each is a mapping)."""
+    steps = pipeline.get("steps")
+    return [step for step in steps if isinstance(step, Mapping)] if isinstance(steps, list) else []
+
+
+def config_of(step: Config) -> Config:
+    """A step's config ({} when it has none)."""
+    config = step.get("config")
+    return config if isinstance(config, Mapping) else {}
+
+
+def highest(con: duckdb.DuckDBPyConnection, table: str, column: str) -> int | str | None:
     """The highest value of `column` in `table`, as the state keeps it: a whole number as one, other
     values as text the source reads back (`2026-11-27T02:00:00.123456`); None when the
     table has no row."""
@@ -129,7 +144,7 @@ def highest(con: Any, table: str, column: str) -> Any:
     return state_value(found[0] if found else None)
 
 
-def state_value(value: Any) -> Any:
+def state_value(value: object) -> int | str | None:
     """A highest cursor value as the state keeps it (`highest`); the Spark engine's too."""
     import datetime
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from collections.abc import Callable
+from types import FrameType
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -27,14 +28,14 @@ class Interrupts:
 
     def __init__(self) -> None:
         self.pressed = False
-        self._previous: dict[int, Any] = {}
+        self._previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may handle signals (an MCP tool call runs in a worker)
         for number in STOP_SIGNALS:
             if number != getattr(signal, "SIGHUP", None) or signal.getsignal(number) is not signal.SIG_IGN:
                 self._previous[number] = signal.signal(number, self._handle)
 
-    def _handle(self, signum: int, frame: Any) -> None:
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
         self.pressed = True
         raise KeyboardInterrupt
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from osiris.oml.values import Value
 from osiris.run.decimal_fit import column_texts, holding_type
 
 if TYPE_CHECKING:
@@ -68,17 +69,17 @@ def parse_integer(digits: str) -> int:
     return value
 
 
-def _is_wide(value: Any) -> bool:
+def _is_wide(value: Value) -> bool:
     if isinstance(value, WideNumber):
         return True
     return type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX
 
 
-def _exact_text(value: Any) -> str:
+def _exact_text(value: Value) -> str:
     return value.text if isinstance(value, WideNumber) else str(value)
 
 
-def _nested(value: Any) -> Any:
+def _nested(value: Value) -> Value:
     """A nested value with each wide number as a JSON string of its exact digits."""
     if isinstance(value, Mapping):
         return {key: _nested(item) for key, item in value.items()}
@@ -87,13 +88,13 @@ def _nested(value: Any) -> Any:
     return _exact_text(value) if _is_wide(value) else value
 
 
-def spool_form(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], set[str]]:
+def spool_form(record: Mapping[str, Value]) -> tuple[Mapping[str, Value], set[str]]:
     """The record as the spool writes it (pass it to `dumps`), and the top-level columns that hold a
     wide number. The record itself when no wide number has been parsed in this process."""
     if not _read["wide"]:
         return record, set()
     wide: set[str] = set()
-    form: dict[str, Any] = {}
+    form: dict[str, Value] = {}
     for key, value in record.items():
         if _is_wide(value):
             wide.add(key)

@@ -11,15 +11,17 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, TypeAlias, TypeVar
 
+from osiris.oml.values import Value
 from osiris.run.counts import first_value
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.http import safe_url
 from osiris.run.json_numbers import settle_columns, spool_form
+from osiris.run.json_stream import JsonText, Missing, missing
 from osiris.run.json_text import JsonTextError, record_line, without_surrogates
 from osiris.suggest import listing
 
@@ -29,14 +31,15 @@ if TYPE_CHECKING:
 
     from osiris.run.http import HttpClient
 
-_MISSING = object()
+Record: TypeAlias = "dict[str, Value]"  # one JSON object an API sent: a row of the step's table
+T = TypeVar("T")
 MAX_RECORD_BYTES = 8 << 20  # one API record at most (read_json's maximum_object_size)
 DUCKDB_MAX_DEPTH = 128  # read_json reads records nested at most this deep
 STREAM_BATCH = 1000  # records handed on at a time from a large body
 
 
-def dig(data: Any, path: str) -> Any:
-    """The value at a dotted path (`data.items`, `results.0.rows`), or `_MISSING`."""
+def dig(data: Value, path: str) -> Value | Missing:
+    """The value at a dotted path (`data.items`, `results.0.rows`), or `missing`."""
     value = data
     for part in [p for p in path.split(".") if p]:
         if isinstance(value, Mapping) and part in value:
@@ -44,15 +47,11 @@ def dig(data: Any, path: str) -> Any:
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
             value = value[int(part)]
         else:
-            return _MISSING
+            return missing
     return value
 
 
-def found(value: Any) -> bool:
-    return value is not _MISSING
-
-
-def records_at(body: Any, path: str, where: str) -> list[dict[str, Any]]:
+def records_at(body: Value, path: str, where: str) -> list[Record]:
     """The records at `path` in a response body: a list of objects (an object alone is one record).
 
     Raises OML509 when nothing list- or object-shaped is there; the hint names the body's top-level
@@ -79,48 +78,42 @@ class Page:
         self.count = 0
         if self._file is None:
             records = records_at(self.payload, data_path, self.where)
-            self._records: Iterator[dict[str, Any]] = iter(records)
-            self.fingerprint: Any = records
+            self._records: Iterator[Record] = iter(records)
+            self.fingerprint: list[Record] | str = records
         else:
             self._records = self._streamed(data_path)
             self.fingerprint = _file_digest(self._file)
         self.first = list(islice(self._records, STREAM_BATCH))
 
-    def batches(self) -> Iterator[list[dict[str, Any]]]:
+    def batches(self) -> Iterator[list[Record]]:
         batch = self.first
         while batch:
             self.count += len(batch)
             yield batch
             batch = list(islice(self._records, STREAM_BATCH))
 
-    def value_at(self, path: str) -> Any:
-        """The value at dotted `path`, or `_MISSING`."""
+    def value_at(self, path: str) -> Value | Missing:
+        """The value at dotted `path`, or `missing`."""
         if self._file is None:
             return dig(self.payload, path)
-        from osiris.run.json_stream import missing
+        return self._read(lambda text: text.value_at(path))  # None (not JSON there) reads as null, as before
 
-        found_value = self._read(lambda text: text.value_at(path))
-        return _MISSING if found_value is missing else found_value
-
-    def _streamed(self, data_path: str) -> Iterator[dict[str, Any]]:
-        from osiris.run.json_stream import JsonText
-
+    def _streamed(self, data_path: str) -> Iterator[Record]:
         assert self._file is not None
         try:
             for item in JsonText(self._file).records(data_path):
                 yield dict(item) if isinstance(item, Mapping) else {"value": item}
         except JsonTextError as error:
             if error.what and error.what.startswith("no list"):
-                keys = self._read(lambda text: text.keys())
+                keys = self._read(JsonText.keys)
                 shape = (f"The response's top-level keys are: {listing(sorted(map(str, keys))) or '(none)'}."
                          if keys is not None else "The response is not an object.")
                 raise no_records(data_path, self.where, shape) from None
             raise RuntimeProblem("OML515", f"invalid API response from {self.where}: {error.reason('JSON')}",
                                  "Check base_url and endpoint: they must name a JSON API.") from None
 
-    def _read(self, how: Any) -> Any:
-        from osiris.run.json_stream import JsonText
-
+    def _read(self, how: Callable[[JsonText], T]) -> T | None:
+        """What `how` reads of the body on disk; None when it is not JSON there."""
         assert self._file is not None
         try:
             return how(JsonText(self._file))
@@ -145,7 +138,7 @@ def no_records(path: str, where: str, shape: str) -> RuntimeProblem:
                           f"{shape} Set data_path to the dotted path of the list of records.")
 
 
-def describe_keys(body: Any) -> str:
+def describe_keys(body: Value) -> str:
     """The shape of a response for a hint: its top-level keys, never its values."""
     if isinstance(body, Mapping):
         return f"The response's top-level keys are: {listing(sorted(map(str, body))) or '(none)'}."
@@ -154,10 +147,10 @@ def describe_keys(body: Any) -> str:
     return f"The response is a single {type(body).__name__} value."
 
 
-def flatten(record: Mapping[str, Any], prefix: str = "", parents: set[str] | None = None) -> dict[str, Any]:
+def flatten(record: Mapping[str, Value], prefix: str = "", parents: set[str] | None = None) -> Record:
     """Nested objects as columns: `{"a": {"b": 1}}` -> `{"a_b": 1}`; lists stay as they are. The
     names of the objects flattened are added to `parents`."""
-    flat: dict[str, Any] = {}
+    flat: Record = {}
     for key, value in record.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
@@ -190,7 +183,7 @@ class RecordSpool:
         self._file.close()
         self._dir.cleanup()
 
-    def add(self, records: Iterable[Mapping[str, Any]]) -> None:
+    def add(self, records: Iterable[Mapping[str, Value]]) -> None:
         """Append records; OML515 for one larger than MAX_RECORD_BYTES or nested too deep."""
         for record in records:
             form, wide = spool_form(flatten(record, parents=self.parents) if self.flat else record)
@@ -276,7 +269,7 @@ def _record_problem(number: int | None, why: str) -> RuntimeProblem:
                           "or point data_path at the part of the record you need.")
 
 
-def read_pages(pages: Iterator[list[dict[str, Any]]], ctx: StepContext, spool: RecordSpool) -> None:
+def read_pages(pages: Iterator[list[Record]], ctx: StepContext, spool: RecordSpool) -> None:
     """Spool records page by page; with a sample of N, stop after exactly N records."""
     for records in pages:
         if ctx.sample is not None:

@@ -17,15 +17,23 @@ import codecs
 import json
 import re
 from collections.abc import Iterator
-from typing import IO, Any
+from enum import Enum
+from typing import IO, Final
 
+from osiris.oml.values import Value
 from osiris.run.json_numbers import parse_float
 from osiris.run.json_text import JsonTextError, parse_integer
 
 CHUNK = 1 << 20
 NEAR_END = 64  # an error this close to the window's end may be a value cut by it (`tr|ue`)
 _SPACE = re.compile(r"[ \t\n\r]*")
-missing = object()  # what value_at gives when the path leads nowhere
+class Missing(Enum):
+    """What value_at gives when the path leads nowhere (JSON's null is None, a value)."""
+
+    MISSING = "missing"
+
+
+missing: Final = Missing.MISSING
 
 
 class JsonText:
@@ -38,7 +46,7 @@ class JsonText:
         self._decoder = json.JSONDecoder(parse_int=parse_integer, parse_float=parse_float)
         self._text, self._at, self._ended = "", 0, False
 
-    def records(self, path: str) -> Iterator[Any]:
+    def records(self, path: str) -> Iterator[Value]:
         """Each item of the list at dotted `path` (an object there is one record); JsonTextError
         when nothing list- or object-shaped is there."""
         if not self._walk(path):
@@ -61,7 +69,7 @@ class JsonText:
             if separator != ",":
                 raise JsonTextError()
 
-    def value_at(self, path: str) -> Any:
+    def value_at(self, path: str) -> Value | Missing:
         """The value at dotted `path` (a cursor, a pageInfo object), or `missing`."""
         return self._value() if self._walk(path) else missing
 
@@ -125,9 +133,10 @@ class JsonText:
                 return self._text[self._at:self._at + 1]
             self._more()
 
-    def _value(self) -> Any:
+    def _value(self) -> Value:
         """The JSON value at the reader's position, reading more of the file until it is whole."""
         self._peek()
+        value: Value  # what the decoder reads is JSON's: parse_integer and parse_float give int, text or float
         while True:
             try:
                 value, end = self._decoder.raw_decode(self._text, self._at)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
 
+from osiris.oml.values import Value
 from osiris.run.json_numbers import parse_float
 from osiris.run.json_numbers import parse_integer as exact_integer
 
@@ -43,10 +43,11 @@ def parse_integer(digits: str) -> int | str:
     return exact_integer(digits)
 
 
-def parse_json(data: bytes) -> Any:
+def parse_json(data: bytes) -> Value:
     """The JSON value of `data` (UTF-8, or UTF-16/32 with their byte order); JsonTextError otherwise."""
     try:
-        return json.loads(data, parse_int=parse_integer, parse_float=parse_float)
+        value: Value = json.loads(data, parse_int=parse_integer, parse_float=parse_float)  # JSON's values only
+        return value
     except RecursionError:
         raise JsonTextError(f"the body nests deeper than Osiris reads (about {sys.getrecursionlimit():,} levels)",
                             "Ask the API for flatter records, or for fewer fields.") from None
@@ -54,7 +55,7 @@ def parse_json(data: bytes) -> Any:
         raise JsonTextError() from None
 
 
-def record_line(record: Any) -> str:
+def record_line(record: object) -> str:
     """One record as a line of JSON for the spool. Raises JsonTextError for a record nested
     deeper than the JSON encoder goes."""
     try:

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any
 
 from osiris.errors import ExitCode, OsirisError
 
@@ -79,11 +78,10 @@ def pipeline_lock(project_root: Path, pipeline_name: str, *, wait: bool,
 def _holder(fd: int) -> str:
     """Who holds the lock, as its file says: "session 20261127-..., pid 4242, since ..."."""
     try:
-        info: Any = json.loads(os.pread(fd, 4096, 0).decode("utf-8") or "{}")
+        read: object = json.loads(os.pread(fd, 4096, 0).decode("utf-8") or "{}")
     except (OSError, ValueError):
-        info = {}
-    if not isinstance(info, dict):
-        info = {}
+        read = {}
+    info = read if isinstance(read, dict) else {}
     parts = [f"session {info['session']}" if info.get("session") else "session starting",
              f"pid {info['pid']}" if info.get("pid") else "pid unknown"]
     if info.get("started"):
@@ -91,7 +89,7 @@ def _holder(fd: int) -> str:
     return ", ".join(parts)
 
 
-def _write(fd: int, info: dict[str, Any]) -> None:
+def _write(fd: int, info: dict[str, int | str | None]) -> None:
     data = json.dumps(info).encode("utf-8")
     os.ftruncate(fd, 0)
     os.pwrite(fd, data, 0)

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from typing import Any
-
+from osiris.oml.values import Config, Value
 from osiris.run.driver import RuntimeProblem
+from osiris.run.fields import optional_integer
 
 DEFAULT_MAX_PAGES = 1000
 
 
-def digest(value: Any) -> bytes | None:
+def digest(value: object) -> bytes | None:
     """A fingerprint of a JSON value; None when it cannot be taken (nested too deep to encode)."""
     try:
         text = json.dumps(value, sort_keys=True, default=str)
@@ -43,17 +42,18 @@ def no_advance(where: str, what: str, check: str, pages: int) -> RuntimeProblem:
 class PageGuard:
     """Counts the pages of one read and says when the next one must not be requested."""
 
-    def __init__(self, config: Mapping[str, Any], where: str, notes: list[str], check: str) -> None:
+    def __init__(self, config: Config, where: str, notes: list[str], check: str) -> None:
         """`check` is the hint of OML535: the paging settings to look at, in the component's terms."""
-        given = config.get("max_pages")
-        self.limit = DEFAULT_MAX_PAGES if given is None else int(given)  # 0: no limit
+        given = optional_integer(config, "max_pages")
+        self.limit = DEFAULT_MAX_PAGES if given is None else given  # 0: no limit
         self.chosen = given is not None
         self.where, self.notes, self.check = where, notes, check
         self.pages = 0
         self._seen: dict[tuple[str, bytes], int] = {}  # (what, digest) -> the page it led to (or held)
 
-    def read(self, records: list[Any]) -> None:
-        """Count a page; OML535 when its records repeat an earlier page's."""
+    def read(self, records: Value) -> None:
+        """Count a page; OML535 when its records (or the digest of a large page's body) repeat an
+        earlier page's."""
         self.pages += 1
         if not records:
             return
@@ -61,11 +61,11 @@ class PageGuard:
         if earlier is not None:
             raise self._no_advance(f"page {self.pages} held the same records as page {earlier}")
 
-    def visited(self, what: str, value: Any) -> None:
+    def visited(self, what: str, value: Value) -> None:
         """Remember that `value` (the URL just read) led to the page just read."""
         self._first_seen(what, value, self.pages)
 
-    def may_follow(self, what: str, value: Any) -> bool:
+    def may_follow(self, what: str, value: Value) -> bool:
         """Whether to request the page that `value` (a cursor or a URL) leads to: not past
         max_pages (OML524 when the default limit is hit). OML535 when it led to a page already read."""
         earlier = self._first_seen(what, value, self.pages + 1)
@@ -90,7 +90,7 @@ class PageGuard:
             "if not, check the paging settings: the API may be sending the same pages under new cursors.",
             value=self.limit)
 
-    def _first_seen(self, what: str, value: Any, page: int) -> int | None:
+    def _first_seen(self, what: str, value: Value, page: int) -> int | None:
         """The page recorded for `value` before; None (and `page` recorded) the first time."""
         key = digest(value)
         if key is None:

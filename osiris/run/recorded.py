@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+    from contextlib import AbstractContextManager
 
     from osiris.oml.config import StepConfig
+    from osiris.oml.values import Config, Value
     from osiris.registry import Registry
     from osiris.run.deadline import RunLimit
     from osiris.run.driver import RuntimeProblem
     from osiris.run.engine import RunListener, RunResult, StepResult
+    from osiris.run.lock import Held
     from osiris.run.trail import RunTrail
     from osiris.secrets.redact import Redactor
     from osiris.session.store import Session
@@ -38,9 +41,9 @@ class RecordedRun:
 
 
 def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
-                 pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
+                 pipeline: Config, *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                  listener: RunListener, step_configs: Mapping[str, StepConfig] | None = None,
-                 engine: str = "duckdb", params: Mapping[str, Any] | None = None,
+                 engine: str = "duckdb", params: Mapping[str, Config] | None = None,
                  step_params: Mapping[str, Sequence[str]] | None = None, wait: bool = False,
                  waiting: Callable[[str], None] = lambda line: None, full_refresh: bool = False,
                  limit: RunLimit | None = None) -> RecordedRun:
@@ -63,8 +66,9 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
     from osiris.run.lock import pipeline_lock
 
     name = str(pipeline.get("name") or "")
-    lock: Any = (pipeline_lock(effective.project_root, name or Path(pipeline_path).stem, wait=wait, waiting=waiting)
-                 if sample is None else nullcontext())
+    lock: AbstractContextManager[Held | None] = (
+        pipeline_lock(effective.project_root, name or Path(pipeline_path).stem, wait=wait, waiting=waiting)
+        if sample is None else nullcontext())
     with lock as held:
         return _run_recorded(effective, registry, redactor, pipeline, pipeline_path=pipeline_path,
                              pipeline_sha256=pipeline_sha256, sample=sample, listener=listener,
@@ -74,9 +78,9 @@ def run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Red
 
 
 def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Redactor,
-                  pipeline: dict[str, Any], *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
+                  pipeline: Config, *, pipeline_path: str, pipeline_sha256: str, sample: int | None,
                   listener: RunListener, step_configs: Mapping[str, StepConfig] | None, engine: str,
-                  params: Mapping[str, Any] | None, step_params: Mapping[str, Sequence[str]] | None,
+                  params: Mapping[str, Config] | None, step_params: Mapping[str, Sequence[str]] | None,
                   full_refresh: bool, limit: RunLimit | None,
                   note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
@@ -87,7 +91,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
     from osiris.trust.boundary import Boundary
 
     from osiris.errors import UsageError
-    from osiris.run.incremental import plan_reads
+    from osiris.run.incremental import plan_reads, steps_of
 
     try:
         reads = plan_reads(effective.project_root, pipeline, str(pipeline.get("name") or Path(pipeline_path).stem),
@@ -112,7 +116,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         boundary=Boundary.of(effective, registry, pipeline=Path(pipeline_path).resolve()), redact=redactor.data,
         read_after=reads.starts, limit=limit or run_limit(effective, sample), threads=threads,
         memory_limit_mb=memory_mb)
-    trail.start(len(pipeline["steps"]))
+    trail.start(len(steps_of(pipeline)))
     if engine == "spark":
         from osiris.run.spark.engine import run_on_spark
 
@@ -142,16 +146,30 @@ def run_problems(result: RunResult) -> list[tuple[StepResult, RuntimeProblem, st
                 [(step.problem, "error")] if step.problem else [])]
 
 
-def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, redactor: Redactor) -> dict[str, Any]:
+class RunJson(TypedDict):
+    """What `osiris run --json` prints (docs/run.md)."""
+
+    pipeline: str
+    pipeline_name: str | None
+    pipeline_sha256: str | None
+    status: str
+    sample: int | None
+    session: str
+    problems: list[dict[str, Value]]
+    steps: list[dict[str, Value]]
+
+
+def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, redactor: Redactor) -> dict[str, object]:
     """What `osiris run --json` prints (docs/run.md): the status, the session, the problems and each
-    step's rows, columns and types; never a row value. Redacted."""
+    step's rows, columns and types; never a row value. Redacted: a `RunJson` whose texts are masked
+    (and a number that echoes a known secret, so its values are objects)."""
     from osiris.run.trail import step_target
 
-    def issue(problem: Any) -> dict[str, Any]:
+    def issue(problem: RuntimeProblem) -> dict[str, Value]:
         return {"code": problem.code, "message": problem.message, "hint": problem.hint}
 
     result, trail = recorded.result, recorded.trail
-    shown: dict[str, Any] = redactor.data({
+    shown: RunJson = {
         "pipeline": pipeline, "pipeline_name": trail.pipeline_name, "pipeline_sha256": trail.pipeline_sha256,
         "status": recorded.status, "sample": sample, "session": str(recorded.session.path),
         "problems": [{"step": step.step_id, "severity": severity, **issue(problem)}
@@ -166,5 +184,5 @@ def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, red
             **({"fused_into": s.fused_into} if s.fused_into else {}),  # a read its transform ran (ADR 0202)
             "target": step_target(s, sample),
         } for s in result.steps],
-    })
-    return shown
+    }
+    return redactor.data(shown)

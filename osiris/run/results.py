@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from osiris.oml.values import Config, Value
 from osiris.run.connections import Connections
 from osiris.run.deadline import RunLimit
 from osiris.run.driver import RuntimeProblem
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
 SAMPLE_PREVIEW_ROWS = 5
 
 
+Redact = Callable[[list[object]], list[object]]
+"""What masks a preview row or its column names (the session's `Redactor.data`): a copy, masked."""
+
+
 @dataclass
 class RunOptions:
     connections: Connections
@@ -30,13 +35,13 @@ class RunOptions:
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     preview_rows: int = SAMPLE_PREVIEW_ROWS
     boundary: Boundary | None = None  # None: the project's own, with the built-in specs' endpoint fields
-    redact: Callable[[Any], Any] = lambda value: value  # sample preview rows pass through it
+    redact: Redact = lambda values: values  # sample preview rows and their names pass through it
     limit: RunLimit | None = None  # the run's deadline and stop button (osiris.run.deadline); None: none
     threads: int | None = None  # the engine's DuckDB threads (run.threads); None: the machine's cores
     memory_limit_mb: int | None = None  # its memory cap (run.memory_limit); None: a quarter of the machine's
 
     # step id -> (cursor column, value) for an incremental read (osiris.oml.incremental); none: every row
-    read_after: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    read_after: Mapping[str, tuple[str, Value]] = field(default_factory=dict)
 
     @property
     def trust(self) -> Boundary:
@@ -58,9 +63,9 @@ class StepResult:
     warnings: list[RuntimeProblem] = field(default_factory=list)
     problem: RuntimeProblem | None = None
     skipped_because: str | None = None
-    preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
+    preview: tuple[list[str], list[tuple[object, ...]]] | None = None  # sample rows, for the display
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
-    watermark: Any = None  # an incremental read's highest cursor value read (None: no row)
+    watermark: int | str | None = None  # an incremental read's highest cursor value read (None: no row)
     fused_into: str | None = None  # a read run by this transform's query; its rows are DuckDB's count (osiris.run.fused)
 
 
@@ -81,6 +86,6 @@ class RunListener(Protocol):
 
 
 
-def pending_result(step: Mapping[str, Any]) -> StepResult:
+def pending_result(step: Config) -> StepResult:
     return StepResult(str(step["id"]), str(step["component"]), str(step.get("mode", "")), target=write_target(step))
 

@@ -18,12 +18,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.run.driver import RuntimeProblem
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    import duckdb
 
 SPOOL_BYTES = 32 << 20  # load into DuckDB when a spool file holds this much
 CSV_BUFFER_BYTES = 8 << 20  # read_csv's buffer per thread (default 32 MiB): fits the engine's memory_limit
@@ -65,7 +67,7 @@ class CsvSpool:
     (None is NULL; text, dates and times are written quoted, numbers bare). Not both.
     `progress` hears the row count every `batch_size` rows."""
 
-    def __init__(self, con: Any, table: str, columns: Sequence[Column | tuple[str, str]], path: Path,
+    def __init__(self, con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[Column | tuple[str, str]], path: Path,
                  batch_size: int, progress: Callable[[int], None]) -> None:
         from osiris.run.problems import repeated_column_problem, repeated_name
 
@@ -95,7 +97,7 @@ class CsvSpool:
         self._text = io.TextIOWrapper(self._file, encoding="utf-8", newline="", write_through=True)
         self._writer = csv.writer(self._text, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
 
-    def add_lines(self, lines: Iterable[bytes | memoryview]) -> None:
+    def add_lines(self, lines: Iterable[bytes | bytearray | memoryview]) -> None:
         """CSV rows, one per item, as PostgreSQL's COPY ... (FORMAT CSV) sends them (the hot loop)."""
         write, count, batch_size = self._file.write, 0, self.batch_size
         for line in lines:
@@ -106,7 +108,7 @@ class CsvSpool:
                 write, count = self._file.write, 0
         self.rows += count
 
-    def add_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+    def add_rows(self, rows: Sequence[Sequence[object]]) -> None:
         if len(self.columns) == 1:  # csv.writer quotes a row of one empty field, which would read as ''
             self._text.write("".join(f"{_field(row[0])}\n" for row in rows))
         else:
@@ -179,7 +181,7 @@ class CsvSpool:
         return self.rows
 
 
-def _field(value: Any) -> str:
+def _field(value: object) -> str:
     """One value as add_rows writes it: NULL empty, a number bare, anything else quoted."""
     if value is None:
         return ""
@@ -192,7 +194,7 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def column_notes(con: Any, table: str) -> dict[str, str]:
+def column_notes(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
     """The source types the reader of `table` noted ({column: "numeric"}); empty after a transform."""
     rows = con.execute("SELECT column_name, comment FROM duckdb_columns() WHERE database_name = current_database() "
                        "AND schema_name = current_schema() AND table_name = ? AND comment IS NOT NULL",

@@ -46,7 +46,7 @@ def finish_step(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepCon
         cursor = con.execute(f'SELECT * FROM "{ctx.output_table}" LIMIT {int(options.preview_rows)}')
         rows = [tuple(options.redact(list(row))) for row in cursor.fetchall()]
         # names as values: a data-made name is column_<n>, a secret echoed as a name is masked
-        result.preview = (list(options.redact(shown_columns([d[0] for d in cursor.description], known))), rows)
+        result.preview = ([str(n) for n in options.redact([*shown_columns([d[0] for d in cursor.description], known)])], rows)
     if options.sample is not None and result.mode == "transform" and produced:
         _warn_empty_join(result, con, ctx)
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+
+from osiris.oml.values import Config, Value
 
 FILE_MODE = "replace"  # a CSV writer replaces the whole file (a partial file, then a rename)
 TABLE_MODE = "append"  # the database writers' default write mode (their specs and drivers)
@@ -22,13 +23,14 @@ class WriteTarget:
     connection: str | None = None  # e.g. "@postgres.default"
 
 
-def write_target(step: Mapping[str, Any]) -> WriteTarget | None:
+def write_target(step: Config) -> WriteTarget | None:
     """The target of a `mode: write` step; None for other steps, or a writer that names neither a
     path nor a table (a component of your own)."""
     config = step.get("config")
     if step.get("mode") != "write" or not isinstance(config, Mapping):
         return None
-    connection = config.get("connection") if isinstance(config.get("connection"), str) else None
+    given = config.get("connection")
+    connection = given if isinstance(given, str) else None
     if config.get("path"):
         return WriteTarget("file", str(config["path"]), FILE_MODE, connection)
     if not config.get("table"):
@@ -40,19 +42,20 @@ def write_target(step: Mapping[str, Any]) -> WriteTarget | None:
     return WriteTarget("table", name, mode, connection)
 
 
-def target_record(target: WriteTarget | None, *, rows: int, kept: bool) -> dict[str, Any] | None:
+def target_record(target: WriteTarget | None, *, rows: int, kept: bool) -> dict[str, Value] | None:
     """`{"kind", "name", "write_mode", "connection", "rows", "kept"}` for run.json, events and
     `--json`: `rows` the rows the writer wrote (or proved, on samples), `kept` false when nothing
     stayed in the target (a sample run, a failed step)."""
     return None if target is None else {**asdict(target), "rows": rows, "kept": kept}
 
 
-def describe_target(record: Mapping[str, Any]) -> str:
+def describe_target(record: Config) -> str:
     """`table customers on @postgres.default (append): 1,204 rows written`, or `... (rolled back,
     nothing kept)` when nothing was kept."""
     from osiris.text_table import ROLLED_BACK, count_rows, printable
 
+    rows = record.get("rows")
     where = f" on {record['connection']}" if record.get("connection") else ""
     done = "written" if record.get("kept") else f"({ROLLED_BACK})"
     return printable(f"{record.get('kind')} {record.get('name')}{where} ({record.get('write_mode')}): "
-                     f"{count_rows(int(record.get('rows') or 0))} {done}")
+                     f"{count_rows(rows if isinstance(rows, int) else 0)} {done}")

@@ -10,8 +10,8 @@ otherwise the trail holds counts, columns and types.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from osiris.oml.values import Config, Value
 from osiris.run.engine import RunResult, StepResult
 from osiris.run.targets import target_record
 from osiris.session import Session, events
@@ -23,7 +23,7 @@ class RunTrail:
 
     def __init__(self, session: Session, *, pipeline_path: str, sample: int | None, save_samples: bool,
                  pipeline_name: str | None = None, pipeline_sha256: str | None = None,
-                 params: dict[str, Any] | None = None) -> None:
+                 params: dict[str, Config] | None = None) -> None:
         self.session = session
         self.sample = sample
         self.save_samples = save_samples
@@ -72,8 +72,9 @@ class RunTrail:
         self.session.finish(status)
         return status
 
-    def _step_record(self, step: StepResult) -> dict[str, Any]:
-        record: dict[str, Any] = {
+    def _step_record(self, step: StepResult) -> dict[str, object]:
+        """The step in run.json (its sample rows, kept by `save_samples`, hold the engine's values)."""
+        record: dict[str, object] = {
             "id": step.step_id, "component": step.component, "mode": step.mode, "status": step.status,
             "rows_in": step.rows_in, "rows_out": step.rows_out, "duration_ms": step.duration_ms,
             "columns": [{"name": name, "type": kind} for name, kind in step.columns],
@@ -103,7 +104,7 @@ def run_end(status: str, steps: Sequence[StepResult], sample: int | None) -> eve
                          steps_skipped=sum(s.status == "skipped" for s in steps), targets=targets)
 
 
-def step_target(step: StepResult, sample: int | None) -> dict[str, Any] | None:
+def step_target(step: StepResult, sample: int | None) -> dict[str, Value] | None:
     """A writer step's target with the rows it wrote and whether they were kept: on samples (and
     when the step did not complete) nothing is kept, and `rows` counts the rows it proved."""
     done = step.status == "ok"

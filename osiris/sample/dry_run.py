@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
+from osiris.run.results import Redact
 from osiris.trust.boundary import Boundary
 from osiris.oml.narrow import config_of, steps_of
 from osiris.validate.issue import Issue
@@ -50,7 +51,7 @@ class SampleOptions:
     secret_fields: Callable[[str], set[str]] = lambda component: set()
     keep_dir: Path | None = None  # sessions.save_samples: CSV sample output is kept here; else nowhere
     boundary: Boundary | None = None  # None: the project's own (base_dir, the built-in specs)
-    redact: Callable[[object], object] = lambda value: value  # preview rows pass through it (the session's redactor)
+    redact: Redact = lambda values: values  # preview rows pass through it (the session's redactor)
     timeout_seconds: float | None = None  # validation.dry_run_timeout_seconds: the run's deadline (OML532)
 
 

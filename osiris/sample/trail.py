@@ -48,5 +48,5 @@ class SampleTrail(RunTrail):
             steps=[{"id": s.step_id, "status": s.status, "rows_out": s.rows_out} for s in dry_run.steps],
             duration_ms=dry_run.duration_ms))
 
-    def step_record(self, step: StepResult) -> dict[str, Value]:
+    def step_record(self, step: StepResult) -> dict[str, object]:
         return self._step_record(step)

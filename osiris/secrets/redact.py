@@ -192,6 +192,9 @@ class Redactor:
     def data(self, value: Mapping[str, object], key: str | None = None) -> dict[str, object]: ...
 
     @overload
+    def data(self, value: list[object], key: str | None = None) -> list[object]: ...
+
+    @overload
     def data(self, value: object, key: str | None = None) -> object: ...
 
     def data(self, value: object, key: str | None = None) -> object:

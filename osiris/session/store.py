@@ -78,7 +78,7 @@ class Session:
         self._events = AppendLog(path / EVENTS_FILE)
         self._conversation = AppendLog(path / CONVERSATION_FILE)
         self._lock: SessionLock | None = None
-        self._settings_shown: tuple[int, dict[str, Any]] | None = None  # (redactor.learned, redacted)
+        self._settings_shown: tuple[int, dict[str, object]] | None = None  # (redactor.learned, redacted)
 
     @classmethod
     def create(

@@ -8,9 +8,8 @@ and it runs in the engine's sandbox; a query that reaches further is OML518 (doc
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
+from osiris.oml.values import Config
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count, scanned_rows
 from osiris.run.problems import (
@@ -61,7 +60,7 @@ class DuckDBDriver:
         ctx.progress(rows)
         return StepOutcome(rows_in=rows_in, rows_out=rows)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
                              "discover the connections its inputs read from")
 

@@ -20,12 +20,13 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
+from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
+from osiris.run.fields import mapping, optional_integer, texts
 from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
@@ -47,7 +48,7 @@ class FilesystemDriver:
             return self._read(ctx, files)
         return self._write(ctx, files)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """`osiris discover`: the person names the files, so there is no pipeline to distrust."""
         import duckdb
 
@@ -68,9 +69,9 @@ class FilesystemDriver:
         config, shown = ctx.config, str(ctx.config["path"])
         path = _existing(files.resolve(shown), shown, files)
         source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
-        limits = [n for n in (config.get("limit"), ctx.sample) if n is not None]
-        limit = f" LIMIT {int(min(limits))}" if limits else ""
-        typed = config["dtype"] if isinstance(config.get("dtype"), Mapping) else {}
+        limits = [n for n in (optional_integer(config, "limit"), ctx.sample) if n is not None]
+        limit = f" LIMIT {min(limits)}" if limits else ""
+        typed = mapping(config, "dtype")
         if ctx.as_view:  # fused into its transform: the file stays staged until the run's scratch goes
             try:
                 columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
@@ -129,7 +130,7 @@ def csv_output(ctx: StepContext, files: Files | None = None, target: Path | None
         finished.unlink(missing_ok=True)
 
 
-def _keep_after(ctx: StepContext, cursor: str, value: Any, limit: str) -> None:
+def _keep_after(ctx: StepContext, cursor: str, value: Value, limit: str) -> None:
     """An incremental read (docs/run-again.md): keep the rows whose cursor is greater than `value`,
     a bound parameter, then the row limit. A cursor the file lacks is OML502 naming its columns."""
     table = quote_ident(ctx.output_table)
@@ -155,7 +156,7 @@ def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
     return target
 
 
-def plain_csv(config: Mapping[str, Any]) -> bool:
+def plain_csv(config: Config) -> bool:
     """A writer whose file is comma-separated UTF-8 with LF line ends and minimal quoting: the bytes
     PostgreSQL's COPY (FORMAT CSV) writes too (osiris.run.direct)."""
     form = CsvFormat(config, [])
@@ -175,7 +176,7 @@ def _keep(finished: Path, target: Path, ctx: StepContext, files: Files) -> None:
         os.chmod(kept, 0o600)
 
 
-def _files_of(config: Mapping[str, Any]) -> Files:
+def _files_of(config: Config) -> Files:
     """The boundary of a step run without the engine (a driver test, `osiris discover`): its base_dir."""
     root = Path(str(config.get("base_dir") or ".")).expanduser()
     return Files.at(root, (root / SETTINGS_FILE, root / OSIRIS_DIR))
@@ -197,7 +198,7 @@ def _existing(path: Path, shown: str, files: Files) -> Path:
     raise file_problem(shown, hint)
 
 
-def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimeProblem:
+def _read_problem(shown: str, config: Config, text: str) -> RuntimeProblem:
     """Why DuckDB could not read the file, in names and types: never a line of it."""
     unknown = _UNKNOWN_TYPE.search(text)
     if unknown:
@@ -208,7 +209,7 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
             (f"write {instead} for '{name}'; " if instead else "") + f"dtype takes DuckDB type names: {DUCKDB_TYPE_NAMES}",
             value=name)
     if "COLUMN_TYPES error" in text:  # DuckDB's text withholds the names: they are the step's own
-        typed = sorted(map(str, config.get("dtype") or {}))
+        typed = sorted(mapping(config, "dtype"))
         return RuntimeProblem(
             "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
             "correct the names in dtype to the file's header; without a header (header: false) the columns "
@@ -219,13 +220,14 @@ def _read_problem(shown: str, config: Mapping[str, Any], text: str) -> RuntimePr
     return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)
 
 
-def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = None) -> str:
+def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str:
     """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
     A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
              f"header = {'true' if config.get('header', True) else 'false'}", "allow_quoted_nulls = false"]
-    if config.get("skip_rows"):
-        parts.append(f"skip = {int(config['skip_rows'])}")
+    skip = optional_integer(config, "skip_rows")
+    if skip:
+        parts.append(f"skip = {skip}")
     if config.get("comment"):
         parts.append(f"comment = {literal(str(config['comment']))}")
     encoding = str(config.get("encoding", "utf-8")).lower()
@@ -234,8 +236,8 @@ def _read_options(config: Mapping[str, Any], exact: Mapping[str, str] | None = N
     if config.get("compression") and config["compression"] != "infer":
         parts.append(f"compression = {literal(str(config['compression']))}")
     if config.get("na_values"):
-        parts.append("nullstr = [" + ", ".join(literal(str(v)) for v in config["na_values"]) + "]")
-    types = {**(exact or {}), **(config["dtype"] if isinstance(config.get("dtype"), Mapping) else {})}
+        parts.append("nullstr = [" + ", ".join(literal(v) for v in texts(config, "na_values")) + "]")
+    types = {**(exact or {}), **mapping(config, "dtype")}
     if types:
         parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}" for k, v in types.items()) + "}")
     return ", " + ", ".join(parts)

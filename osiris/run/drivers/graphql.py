@@ -15,13 +15,14 @@ OML539 when the query cannot tell them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from osiris.oml.incremental import with_request_value
+from osiris.oml.values import Config, Value
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
-from osiris.run.json_records import RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
+from osiris.run.fields import mapping
+from osiris.run.json_records import Record, RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
 from osiris.run.graphql_selection import Unknowable, columns_at
 from osiris.run.paging import PageGuard
 from osiris.run.problems import unknown_columns_problem
@@ -40,7 +41,7 @@ class GraphQLDriver:
             known = [(name, "JSON") for name in selected_columns(config, flat)]
             return spooled_outcome(ctx, spool, client.notes, known, "the query's selection at data_path")
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """The query fields `tables` (all when None) by introspection (osiris.run.graphql_schema)."""
         from osiris.catalog.connection import secret_values
         from osiris.run.graphql_schema import query_fields
@@ -49,10 +50,10 @@ class GraphQLDriver:
             return query_fields(client, str(config.get("endpoint") or ""), tables)
 
 
-def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
+def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
     endpoint = str(config["endpoint"])
     where = safe_url(endpoint)
-    variables = dict(config.get("variables") or {})
+    variables = dict(mapping(config, "variables"))
     paginate = bool(config.get("pagination_enabled", False))
     variable = _variable(config)
     guard = PageGuard(config, where, client.notes,
@@ -77,7 +78,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
         variables[variable] = cursor
 
 
-def selected_columns(config: Mapping[str, Any], flat: bool) -> list[str]:
+def selected_columns(config: Config, flat: bool) -> list[str]:
     """The columns the query selects at data_path, for an answer without records (its table has
     them, each JSON: no value shows what they hold); OML539 when the query cannot tell them."""
     data_path = _data_path(config)
@@ -87,15 +88,15 @@ def selected_columns(config: Mapping[str, Any], flat: bool) -> list[str]:
         raise unknown_columns_problem(data_path, str(why)) from None
 
 
-def _data_path(config: Mapping[str, Any]) -> str:
+def _data_path(config: Config) -> str:
     return str(config.get("data_path", "data"))
 
 
-def _variable(config: Mapping[str, Any]) -> str:
+def _variable(config: Config) -> str:
     return str(config.get("pagination_variable_name") or "after")
 
 
-def _next_cursor(payload: Any, config: Mapping[str, Any], where: str) -> Any:
+def _next_cursor(payload: Value, config: Config, where: str) -> Value:
     """The cursor of the next page, or None on the last page."""
     path = str(config.get("pagination_path") or "data.pageInfo")
     info = dig(payload, path)
@@ -111,7 +112,7 @@ def _next_cursor(payload: Any, config: Mapping[str, Any], where: str) -> Any:
     return cursor if has_next and cursor not in (None, "") else None
 
 
-def _raise_errors(client: HttpClient, payload: Any, where: str) -> None:
+def _raise_errors(client: HttpClient, payload: Value, where: str) -> None:
     errors = payload.get("errors") if isinstance(payload, Mapping) else None
     if not errors:
         return

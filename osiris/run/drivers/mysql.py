@@ -16,16 +16,23 @@ in UTC. The connection is never encrypted, so a server that asks for a cleartext
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
+from osiris.oml.values import Config, Value
 from osiris.run.driver import Family, StepContext, TableInfo
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
-from osiris.run.drivers.mysql_types import FLOAT, REFUSALS, ReadColumns, mysql_type, render
+from osiris.run.drivers.mysql_types import FLOAT, REFUSALS, ReadColumns, mysql_type, render, result_fields
 from osiris.run.drivers.sql_common import input_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import notes, widest_decimal
 from osiris.run.problems import quoted_name, rejected_problem, repeated_column_problem, repeated_name
+from osiris.run.fields import integer, optional_integer, optional_text, text
 from osiris.run.spool import CsvSpool, quote_ident
+
+if TYPE_CHECKING:
+    from pymysql.connections import Connection
+    from pymysql.protocol import MysqlPacket
+
+    from osiris.run.drivers.mysql_load import GuardedConnection
 
 FAMILY = Family("mysql", "MySQL", ("mysql.extractor", "mysql.writer"), kind="database",
                 discoverable=True, dialect="mysql", words=("mariadb",), endpoints=("host", "port"))
@@ -47,16 +54,16 @@ class CleartextRefused(Exception):
 class _RefuseCleartext:
     """PyMySQL's hook for an authentication plugin: raise before a cleartext password is written."""
 
-    def __init__(self, connection: Any) -> None:
+    def __init__(self, connection: Connection) -> None:
         self.connection = connection
 
-    def authenticate(self, packet: Any) -> Any:
+    def authenticate(self, packet: MysqlPacket) -> NoReturn:
         raise CleartextRefused()
 
     prompt = authenticate  # `dialog`'s other questions go the same way
 
 
-class MySQLDialect(SqlDialect):
+class MySQLDialect(SqlDialect["GuardedConnection"]):
     family = FAMILY
     default_port = 3306
     mode_field, keys_field, create_field = "mode", "upsert_keys", "create_table"
@@ -64,12 +71,12 @@ class MySQLDialect(SqlDialect):
     cleartext_fix = ("give the user a hashed authentication (mysql_native_password, ed25519 or "
                      "caching_sha2_password): Osiris's MySQL connections are not encrypted")
 
-    def open(self, config: Mapping[str, Any]) -> Any:
+    def open(self, config: Config) -> GuardedConnection:
         from osiris.run.drivers.mysql_load import GuardedConnection
 
-        return GuardedConnection(host=config.get("host", "localhost"), port=int(config.get("port", 3306)),
-                               user=config.get("user"), password=str(config.get("password") or ""),
-                               database=config.get("database"), connect_timeout=10, autocommit=False,
+        return GuardedConnection(host=text(config, "host", "localhost"), port=integer(config, "port", 3306),
+                               user=optional_text(config, "user"), password=text(config, "password", ""),
+                               database=optional_text(config, "database"), connect_timeout=10, autocommit=False,
                                charset="utf8mb4", init_command="SET time_zone = '+00:00'",
                                auth_plugin_map={name: _RefuseCleartext for name in CLEARTEXT_PLUGINS},
                                local_infile=True)  # only for the writer's own file (mysql_load.GuardedConnection)
@@ -112,23 +119,24 @@ class MySQLDialect(SqlDialect):
     def quote(self, name: str) -> str:
         return quote_mysql(name)
 
-    def schema(self, config: Mapping[str, Any]) -> str:
+    def schema(self, config: Config) -> str:
         return str(config.get("schema") or config.get("database"))
 
-    def source_query(self, config: Mapping[str, Any]) -> str:
+    def source_query(self, config: Config) -> str:
         query = super().source_query(config)
-        if config.get("query") or not config.get("offset"):
+        offset = optional_integer(config, "offset")
+        if config.get("query") or not offset:
             return query
-        return f"{query} LIMIT 18446744073709551615 OFFSET {int(config['offset'])}"
+        return f"{query} LIMIT 18446744073709551615 OFFSET {offset}"
 
-    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
+    def read(self, ctx: StepContext, conn: GuardedConnection, query: str, params: tuple[Value, ...] = ()) -> int:
         import pymysql.cursors
 
-        batch_size = int(ctx.config.get("batch_size", 10_000))
+        batch_size = integer(ctx.config, "batch_size", 10_000)
         query, floats = _single_floats(conn, query, params)
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
             cursor.execute(query, params or None)
-            typed = ReadColumns(cursor._result.fields, floats)  # PyMySQL's field packets: flags and charset too
+            typed = ReadColumns(result_fields(cursor), floats)  # PyMySQL's field packets: flags and charset too
             spool = CsvSpool(ctx.con, ctx.output_table, typed.columns, spool_path(ctx), batch_size, ctx.progress)
             try:
                 while batch := cursor.fetchmany(batch_size):
@@ -138,7 +146,7 @@ class MySQLDialect(SqlDialect):
         typed.refuse_zero_dates()
         return rows
 
-    def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, conn: GuardedConnection, schema: str, tables: list[str] | None) -> list[TableInfo]:
         if tables == []:
             return []
         wanted = " AND TABLE_NAME IN (" + ", ".join(["%s"] * len(tables)) + ")" if tables else ""
@@ -152,7 +160,7 @@ class MySQLDialect(SqlDialect):
                            "ORDER BY TABLE_NAME, ORDINAL_POSITION", (schema,))
             return tables_found(list(columns), list(cursor.fetchall()))
 
-    def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
+    def prepare(self, ctx: StepContext, conn: GuardedConnection, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
         """The target, or on --sample a TEMPORARY twin of it: MySQL commits DDL at once."""
         real = f"{self.quote(target.schema)}.{self.quote(target.table)}"
         created = _types(ctx, columns, target.keys) if target.existing is None else []
@@ -168,7 +176,7 @@ class MySQLDialect(SqlDialect):
                 cursor.execute(_create_table(real, created, target.keys, temporary=False))
         return real
 
-    def lock(self, conn: Any, into: str) -> None:
+    def lock(self, conn: GuardedConnection, into: str) -> None:
         """A named lock on the table until this connection ends (after its commit): a second replace
         waits for it, then empties what the first wrote. InnoDB's own locks do not keep two DELETEs
         of an empty table apart."""
@@ -177,7 +185,7 @@ class MySQLDialect(SqlDialect):
             if cursor.fetchone() != (1,):
                 raise rejected_problem(f"another run kept {into} locked for {LOCK_WAIT_S // 3600} hours")
 
-    def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
+    def write(self, ctx: StepContext, conn: GuardedConnection, into: str, target: WriteTarget, source: str,
               columns: list[tuple[str, str]]) -> int:
         upsert = target.mode == "upsert"
         if upsert and target.existing is not None:
@@ -197,7 +205,7 @@ class MySQLDialect(SqlDialect):
         select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
         with conn.cursor() as cursor:
-            for batch in input_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000))):
+            for batch in input_batches(ctx, source, select, integer(ctx.config, "batch_size", 1000)):
                 cursor.executemany(statement, batch)
                 rows += len(batch)
                 ctx.progress(rows)
@@ -219,7 +227,7 @@ def sample_twin(table: str) -> str:
     return name if len(name) <= MAX_NAME else "osiris_sample_" + hashlib.sha256(table.encode()).hexdigest()[:16]
 
 
-def _column_types(conn: Any, target: WriteTarget, dialect: SqlDialect) -> dict[str, str]:
+def _column_types(conn: GuardedConnection, target: WriteTarget, dialect: SqlDialect[GuardedConnection]) -> dict[str, str]:
     """The target's column types, as discovered (a table the step created, discovered now)."""
     found = target.existing or next(iter(dialect.discover(conn, target.schema, [target.table])), None)
     return {c.name: c.type for c in found.columns} if found else {}
@@ -231,7 +239,7 @@ def _code_and_text(error: Exception) -> tuple[int, str]:
     return (code if isinstance(code, int) else 0), str(error.args[1] if len(error.args) > 1 else error)
 
 
-def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
+def _require_unique(conn: GuardedConnection, target: WriteTarget, field: str) -> None:
     """ON DUPLICATE KEY UPDATE needs a primary key or unique index on exactly the key columns."""
     from osiris.run.problems import unique_key_problem
 
@@ -244,7 +252,7 @@ def _require_unique(conn: Any, target: WriteTarget, field: str) -> None:
         raise unique_key_problem(target.table, target.keys, field)
 
 
-def _single_floats(conn: Any, query: str, params: tuple[Any, ...] = ()) -> tuple[str, set[str]]:
+def _single_floats(conn: GuardedConnection, query: str, params: tuple[Value, ...] = ()) -> tuple[str, set[str]]:
     """The query with each FLOAT column read through CAST(... AS DOUBLE), and those columns' names.
 
     MySQL's text protocol prints a FLOAT with six digits (16777216 as 1.67772e+07); widened to a
@@ -258,20 +266,20 @@ def _single_floats(conn: Any, query: str, params: tuple[Any, ...] = ()) -> tuple
     try:
         with conn.cursor() as cursor:
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
-            fields = list(cursor._result.fields)
+            fields = result_fields(cursor)
     except pymysql.MySQLError as error:
         code, text = _code_and_text(error)
         if code == _DUPLICATE_NAME:
             raise repeated_column_problem(quoted_name(text) or "?") from None
         return query, set()
-    twin = repeated_name(str(f.name) for f in fields)
+    twin = repeated_name(f.name for f in fields)
     if twin is not None:
         raise repeated_column_problem(twin)
-    floats = {str(f.name) for f in fields if int(f.type_code) == FLOAT}
+    floats = {f.name for f in fields if f.type_code == FLOAT}
     if not floats:
         return query, set()
-    listed = ", ".join(f"CAST({quote_mysql(str(f.name))} AS DOUBLE) AS {quote_mysql(str(f.name))}"
-                       if str(f.name) in floats else quote_mysql(str(f.name)) for f in fields)
+    listed = ", ".join(f"CAST({quote_mysql(f.name)} AS DOUBLE) AS {quote_mysql(f.name)}"
+                       if f.name in floats else quote_mysql(f.name) for f in fields)
     return f"SELECT {listed} FROM ({query}) AS osiris_source", floats
 
 

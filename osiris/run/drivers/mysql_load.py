@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pymysql
 from pymysql.connections import MySQLResult
-from pymysql.protocol import LoadLocalPacketWrapper
+from pymysql.protocol import LoadLocalPacketWrapper, MysqlPacket
 
 from osiris.run.driver import StepContext
 from osiris.run.drivers.mysql_types import render
@@ -89,7 +89,7 @@ class GuardedConnection(pymysql.connections.Connection):
 
 
 class _GuardedResult(MySQLResult):
-    def _read_load_local_packet(self, first_packet: Any) -> None:
+    def _read_load_local_packet(self, first_packet: MysqlPacket) -> None:
         """PyMySQL's answer to LOAD_LOCAL (pymysql/connections.py), sending only the file being loaded,
         and dropping the link when interrupted half-way (PyMySQL would go on to wait for a server that
         waits for the rest of the file)."""

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from osiris.run.drivers.sql_types import INFINITE_DATE, LONG_INTERVAL, NOT_A_NUMBER, Refusal, base, is_nested
 from osiris.run.problems import inexact_float_problem, value_problem
 from osiris.run.spool import Column
 from osiris.text_table import duration_text
+
+if TYPE_CHECKING:
+    from pymysql.cursors import Cursor
 
 UNSIGNED_FLAG, BINARY_CHARSET = 32, 63
 DECIMALS, DATES, INSTANT, TIME, BIT, JSON, GEOMETRY = (0, 246), (7, 10, 12, 14), 7, 11, 16, 245, 255
@@ -33,13 +38,39 @@ _DUCKDB_TO_MYSQL = {"BIGINT": "BIGINT", "INTEGER": "INT", "SMALLINT": "SMALLINT"
 REFUSALS: dict[str, Refusal] = {"DOUBLE": NOT_A_NUMBER, "FLOAT": NOT_A_NUMBER, "DATE": INFINITE_DATE,
                                 "TIMESTAMP": INFINITE_DATE, "TIMESTAMP WITH TIME ZONE": INFINITE_DATE,
                                 "INTERVAL": LONG_INTERVAL}
-Convert = Callable[[Any], Any]
+Convert = Callable[[object], object]  # a value as PyMySQL gives it -> as the spool writes it
+Row = tuple[object, ...]  # a row as PyMySQL gives it
+
+
+@dataclass(frozen=True)
+class Field:
+    """What the reader needs of a result's column: PyMySQL's field descriptor packet, whose flags and
+    charset `cursor.description` leaves out."""
+
+    name: str
+    type_code: int
+    flags: int
+    charsetnr: int
+    length: int
+    scale: int
+
+    @classmethod
+    def of(cls, packet: object) -> Field:
+        """The packet's fields (PyMySQL's FieldDescriptorPacket sets them; its stubs do not name them)."""
+        found = vars(packet)
+        return cls(str(found["name"]), int(found["type_code"]), int(found["flags"]), int(found["charsetnr"]),
+                   int(found["length"]), int(found["scale"]))
+
+
+def result_fields(cursor: Cursor) -> list[Field]:
+    """The fields of the result a cursor just read (PyMySQL's private `cursor._result`)."""
+    return [Field.of(packet) for packet in vars(cursor)["_result"].fields]
 
 
 class ReadColumns:
     """The engine's columns for a result's fields, and each row's values as the spool writes them."""
 
-    def __init__(self, fields: Sequence[Any], floats: set[str] | None = None) -> None:
+    def __init__(self, fields: Sequence[Field], floats: set[str] | None = None) -> None:
         """`floats`: the FLOAT columns a query reads widened to DOUBLE (mysql._single_floats)."""
         self._floats = floats or set()
         typed = [self._typed(field) for field in fields]
@@ -47,7 +78,7 @@ class ReadColumns:
         self._converts = [convert for _, convert in typed]
         self.zero_dates: Counter[str] = Counter()
 
-    def rows(self, batch: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    def rows(self, batch: Sequence[Row]) -> Sequence[Row]:
         if not any(self._converts):
             return batch
         converts = self._converts
@@ -63,13 +94,13 @@ class ReadColumns:
                                 f"read them as NULL with NULLIF({name}, '0000-00-00') in the step's query (or "
                                 f"as text with CAST({name} AS CHAR))")
 
-    def _typed(self, field: Any) -> tuple[Column, Convert | None]:
-        name, code = str(field.name), int(field.type_code)
+    def _typed(self, field: Field) -> tuple[Column, Convert | None]:
+        name, code = field.name, field.type_code
         unsigned, binary = bool(field.flags & UNSIGNED_FLAG), field.charsetnr == BINARY_CHARSET
         if code in DECIMALS:
-            digits = int(field.length) - (1 if field.scale else 0) - (0 if unsigned else 1)  # a display width
+            digits = field.length - (1 if field.scale else 0) - (0 if unsigned else 1)  # a display width
             if digits <= 38:
-                return Column(name, f"DECIMAL({max(digits, int(field.scale), 1)},{int(field.scale)})"), None
+                return Column(name, f"DECIMAL({max(digits, field.scale, 1)},{field.scale})"), None
             return Column(name, "VARCHAR", note="numeric"), _exact_decimal
         if code in DATES:
             return self._date(name, code)
@@ -80,7 +111,7 @@ class ReadColumns:
         if code in FLOATS:
             return Column(name, "FLOAT" if name in self._floats else "DOUBLE"), None
         if code == TIME:
-            return Column(name, "INTERVAL"), duration_text  # MySQL's own text, which DuckDB reads as an INTERVAL
+            return Column(name, "INTERVAL"), _duration  # MySQL's own text, which DuckDB reads as an INTERVAL
         if code == BIT:
             return Column(name, "UBIGINT"), _bit_number
         if code == GEOMETRY or (code in TEXTS and binary):
@@ -88,7 +119,7 @@ class ReadColumns:
         return Column(name, "JSON" if code == JSON else "VARCHAR"), None
 
     def _date(self, name: str, code: int) -> tuple[Column, Convert]:
-        def checked(value: Any) -> Any:
+        def checked(value: object) -> object:
             if isinstance(value, str):  # PyMySQL's value for a date it cannot make: 0000-00-00, 2024-00-15
                 self.zero_dates[name] += 1
                 return None
@@ -98,16 +129,28 @@ class ReadColumns:
         return Column(name, kind), checked
 
 
-def _exact_decimal(value: Any) -> str:
+def _exact_decimal(value: object) -> str:
     return format(value, "f")  # the digits as MySQL shows them: never 0E-30
 
 
-def _bit_number(value: bytes) -> int:
-    return int.from_bytes(value, "big")
+def _duration(value: object) -> str:
+    if not isinstance(value, timedelta):  # PyMySQL reads a TIME as a timedelta
+        raise TypeError(f"PyMySQL read a TIME as {type(value).__name__}, not a timedelta")
+    return duration_text(value)
 
 
-def _hex(value: bytes) -> str:
-    return value.hex()
+def _bit_number(value: object) -> int:
+    return int.from_bytes(_bytes(value), "big")
+
+
+def _hex(value: object) -> str:
+    return _bytes(value).hex()
+
+
+def _bytes(value: object) -> bytes:
+    if not isinstance(value, bytes):  # PyMySQL reads a BIT and a binary column as bytes
+        raise TypeError(f"PyMySQL read a binary value as {type(value).__name__}, not bytes")
+    return value
 
 
 # --- writing -------------------------------------------------------------------------------------

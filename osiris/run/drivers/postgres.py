@@ -15,17 +15,27 @@ connection requires TLS, libpq is told to refuse a server that asks for one (`re
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING
 
+from osiris.oml.values import Config, Value
 from osiris.run.driver import Family, StepContext, TableInfo
 from osiris.run.drivers.postgres_bits import (bit_targets, bits_text, refuse_wide_bits, refuse_wide_staged_bits,
                                               staged_bit_targets, staged_bits_text)
 from osiris.run.drivers.sql_base import Classified, ErrorKind, SqlDialect, SqlDriver, WriteTarget, tables_found
 from osiris.run.drivers.sql_common import csv_batches, select_list, spool_path
 from osiris.run.drivers.sql_types import is_nested, notes
+from osiris.run.fields import integer, optional_text, text
 from osiris.run.spool import REFUSED, Column, CsvSpool, quote_ident
+
+if TYPE_CHECKING:
+    import duckdb
+    from psycopg import Connection, Copy
+    from psycopg.rows import TupleRow
+
+    PgConnection = Connection[TupleRow]
+    from psycopg import Column as PgColumn
 
 FAMILY = Family("postgres", "PostgreSQL", ("postgres.extractor", "postgres.writer"), kind="database",
                 discoverable=True, dialect="postgres", words=("postgresql",), endpoints=("host", "port", "sslmode"))
@@ -50,17 +60,17 @@ ENCRYPTED_SSLMODES = ("require", "verify-ca", "verify-full")
 SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c bytea_output=hex"  # the texts the readers expect
 
 
-class PostgresDialect(SqlDialect):
+class PostgresDialect(SqlDialect["PgConnection"]):
     family = FAMILY
     default_port = 5432
 
-    def open(self, config: Mapping[str, Any]) -> Any:
+    def open(self, config: Config) -> PgConnection:
         import psycopg
 
-        sslmode = str(config.get("sslmode", "prefer"))
+        sslmode = text(config, "sslmode", "prefer")
         return psycopg.connect(
-            host=config.get("host", "localhost"), port=int(config.get("port", 5432)), user=config.get("user"),
-            password=config.get("password"), dbname=config.get("database"), sslmode=sslmode,
+            host=text(config, "host", "localhost"), port=integer(config, "port", 5432), user=optional_text(config, "user"),
+            password=optional_text(config, "password"), dbname=optional_text(config, "database"), sslmode=sslmode,
             connect_timeout=10, application_name="osiris", options=SESSION_OPTIONS,
             require_auth=None if sslmode in ENCRYPTED_SSLMODES else "!password")  # None: libpq's default
 
@@ -106,12 +116,12 @@ class PostgresDialect(SqlDialect):
     def quote(self, name: str) -> str:
         return quote_ident(name)
 
-    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
+    def read(self, ctx: StepContext, conn: PgConnection, query: str, params: tuple[Value, ...] = ()) -> int:
         with conn.cursor() as cursor:
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
             columns = [engine_column(c) for c in cursor.description or []]
             spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
-                             int(ctx.config.get("batch_size", 10_000)), ctx.progress)
+                             integer(ctx.config, "batch_size", 10_000), ctx.progress)
             try:
                 with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)", params or None) as copy:
                     spool.add_lines(copied_rows(copy, conn))
@@ -120,7 +130,7 @@ class PostgresDialect(SqlDialect):
         settle_numerics(ctx.con, ctx.output_table, [c.name for c in columns if c.note == "numeric"])
         return rows
 
-    def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, conn: PgConnection, schema: str, tables: list[str] | None) -> list[TableInfo]:
         with conn.cursor() as cursor:
             cursor.execute(
                 "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull, "
@@ -141,7 +151,7 @@ class PostgresDialect(SqlDialect):
                 "ORDER BY c.relname, array_position(i.indkey::int2[], a.attnum)", (schema,))
             return tables_found(columns, cursor.fetchall())
 
-    def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
+    def prepare(self, ctx: StepContext, conn: PgConnection, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
         """The target itself: DDL is transactional here, so a created table goes with a rollback."""
         into = f"{quote_ident(target.schema)}.{quote_ident(target.table)}"
         if target.existing is None:
@@ -150,7 +160,7 @@ class PostgresDialect(SqlDialect):
                 cursor.execute(create_table_sql(into, columns, target.keys, noted))
         return into
 
-    def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
+    def write(self, ctx: StepContext, conn: PgConnection, into: str, target: WriteTarget, source: str,
               columns: list[tuple[str, str]]) -> int:
         """One COPY, straight into the target, or through a staging table for an upsert and for a
         --sample that must not advance a sequence: columns the input lacks whose default is a
@@ -179,7 +189,7 @@ class PostgresDialect(SqlDialect):
                 bits = {quote_ident(n): shape for n, shape in into_bits.items()}
                 select = select_list(columns, lambda name, kind: bits_text(name, bits[name]) if name in bits
                                      else _copy_text(name, kind))
-                batches = csv_batches(ctx, source, select, int(ctx.config.get("batch_size", 1000)))
+                batches = csv_batches(ctx, source, select, integer(ctx.config, "batch_size", 1000))
                 # closing(): a failed write or Ctrl-C stops DuckDB's export now, not when the generator is
                 # collected; until then DuckDB would wait on the pipe and the engine's close on DuckDB.
                 with closing(batches), cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) "
@@ -193,16 +203,16 @@ class PostgresDialect(SqlDialect):
                 cursor.execute("DROP TABLE osiris_stage")
         return rows
 
-    def lock(self, conn: Any, into: str) -> None:
+    def lock(self, conn: PgConnection, into: str) -> None:
         """Readers go on; a second replace of the same table waits until this one commits."""
         with conn.cursor() as cursor:
             cursor.execute(f"LOCK TABLE {into} IN SHARE ROW EXCLUSIVE MODE")
 
-    def after_error(self, conn: Any) -> None:
+    def after_error(self, conn: PgConnection) -> None:
         conn.rollback()
 
 
-def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
+def copied_rows(copy: Copy, conn: PgConnection) -> Iterator[bytes | bytearray | memoryview]:
     """The rows of a `COPY ... TO STDOUT`, as psycopg's `copy.read()` gives them, at libpq's speed.
 
     Rows that libpq already holds are taken with one non-blocking call each; iterating the Copy
@@ -227,13 +237,13 @@ def copied_rows(copy: Any, conn: Any) -> Iterator[memoryview]:
             if result is not None and result.status != pq.ExecStatus.COMMAND_OK:
                 raise errors.error_from_result(result, encoding=conn.info.encoding)
             return
-        data = copy.read()  # 0: nothing held yet; -2: psycopg raises the connection's error
-        if not data:
+        waited = copy.read()  # 0: nothing held yet; -2: psycopg raises the connection's error
+        if not waited:
             return
-        yield data
+        yield waited
 
 
-def settle_numerics(con: Any, table: str, names: list[str]) -> None:
+def settle_numerics(con: duckdb.DuckDBPyConnection, table: str, names: list[str]) -> None:
     """Give each `numeric` read as text (no precision, or wider than 38 digits) the DECIMAL(p,s) that
     holds every value read, so that arithmetic works (`sum(amount)`); values that need more than 38
     digits, or NaN and infinities, keep the column as PostgreSQL's exact text (docs/types.md). The
@@ -249,7 +259,7 @@ def settle_numerics(con: Any, table: str, names: list[str]) -> None:
             con.execute(f"COMMENT ON COLUMN {target}.{column} IS 'numeric'")
 
 
-def engine_column(column: Any) -> Column:
+def engine_column(column: PgColumn) -> Column:
     """The engine's column for a query's column: a numeric wider than DuckDB's 38 digits (or one
     without a precision) is read as PostgreSQL's exact text, noted as numeric for a table to be
     created, then settled (settle_numerics)."""
@@ -292,7 +302,7 @@ def _pg_type(duckdb_type: str) -> str:
     return _DUCKDB_TO_PG.get(duckdb_type, "text")
 
 
-def _counted(conn: Any, into: str, names: list[str]) -> list[tuple[str, bool]]:
+def _counted(conn: PgConnection, into: str, names: list[str]) -> list[tuple[str, bool]]:
     """(column, is an identity) for the target's columns outside `names` that a sequence numbers."""
     with conn.cursor() as cursor:
         cursor.execute(

@@ -8,11 +8,15 @@ table in PostgreSQL itself, so the same bits are made there, in PostgreSQL's SQL
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.run.driver import RuntimeProblem, StepContext, TableInfo
 from osiris.run.problems import value_problem
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    from psycopg import Cursor
+    from psycopg.rows import TupleRow
 
 INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
             "UBIGINT", "UHUGEINT")
@@ -69,13 +73,14 @@ def staged_bit_targets(columns: list[tuple[str, str]], existing: TableInfo | Non
     return bit_targets(whole, existing)
 
 
-def refuse_wide_staged_bits(cursor: Any, staged: str, targets: dict[str, tuple[int | None, bool]]) -> None:
+def refuse_wide_staged_bits(cursor: Cursor[TupleRow], staged: str, targets: dict[str, tuple[int | None, bool]]) -> None:
     """refuse_wide_bits, counted by PostgreSQL in the staging table (at most 64 bits: a MariaDB BIT's)."""
     for name, (length, _) in targets.items():
         column = f"{quote_ident(name)}::numeric"
         room = min(length or 64, 64)
         cursor.execute(f"SELECT count(*) FROM {staged} WHERE {column} < 0 OR {column} >= 2::numeric ^ {room}")
-        count = int(cursor.fetchone()[0])
+        found = cursor.fetchone()
+        count = int(found[0]) if found else 0
         if count:
             raise _too_wide(name, f"{room} bits", count)
 

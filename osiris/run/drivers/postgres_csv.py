@@ -27,11 +27,17 @@ The rows are looked at in the client, as they arrive, so PostgreSQL's COPY is as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from osiris.run.drivers.postgres import engine_column
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    from psycopg import Column, Cursor
+    from psycopg.rows import TupleRow
+
+    from osiris.run.drivers.postgres import PgConnection
 
 _DESCRIBED = {"REAL": "FLOAT", "TIMETZ": "TIME WITH TIME ZONE", "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE"}
 _NOT_DIRECT = {700, 701, 1186}  # real, double precision, interval
@@ -44,7 +50,7 @@ class Fallback(Exception):
     """The copy met a value only the engine's route writes right; nothing is kept."""
 
 
-def direct_select(description: list[Any]) -> str | None:
+def direct_select(description: Sequence[Column]) -> str | None:
     """The SELECT list that makes PostgreSQL's COPY write what the engine would, over the columns
     of a query (psycopg's `cursor.description`); None when the result must take the engine's route."""
     names = [str(column.name) for column in description]
@@ -56,7 +62,7 @@ def direct_select(description: list[Any]) -> str | None:
                      else q for q, column in ((quote_ident(str(c.name)), c) for c in description))
 
 
-def sent_back(description: list[Any]) -> tuple[tuple[bytes, ...], bytes | None]:
+def sent_back(description: Sequence[Column]) -> tuple[tuple[bytes, ...], bytes | None]:
     """What in a row of this result sends the copy back: (bytes it may not hold, a whole row it may not be)."""
     codes = {column.type_code for column in description}
     marks = [b"#"]
@@ -67,7 +73,7 @@ def sent_back(description: list[Any]) -> tuple[tuple[bytes, ...], bytes | None]:
     return tuple(marks), (b'"\\."\n' if len(description) == 1 else None)
 
 
-def engine_columns(description: list[Any]) -> list[tuple[str, str]]:
+def engine_columns(description: Sequence[Column]) -> list[tuple[str, str]]:
     """(name, DuckDB type) of each column, as the engine's route would record the step's table."""
     found = []
     for column in description:
@@ -76,8 +82,8 @@ def engine_columns(description: list[Any]) -> list[tuple[str, str]]:
     return found
 
 
-def copy_csv(cursor: Any, conn: Any, query: str, description: list[Any], header: bool,
-             write: Callable[[bytearray], Any], progress: Callable[[int], None]) -> int:
+def copy_csv(cursor: Cursor[TupleRow], conn: PgConnection, query: str, description: Sequence[Column], header: bool,
+             write: Callable[[bytearray], object], progress: Callable[[int], None]) -> int:
     """Run `COPY (SELECT ... FROM (query)) TO STDOUT (FORMAT CSV)` and hand its bytes to `write`,
     about a MiB at a time; the row count. Raises Fallback, the COPY cancelled, when a piece holds a
     row only the engine writes right: each piece is searched whole, at C speed."""
@@ -105,7 +111,7 @@ class Pieces:
         self.marks, self.progress, self.lone = marks, progress, lone
         self.rows = 0
 
-    def of(self, lines: Iterable[memoryview]) -> Iterator[bytearray]:
+    def of(self, lines: Iterable[bytes | bytearray | memoryview]) -> Iterator[bytearray]:
         rows, piece, lone = self.rows, bytearray(), self.lone  # locals: this loop runs once a row
         for line in lines:
             if lone is not None and bytes(line) == lone:
@@ -130,7 +136,7 @@ def _plain_name(name: str) -> bool:
     return bool(name) and name.strip() == name and "\\" not in name and not _QUOTED_BY_DUCKDB & set(name)
 
 
-def has_decimal(column: Any) -> bool:
+def has_decimal(column: Column) -> bool:
     """False for a numeric(p,s) DuckDB has no DECIMAL for (a scale below 0 or above p): the engine's
     route says so; True for every other column."""
     precision, scale = column.precision, column.scale

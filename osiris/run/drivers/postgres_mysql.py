@@ -24,19 +24,25 @@ goes to the engine's route, which writes the rows or says what is wrong with the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
-from typing import Any
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from osiris.run.drivers.mysql_load import GuardedConnection, lands_as_inserted, load_data
 from osiris.run.drivers.postgres_csv import Pieces, has_decimal
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    from psycopg import Column, Cursor
+    from psycopg.rows import TupleRow
+
+    from osiris.run.drivers.postgres import PgConnection
 
 _TAKEN = {16, 20, 21, 23, 1700, 25, 1043, 1082, 1114}  # PostgreSQL type oids the route may carry (above)
 _NUMERIC, _INSTANTS = 1700, {1082, 1114}
 LOAD_NAME = "osiris-direct-copy"  # the file the LOAD statement names: the guard sends only these rows for it
 
 
-def direct_select(description: list[Any], target_types: Mapping[str, str]) -> str | None:
+def direct_select(description: Sequence[Column], target_types: Mapping[str, str]) -> str | None:
     """The SELECT list whose CSV MySQL reads as the engine's route would write it, over a query's
     columns (psycopg's `cursor.description`) into a target's (name -> MySQL type); None when the
     copy must take the engine's route. Each column's engine type is the one the engine's read gives
@@ -58,7 +64,7 @@ def direct_select(description: list[Any], target_types: Mapping[str, str]) -> st
     return ", ".join(parts)
 
 
-def load_rows(mysql: GuardedConnection, cursor: Any, pg: Any, query: str, select: str, into: str,
+def load_rows(mysql: GuardedConnection, cursor: Cursor[TupleRow], pg: PgConnection, query: str, select: str, into: str,
               names: list[str], progress: Callable[[int], None]) -> int | None:
     """LOAD DATA into `into` from PostgreSQL's COPY of `select` over `query`, inside the open
     transaction: the row count, or None when MySQL warned or counted otherwise (the caller rolls
@@ -82,7 +88,7 @@ def load_rows(mysql: GuardedConnection, cursor: Any, pg: Any, query: str, select
     return loaded if not warnings and loaded == pieces.rows else None
 
 
-def _marks(description: list[Any]) -> tuple[bytes, ...]:
+def _marks(description: Sequence[Column]) -> tuple[bytes, ...]:
     codes = {column.type_code for column in description}
     marks: list[bytes] = []
     if _NUMERIC in codes:

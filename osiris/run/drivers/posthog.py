@@ -29,17 +29,18 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 from urllib.parse import quote
 
+from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
-from osiris.run.json_records import RecordSpool, describe_keys, read_pages, spooled_outcome
+from osiris.run.fields import integer, texts
+from osiris.run.json_records import Record, RecordSpool, describe_keys, read_pages, spooled_outcome
 from osiris.run.paging import no_advance
 from osiris.run.problems import setting_problem
 from osiris.suggest import did_you_mean, listing
@@ -63,6 +64,8 @@ class DataType:
     prefix: str | None = None  # the JSON `properties` become `<prefix><name>` columns
 
 
+Key = tuple[Value, Value]  # a row's seek key: its sort column's value, then its identity's
+
 DATA_TYPES = {
     "events": DataType("events", "uuid, event, timestamp, distinct_id, person_id, properties",
                        ("timestamp", "uuid"), key_is_time=True, windowed=True, prefix="properties_"),
@@ -83,7 +86,7 @@ class PostHogDriver:
             read_pages(read.pages(client, url), ctx, spool)
             return spooled_outcome(ctx, spool, client.notes + read.notes, None if spool.count else read.columns)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """Each data type's columns and PostHog types, from a `LIMIT 0` query (which proves the key)."""
         for name in tables or []:
             if name not in DATA_TYPES:
@@ -95,21 +98,23 @@ class PostHogDriver:
             return [_describe(client, url, config, name) for name in tables or list(DATA_TYPES)]
 
 
-def _describe(client: HttpClient, url: str, config: Mapping[str, Any], name: str) -> TableInfo:
+def _describe(client: HttpClient, url: str, config: Config, name: str) -> TableInfo:
     kind = DATA_TYPES[name]
     payload = ask(client, url, config, f"SELECT {kind.columns} FROM {kind.table} LIMIT 0")
-    rows(payload, url)  # OML515 unless it is a query answer
-    types = {str(pair[0]): str(pair[1]) for pair in payload.get("types") or []
+    rows(payload, url)  # OML515 unless it is a query answer: an object with `results` and `columns` lists
+    answer = payload if isinstance(payload, Mapping) else {}
+    pairs, names = answer.get("types"), answer.get("columns")
+    types = {str(pair[0]): str(pair[1]) for pair in (pairs if isinstance(pairs, list) else [])
              if isinstance(pair, list) and len(pair) == 2}
-    columns = [ColumnInfo(str(c), types.get(str(c), "unknown")) for c in payload["columns"]]
+    columns = [ColumnInfo(str(c), types.get(str(c), "unknown")) for c in (names if isinstance(names, list) else [])]
     return TableInfo(name, columns, [kind.key[1]])
 
 
-def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
     return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"}, DEFAULTS)
 
 
-def query_url(config: Mapping[str, Any]) -> str:
+def query_url(config: Config) -> str:
     """`{base}/api/projects/{project_id}/query/` for the region, or the self-hosted base."""
     region = str(config.get("region") or "us")
     if region == "self_hosted":
@@ -127,7 +132,7 @@ def query_url(config: Mapping[str, Any]) -> str:
     return f"{base.rstrip('/')}/api/projects/{quote(str(config.get('project_id') or ''), safe='')}/query/"
 
 
-def time_window(config: Mapping[str, Any]) -> tuple[datetime, datetime]:
+def time_window(config: Config) -> tuple[datetime, datetime]:
     """[initial_since, now) in UTC; 30 days back when initial_since is not set."""
     until = datetime.now(UTC)
     given = config.get("initial_since")
@@ -160,19 +165,19 @@ class Read:
     """The pages of one data type: each page's query follows from the last row of the one before.
     An incremental read (`after`) starts after that instant instead of at the window's start."""
 
-    def __init__(self, kind: DataType, window: tuple[datetime, datetime], config: Mapping[str, Any],
+    def __init__(self, kind: DataType, window: tuple[datetime, datetime], config: Config,
                  sample: int | None, after: str | None = None) -> None:
         self.kind, self.window, self.sample, self.after = kind, window, sample, after
-        self.page_size = int(config.get("page_size") or 1000)
-        self.event_types = [str(e) for e in config.get("event_types") or []] if kind.table == "events" else []
+        self.page_size = integer(config, "page_size", 0) or 1000
+        self.event_types = texts(config, "event_types") if kind.table == "events" else []
         dedupe = bool(config.get("deduplication_enabled", True)) and kind.table == "events"
         self.seen = RecentIds(RECENT_UUIDS) if dedupe else None
         self.config = config
         self.notes: list[str] = []
         self.columns: list[tuple[str, str]] | None = None  # the answer's columns: an empty read's table has them
 
-    def pages(self, client: HttpClient, url: str) -> Iterator[list[dict[str, Any]]]:
-        after: tuple[Any, Any] | None = None
+    def pages(self, client: HttpClient, url: str) -> Iterator[list[Record]]:
+        after: Key | None = None
         kept = dropped = pages = 0
         while True:
             limit = self.page_size if self.sample is None else max(1, min(self.page_size, self.sample - kept))
@@ -191,7 +196,7 @@ class Read:
         if dropped:
             self.notes.append(f"dropped {dropped} {'event' if dropped == 1 else 'events'} read twice (same uuid)")
 
-    def next_key(self, last: dict[str, Any], after: tuple[Any, Any] | None, url: str, pages: int) -> tuple[Any, Any]:
+    def next_key(self, last: Record, after: Key | None, url: str, pages: int) -> Key:
         """The seek key of the page after a full one: its last row's two key columns. OML535 when
         that row cannot lead on (a key column empty, or the key the page was asked to start after):
         the rows after it would be missing, and a partial copy must not succeed."""
@@ -209,7 +214,7 @@ class Read:
                          f"same {first} and a greater {second}); check that region and custom_base_url name a "
                          "PostHog whose query API applies the query's WHERE and ORDER BY", pages)
 
-    def query(self, after: tuple[Any, Any] | None, limit: int) -> str:
+    def query(self, after: Key | None, limit: int) -> str:
         first, second = self.kind.key
         conditions = []
         if self.kind.windowed:
@@ -228,11 +233,11 @@ class Read:
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         return f"SELECT {self.kind.columns} FROM {self.kind.table}{where} ORDER BY {first} ASC, {second} ASC LIMIT {limit}"
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, Value]:
         """The query's placeholder values (HogQLQuery `values`)."""
         return {AFTER: self.after} if self.after is not None else {}
 
-    def record(self, row: dict[str, Any]) -> dict[str, Any]:
+    def record(self, row: Record) -> Record:
         """The row with its JSON `properties` spread into prefixed columns (events and persons)."""
         if self.kind.prefix is None or "properties" not in row:
             return row
@@ -253,13 +258,14 @@ class RecentIds:
     """The last `size` ids seen: `first(id)` is True the first time an id comes within that window."""
 
     def __init__(self, size: int) -> None:
-        self._order: deque[Any] = deque()
-        self._ids: set[Any] = set()
+        self._order: deque[Hashable] = deque()
+        self._ids: set[Hashable] = set()
         self._size = size
 
-    def first(self, value: Any) -> bool:
+    def first(self, value: Value) -> bool:
         if value is None:
             return True
+        value = value if isinstance(value, Hashable) else repr(value)  # an id is text; a list is told by its text
         if value in self._ids:
             return False
         self._order.append(value)
@@ -273,7 +279,7 @@ _DUCKDB_TYPES = (("DateTime", "TIMESTAMPTZ"), ("Int", "BIGINT"), ("UInt", "BIGIN
                  ("Bool", "BOOLEAN"))  # ClickHouse type prefixes; the rest (String, UUID...) is VARCHAR
 
 
-def duckdb_columns(payload: Any) -> list[tuple[str, str]] | None:
+def duckdb_columns(payload: Value) -> list[tuple[str, str]] | None:
     """The columns of a query answer as DuckDB types, `properties` left out (spread only from rows):
     the table of a read that got no row (an incremental run with nothing new)."""
     pairs = payload.get("types") if isinstance(payload, Mapping) else None
@@ -292,11 +298,11 @@ def hogql_string(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def ask(client: HttpClient, url: str, config: Mapping[str, Any], query: str,
-        values: Mapping[str, Any] | None = None) -> Any:
+def ask(client: HttpClient, url: str, config: Config, query: str,
+        values: Mapping[str, Value] | None = None) -> Value:
     """One HogQL query's JSON answer (`values`: its `{placeholder}` values, bound by PostHog); 401,
     403 and 404 get hints in PostHog's terms."""
-    body: dict[str, Any] = {"kind": "HogQLQuery", "query": query, **({"values": dict(values)} if values else {})}
+    body: dict[str, Value] = {"kind": "HogQLQuery", "query": query, **({"values": dict(values)} if values else {})}
     try:
         response = client.send("POST", url, json={"query": body})
     except RuntimeProblem as problem:
@@ -305,10 +311,11 @@ def ask(client: HttpClient, url: str, config: Mapping[str, Any], query: str,
         if hint is None:
             raise
         raise client.problem(problem.code, problem.message, hint, status) from None
-    return client.json(response)
+    answer: Value = client.json(response)  # parsed by osiris.run.json_text.parse_json: JSON's values
+    return answer
 
 
-def _status_hint(status: int | None, config: Mapping[str, Any]) -> str | None:
+def _status_hint(status: int | None, config: Config) -> str | None:
     project = config.get("project_id")
     if status == 401:
         return ("Check the api_key of the step's posthog connection: the query API wants a personal API key "
@@ -321,7 +328,7 @@ def _status_hint(status: int | None, config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def rows(payload: Any, url: str) -> list[dict[str, Any]]:
+def rows(payload: Value, url: str) -> list[Record]:
     """The answer's rows as {column: value}; OML515 when it is not a HogQL query answer."""
     results = payload.get("results") if isinstance(payload, Mapping) else None
     columns = payload.get("columns") if isinstance(payload, Mapping) else None

@@ -16,23 +16,29 @@ requesting pages as soon as it has them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit
 
 from osiris.oml.incremental import with_request_value
+from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
-from osiris.run.json_records import Page, RecordSpool, found, read_pages, records_at, spooled_outcome
+from osiris.run.fields import mapping, optional_integer
+from osiris.run.json_records import Page, Record, RecordSpool, read_pages, records_at, spooled_outcome
+from osiris.run.json_stream import missing
 from osiris.run.paging import PageGuard, no_advance
 from osiris.secrets.names import is_secret_key
+
+if TYPE_CHECKING:
+    import httpx
 
 
 PAGE_SIZE_PARAMS = {"page": "per_page", "link_header": "per_page"}  # else limit
 
 
-def rest_client(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+def rest_client(config: Config, secrets: tuple[str, ...]) -> HttpClient:
     """A rest or graphql step's client: its auth headers, the HTTP defaults (osiris.run.http)."""
     return client_for(config, secrets, auth_headers(config))
 
@@ -45,7 +51,7 @@ class RestDriver:
             known = None if spool.count else catalog_columns(config, ctx.project_dir)
             return spooled_outcome(ctx, spool, client.notes, known)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """Each endpoint path's first answer as a catalog entry (osiris.catalog.api_shape): one
         authenticated GET a path; names and JSON types, never a value."""
         secrets = tuple(str(v) for k, v in config.items() if is_secret_key(k) and v)
@@ -53,11 +59,11 @@ class RestDriver:
             return [_endpoint(client, config, path) for path in tables or []]
 
 
-def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> TableInfo:
+def _endpoint(client: HttpClient, config: Config, path: str) -> TableInfo:
     from osiris.catalog.api_shape import endpoint_entry
 
     endpoint, _, query = path.partition("?")
-    params = {**dict(config.get("params") or {}), **dict(parse_qsl(query))}
+    params = {**mapping(config, "params"), **dict(parse_qsl(query))}
     response = client.send("GET", endpoint_url({**config, "endpoint": endpoint}), params=params or None)
     body = client.json(response)
     entry = endpoint_entry(body, has_next_link=bool(response.links.get("next")))
@@ -68,7 +74,7 @@ def _endpoint(client: HttpClient, config: Mapping[str, Any], path: str) -> Table
     return TableInfo(path, columns, entry.pop("primary_key"), details=entry)
 
 
-def catalog_columns(config: Mapping[str, Any], project_dir: Path | None = None) -> list[tuple[str, str]] | None:
+def catalog_columns(config: Config, project_dir: Path | None = None) -> list[tuple[str, str]] | None:
     """The DuckDB columns the project's catalog knows for this step's endpoint, base_url and
     data_path (`osiris discover @rest.NAME /path`), or None. The catalog is the project's
     (`project_dir`), wherever the run started; without one, the step's base_dir or the current folder."""
@@ -84,7 +90,7 @@ def catalog_columns(config: Mapping[str, Any], project_dir: Path | None = None) 
     return None
 
 
-def _duckdb_types(records: list[dict[str, Any]]) -> dict[str, str]:
+def _duckdb_types(records: list[Record]) -> dict[str, str]:
     """The DuckDB type of each column, as a run makes them from these records (STRUCT, LIST, DATE...)."""
     import duckdb
 
@@ -97,11 +103,11 @@ def _duckdb_types(records: list[dict[str, Any]]) -> dict[str, str]:
         con.close()
 
 
-def endpoint_url(config: Mapping[str, Any]) -> str:
+def endpoint_url(config: Config) -> str:
     return str(config["base_url"]).rstrip("/") + "/" + str(config["endpoint"]).lstrip("/")
 
 
-def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[str, Any]]]:
+def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
     """Each page's records, requesting the next page only when the caller asks for it."""
     url = endpoint_url(config)
     method = str(config.get("method") or "GET").upper()
@@ -132,7 +138,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             number += 1 if style == "page" else page.count
         elif style == "cursor":
             following = page.value_at(str(config.get("cursor_path") or ""))
-            if not found(following) or following in (None, "") or not guard.may_follow("cursor", following):
+            if following is missing or following in (None, "") or not guard.may_follow("cursor", following):
                 return
             params[str(config.get("cursor_param") or "cursor")] = following
         elif style == "link_header":
@@ -143,7 +149,7 @@ def _pages(client: HttpClient, config: Mapping[str, Any]) -> Iterator[list[dict[
             params = {}
 
 
-def _paging_check(config: Mapping[str, Any], style: str, page_param: str) -> str:
+def _paging_check(config: Config, style: str, page_param: str) -> str:
     """What to check when paging does not advance (OML535's hint), in the step's own settings."""
     if style in ("page", "offset"):
         return (f"check that the API pages by the parameter '{page_param}' (page_param; pagination: {style}); "
@@ -155,15 +161,16 @@ def _paging_check(config: Mapping[str, Any], style: str, page_param: str) -> str
             "an API whose pages are elsewhere needs its base_url, and paging by another style")
 
 
-def _first_params(config: Mapping[str, Any], style: str) -> dict[str, Any]:
+def _first_params(config: Config, style: str) -> dict[str, Value]:
     """The step's `params`, with `page_size` as `page_size_param` when set."""
-    params: dict[str, Any] = dict(config.get("params") or {})
-    if config.get("page_size"):
-        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = int(config["page_size"])
+    params: dict[str, Value] = dict(mapping(config, "params"))
+    page_size = optional_integer(config, "page_size")
+    if page_size:
+        params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = page_size
     return params
 
 
-def _next_link(response: Any, url: str, guard: PageGuard) -> str:
+def _next_link(response: httpx.Response, url: str, guard: PageGuard) -> str:
     """The `rel="next"` URL, resolved against the page; "" at the end. OML535 when it cannot be
     followed (not a URL, or on another site, where the step's credentials must not go): the pages
     after it would be missing."""

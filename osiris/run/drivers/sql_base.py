@@ -19,12 +19,14 @@ How to add a SQL family: docs/architecture.md, "Adding a SQL database".
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
+from osiris.oml.values import Config, Value
+from osiris.run.fields import optional_integer, texts
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.sql_common import input_columns, key_list, tables_in
 from osiris.run.drivers.sql_types import Refusal, refuse
@@ -66,6 +68,29 @@ class ErrorKind(Enum):
     SQL = "sql"
 
 
+class DbCursor(Protocol):
+    """What the skeleton does with a DB-API cursor (psycopg's, PyMySQL's)."""
+
+    def execute(self, query: str) -> object: ...
+
+    def close(self) -> None: ...
+
+
+class DbConnection(Protocol):
+    """What the skeleton does with a DB-API connection; a dialect uses its library's own type."""
+
+    def cursor(self) -> DbCursor: ...
+
+    def commit(self) -> None: ...
+
+    def rollback(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+Conn = TypeVar("Conn", bound=DbConnection)
+Row = tuple[object, ...]  # a database row as the library returns it
+
 REJECTIONS = (ErrorKind.UNIQUE, ErrorKind.NOT_NULL, ErrorKind.FOREIGN_KEY, ErrorKind.CHECK, ErrorKind.REJECTED)
 Classified = tuple[ErrorKind, str]  # the kind, and the text to show (redacted by the skeleton)
 
@@ -85,7 +110,7 @@ class WriteTarget:
         return f"{self.schema}.{self.table}"
 
 
-class SqlDialect(ABC):
+class SqlDialect(ABC, Generic[Conn]):
     """Where SQL databases differ. One instance per family; it holds no connection."""
 
     family: Family
@@ -97,7 +122,7 @@ class SqlDialect(ABC):
     refusals: Mapping[str, Refusal] = {}  # DuckDB base type -> the values of it this database cannot store
 
     @abstractmethod
-    def open(self, config: Mapping[str, Any]) -> Any:
+    def open(self, config: Config) -> Conn:
         """A new connection (no autocommit); the library's exception when it cannot be made."""
 
     @abstractmethod
@@ -112,65 +137,65 @@ class SqlDialect(ABC):
     def quote(self, name: str) -> str:
         """An identifier, quoted for this database's SQL."""
 
-    def schema(self, config: Mapping[str, Any]) -> str:
+    def schema(self, config: Config) -> str:
         return str(config.get("schema") or "public")
 
-    def table_name(self, config: Mapping[str, Any]) -> str:
+    def table_name(self, config: Config) -> str:
         """The step's `schema.table`, quoted."""
         return f"{self.quote(self.schema(config))}.{self.quote(str(config['table']))}"
 
-    def source_query(self, config: Mapping[str, Any]) -> str:
+    def source_query(self, config: Config) -> str:
         """The SQL a reader runs: its `query`, or its table's `columns` (all by default)."""
         if config.get("query"):
             return str(config["query"]).strip().rstrip(";")
-        columns = ", ".join(self.quote(str(c)) for c in config.get("columns") or []) or "*"
+        columns = ", ".join(self.quote(c) for c in texts(config, "columns")) or "*"
         return f"SELECT {columns} FROM {self.table_name(config)}"
 
     @abstractmethod
-    def read(self, ctx: StepContext, conn: Any, query: str, params: tuple[Any, ...] = ()) -> int:
+    def read(self, ctx: StepContext, conn: Conn, query: str, params: tuple[Value, ...] = ()) -> int:
         """Stream the rows of `query` into `ctx.output_table`; the row count."""
 
     @abstractmethod
-    def discover(self, conn: Any, schema: str, tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, conn: Conn, schema: str, tables: list[str] | None) -> list[TableInfo]:
         """Tables (all of `schema`, or the named ones), their columns and primary keys."""
 
     @abstractmethod
-    def prepare(self, ctx: StepContext, conn: Any, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
+    def prepare(self, ctx: StepContext, conn: Conn, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
         """Create a missing target (or, on --sample, whatever proves the write); the table to write into."""
 
-    def lock(self, conn: Any, into: str) -> None:  # noqa: B027  (a hook a dialect may leave empty)
+    def lock(self, conn: Conn, into: str) -> None:  # noqa: B027  (a hook a dialect may leave empty)
         """Before `replace` empties `into`: hold a lock that makes concurrent replaces wait."""
 
     @abstractmethod
-    def write(self, ctx: StepContext, conn: Any, into: str, target: WriteTarget, source: str,
+    def write(self, ctx: StepContext, conn: Conn, into: str, target: WriteTarget, source: str,
               columns: list[tuple[str, str]]) -> int:
         """Write the input table `source` into `into` as the target's mode says; the row count."""
 
-    def after_error(self, conn: Any) -> None:  # noqa: B027
+    def after_error(self, conn: Conn) -> None:  # noqa: B027
         """Make the connection usable again after a failed statement (PostgreSQL rolls back)."""
 
-    def finish(self, conn: Any, keep: bool) -> None:
+    def finish(self, conn: Conn, keep: bool) -> None:
         """Commit (`keep`), or roll the proven write back (--sample)."""
         if keep:
             conn.commit()
         else:
             conn.rollback()
 
-    def close(self, conn: Any) -> None:
+    def close(self, conn: Conn) -> None:
         """Close without a commit: an unfinished transaction is rolled back."""
         conn.close()
 
 
-class SqlDriver:
+class SqlDriver(Generic[Conn]):
     """postgres.extractor/.writer, mysql.extractor/.writer: the flow, run through a dialect."""
 
-    def __init__(self, dialect: SqlDialect) -> None:
+    def __init__(self, dialect: SqlDialect[Conn]) -> None:
         self.dialect = dialect
 
     def run(self, ctx: StepContext) -> StepOutcome:
         return self._read(ctx) if ctx.mode == "read" else self._write(ctx)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         with self.session(config, ()) as conn:
             try:
                 return self.dialect.discover(conn, self.dialect.schema(config), tables)
@@ -178,14 +203,14 @@ class SqlDriver:
                 raise self.problem(error, conn, config, ()) from None
 
     @contextmanager
-    def session(self, config: Mapping[str, Any], secrets: tuple[str, ...]) -> Iterator[Any]:
+    def session(self, config: Config, secrets: tuple[str, ...]) -> Iterator[Conn]:
         conn = self.connect(config, secrets)
         try:
             yield conn
         finally:
             self.dialect.close(conn)
 
-    def connect(self, config: Mapping[str, Any], secrets: tuple[str, ...]) -> Any:
+    def connect(self, config: Config, secrets: tuple[str, ...]) -> Conn:
         dialect, name = self.dialect, self.dialect.family.name
         try:
             return dialect.open(config)
@@ -211,12 +236,12 @@ class SqlDriver:
     def read_query(self, ctx: StepContext) -> str:
         """The SQL a read step runs: its source query within its row limit (`limit`, `--sample`)."""
         query = self.dialect.source_query(ctx.config)
-        limits = [n for n in (ctx.config.get("limit"), ctx.sample) if n is not None]
+        limits = [n for n in (optional_integer(ctx.config, "limit"), ctx.sample) if n is not None]
         if limits:
-            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
+            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {min(limits)}"
         return query
 
-    def read_statement(self, ctx: StepContext) -> tuple[str, tuple[Any, ...]]:
+    def read_statement(self, ctx: StepContext) -> tuple[str, tuple[Value, ...]]:
         """The read's SQL and its bound parameters: an incremental read filters its source query in
         the database, `cursor > %s` with the value bound by the client library, never written into
         the text (docs/run-again.md); the row limit applies after it."""
@@ -224,12 +249,12 @@ class SqlDriver:
             return self.read_query(ctx), ()
         cursor, value = ctx.read_after
         query = self.after_cursor(ctx.config, cursor)
-        limits = [n for n in (ctx.config.get("limit"), ctx.sample) if n is not None]
+        limits = [n for n in (optional_integer(ctx.config, "limit"), ctx.sample) if n is not None]
         if limits:
-            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {int(min(limits))}"
+            query = f"SELECT * FROM ({query}) AS osiris_source LIMIT {min(limits)}"
         return query, (value,)
 
-    def after_cursor(self, config: Mapping[str, Any], cursor: str) -> str:
+    def after_cursor(self, config: Config, cursor: str) -> str:
         """The source query of an incremental read, filtered after its saved cursor value: one `%s`
         the client library fills (pyformat: a `%` of the query itself is written `%%`). The one rule
         both engines follow (osiris.run.spark.jdbc fills it with the library's own quoting)."""
@@ -267,7 +292,7 @@ class SqlDriver:
                 raise self.problem(error, conn, config, ctx.secrets, table=target.table) from None
         return StepOutcome(rows_in=rows, rows_out=rows)
 
-    def _write_rows(self, ctx: StepContext, conn: Any, target: WriteTarget, source: str,
+    def _write_rows(self, ctx: StepContext, conn: Conn, target: WriteTarget, source: str,
                     columns: list[tuple[str, str]]) -> int:
         dialect = self.dialect
         found = dialect.discover(conn, target.schema, [target.table])
@@ -287,7 +312,7 @@ class SqlDriver:
 
     # --- problems ------------------------------------------------------------------------------
 
-    def problem(self, error: Exception, conn: Any, config: Mapping[str, Any], secrets: tuple[str, ...],
+    def problem(self, error: Exception, conn: Conn, config: Config, secrets: tuple[str, ...],
                 table: str | None = None) -> RuntimeProblem:
         """The OML5xx problem for a library error; other errors are raised again (a bug, not a problem)."""
         if isinstance(error, RuntimeProblem):
@@ -316,11 +341,11 @@ class SqlDriver:
             return type_problem(detail)
         return sql_problem(detail)
 
-    def _tables(self, conn: Any, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def _tables(self, conn: Conn, config: Config, tables: list[str] | None) -> list[TableInfo]:
         return self.dialect.discover(conn, self.dialect.schema(config), tables)
 
 
-def clear_before_write(dialect: SqlDialect, conn: Any, into: str, mode: str, config: Mapping[str, Any]) -> None:
+def clear_before_write(dialect: SqlDialect[Conn], conn: Conn, into: str, mode: str, config: Config) -> None:
     """`replace` and `truncate_before` empty the target first, in the write's own transaction, under
     the dialect's lock (a second replace waits for this one)."""
     if mode == "replace" or config.get("truncate_before"):
@@ -328,7 +353,7 @@ def clear_before_write(dialect: SqlDialect, conn: Any, into: str, mode: str, con
         execute(conn, f"DELETE FROM {into}")
 
 
-def execute(conn: Any, statement: str) -> None:
+def execute(conn: DbConnection, statement: str) -> None:
     """One statement without parameters, through any DB-API connection."""
     cursor = conn.cursor()
     try:
@@ -342,13 +367,14 @@ def _bare(name: str | None) -> str:
     return (name or "").split(".")[-1]
 
 
-def tables_found(rows: list[tuple[Any, ...]], keys: list[tuple[Any, ...]]) -> list[TableInfo]:
+def tables_found(rows: Sequence[Row], keys: Sequence[Row]) -> list[TableInfo]:
     """Discovery rows (table, column, type, nullable[, default[, enum values]]) in order, and (table,
     key column) rows -> tables. A default that is only NULL (MariaDB writes the text NULL) is none."""
     found: dict[str, TableInfo] = {}
     for table, column, kind, nullable, *more in rows:
         default = more[0] if more and more[0] is not None and str(more[0]).upper() != "NULL" else None
-        values = [str(v) for v in more[1]] if len(more) > 1 and more[1] else None
+        listed = more[1] if len(more) > 1 else None  # an enum's labels (psycopg reads the array as a list)
+        values = [str(v) for v in listed] if isinstance(listed, (list, tuple)) and listed else None
         found.setdefault(str(table), TableInfo(str(table), [])).columns.append(
             ColumnInfo(str(column), str(kind), bool(nullable), None if default is None else str(default), values))
     for table, column in keys:

@@ -9,11 +9,15 @@ import tempfile
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from osiris.oml.values import Value
 from osiris.run.driver import StepContext
 from osiris.run.problems import inputs_problem
 from osiris.run.spool import quote_ident
+
+if TYPE_CHECKING:
+    import duckdb
 
 READ_CHUNK_BYTES = 1 << 20
 READER_WAIT_SECONDS = 60  # a failed export's stand-in writer waits this long for the reader to open
@@ -28,7 +32,7 @@ def input_columns(ctx: StepContext) -> tuple[str, list[tuple[str, str]]]:
     return source, [(str(r[0]), str(r[1])) for r in rows]
 
 
-def key_list(value: Any) -> list[str]:
+def key_list(value: Value) -> list[str]:
     """`primary_key: id`, `[id]` or `"a, b"` -> ["id"] / ["a", "b"]."""
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
@@ -97,7 +101,7 @@ class _Export(threading.Thread):
     thread meanwhile; `join` raises its error. Whichever side stops first opens the other end, so
     that neither waits for ever in open()."""
 
-    def __init__(self, con: Any, statement: str, path: Path) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, statement: str, path: Path) -> None:
         super().__init__(name="osiris-export", daemon=True)
         self.con, self.statement, self.path = con, statement, path
         self.error: BaseException | None = None
@@ -198,7 +202,7 @@ def cut_records(chunks: Iterable[bytes], batch_size: int) -> Iterator[tuple[byte
         yield b"".join(batch), rows
 
 
-def input_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[list[tuple[Any, ...]]]:
+def input_batches(ctx: StepContext, source: str, select: str, batch_size: int) -> Iterator[list[tuple[object, ...]]]:
     """The rows of `SELECT {select}` over the input, as tuples, `batch_size` at a time (DuckDB streams them)."""
     cursor = ctx.con.cursor()
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from osiris.run.driver import StepContext
 from osiris.run.problems import value_problem
@@ -77,7 +76,7 @@ def widest_decimal(ctx: StepContext, source: str, column: str) -> tuple[int, int
     """(digits before the point, digits after it) of the widest number a text column holds, or None
     when it holds something that is not a plain decimal (NaN, an exponent)."""
     text = quote_ident(column)
-    row: Any = ctx.con.execute(
+    row = ctx.con.execute(
         f"SELECT bool_and(regexp_full_match({text}, '-?[0-9]+(\\.[0-9]*)?')), "
         f"max(length(ltrim(split_part(ltrim({text}, '-'), '.', 1), '0'))), max(length(split_part({text}, '.', 2))) "
         f"FROM {quote_ident(source)} WHERE {text} IS NOT NULL").fetchone()

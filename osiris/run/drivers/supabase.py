@@ -33,10 +33,11 @@ INSERT), type conversions or constraints, which only a real write reveals.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from osiris.oml.incremental import incremental_of
+from osiris.oml.values import Config, Scalar
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
@@ -47,23 +48,29 @@ from osiris.run.spool import quote_ident
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.http import client_for as http_client
-from osiris.run.json_records import RecordSpool, read_pages, spooled_outcome
+from osiris.run.fields import integer, mapping, optional_text, texts
+from osiris.run.json_records import Record, RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
+if TYPE_CHECKING:
+    import httpx
 
-def rest_root(config: Mapping[str, Any]) -> str:
+Params = Mapping[str, Scalar] | list[tuple[str, Scalar]]  # a request's query-string parameters
+
+
+def rest_root(config: Config) -> str:
     base = config.get("url") or f"https://{config.get('project_id')}.supabase.co"
     return str(base).rstrip("/") + "/rest/v1"
 
 
-def client_for(config: Mapping[str, Any], secrets: tuple[str, ...]) -> HttpClient:
+def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
     key = str(config.get("key") or "")
     schema = str(config.get("schema") or "public")
     headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
     return http_client(config, secrets, headers)
 
 
-def catalog(client: HttpClient, config: Mapping[str, Any]) -> dict[str, TableInfo]:
+def catalog(client: HttpClient, config: Config) -> dict[str, TableInfo]:
     """Tables of the schema from the OpenAPI root (`GET /rest/v1/`)."""
     spec = client.json(client.send("GET", rest_root(config) + "/"))
     found: dict[str, TableInfo] = {}
@@ -86,21 +93,21 @@ class SupabaseDriver:
                 return _write(ctx, client)
             return _read(ctx, client)
 
-    def discover(self, config: Mapping[str, Any], tables: list[str] | None) -> list[TableInfo]:
+    def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         with client_for(config, ()) as client:
             try:
                 known = catalog(client, config)
             except RuntimeProblem as problem:
                 if problem.value not in (401, 403, 404) or not config.get("tables"):
                     raise
-                known = {name: _sampled_table(client, config, name) for name in config["tables"]}
+                known = {name: _sampled_table(client, config, name) for name in texts(config, "tables")}
             for name in tables or []:
                 if name not in known:
                     raise _unknown_table(client, config, name, known)
             return [known[name] for name in (tables or sorted(known))]
 
 
-def _sampled_table(client: HttpClient, config: Mapping[str, Any], name: str) -> TableInfo:
+def _sampled_table(client: HttpClient, config: Config, name: str) -> TableInfo:
     """A known table (`tables`) when the OpenAPI root is closed: columns from one row, JSON types."""
     rows = client.json(_send(client, {**config, "table": name}, "GET", params={"select": "*", "limit": 1}))
     first = rows[0] if isinstance(rows, list) and rows and isinstance(rows[0], Mapping) else {}
@@ -109,21 +116,24 @@ def _sampled_table(client: HttpClient, config: Mapping[str, Any], name: str) -> 
                             for c, v in first.items()])
 
 
-def _table_url(config: Mapping[str, Any]) -> str:
+def _table_url(config: Config) -> str:
     return f"{rest_root(config)}/{quote(str(config['table']), safe='')}"
 
 
-def _send(client: HttpClient, config: Mapping[str, Any], method: str, **kwargs: Any) -> Any:
+def _send(client: HttpClient, config: Config, method: str, params: Params, *,
+          headers: Mapping[str, str] | None = None, content: bytes | None = None,
+          idempotent: bool = True) -> httpx.Response:
     """One request to the step's table; a 404 becomes OML501 (unknown table)."""
     try:
-        return client.send(method, _table_url(config), **kwargs)
+        return client.send(method, _table_url(config), params=params, headers=headers, content=content,
+                           idempotent=idempotent)
     except RuntimeProblem as problem:
         if problem.value == 404:
             raise _unknown_table(client, config, str(config["table"])) from None
         raise
 
 
-def _unknown_table(client: HttpClient, config: Mapping[str, Any], name: str,
+def _unknown_table(client: HttpClient, config: Config, name: str,
                    known: Mapping[str, TableInfo] | None = None) -> RuntimeProblem:
     if known is None:
         try:
@@ -149,11 +159,11 @@ _DUCKDB_TYPES = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT
                  "json": "JSON", "jsonb": "JSON"}
 
 
-def _select(config: Mapping[str, Any]) -> str:
+def _select(config: Config) -> str:
     return str(config.get("select") or "*")
 
 
-def _table_columns(client: HttpClient, config: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+def _table_columns(client: HttpClient, config: Config) -> list[tuple[str, str]] | None:
     """The columns of the step's table (those `select` names, when it is a plain list), from the
     OpenAPI root: an empty read (an incremental run with nothing new) still has the table's columns,
     so the steps after it run. None when the root is closed or `select` is more than a list."""
@@ -173,15 +183,14 @@ def _table_columns(client: HttpClient, config: Mapping[str, Any]) -> list[tuple[
     return [(n, kinds[n]) for n in (names or list(kinds))]
 
 
-def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]]]:
+def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[Record]]:
     """Pages of `limit` rows from `offset` until a short page (or the sample is complete)."""
     config = ctx.config
-    size = int(config.get("limit") or 1000)
-    offset = int(config.get("offset") or 0)
-    params = [("select", _select(config)), *dict(config.get("filter") or {}).items(),
-              *_after_cursor(ctx)]
+    size = integer(config, "limit", 0) or 1000
+    offset = integer(config, "offset", 0)
+    params: list[tuple[str, Scalar]] = [("select", _select(config)), *_filters(config), *_after_cursor(ctx)]
     incremental = incremental_of(config)
-    order = config.get("order") or (f"{incremental.cursor}.asc" if incremental else None)
+    order = optional_text(config, "order") or (f"{incremental.cursor}.asc" if incremental else None)
     if order:
         params.append(("order", order))
     read, first = 0, 0
@@ -203,7 +212,14 @@ def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[dict[str, Any]
             return
 
 
-def _after_cursor(ctx: StepContext) -> list[tuple[str, Any]]:
+def _filters(config: Config) -> list[tuple[str, Scalar]]:
+    """The step's PostgREST `filter` as query-string pairs: a scalar as it is (httpx writes it), any
+    other value as its text, as httpx would have written it."""
+    return [(name, value if value is None or isinstance(value, (str, int, float)) else str(value))
+            for name, value in mapping(config, "filter").items()]
+
+
+def _after_cursor(ctx: StepContext) -> list[tuple[str, str]]:
     """An incremental read's filter (docs/run-again.md): `<cursor>=gt.<value>`, a query-string
     parameter PostgREST binds as a value of its SQL (beside any filter of the step on that column)."""
     if ctx.read_after is None:
@@ -212,7 +228,7 @@ def _after_cursor(ctx: StepContext) -> list[tuple[str, Any]]:
     return [(cursor, f"gt.{value}")]
 
 
-def _where(config: Mapping[str, Any]) -> str:
+def _where(config: Config) -> str:
     return safe_url(_table_url(config))
 
 
@@ -250,12 +266,12 @@ def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     return StepOutcome(rows_in=total, rows_out=written, warnings=list(client.notes))
 
 
-def _sample_note(config: Mapping[str, Any], mode: str, total: int, proven: str) -> str:
+def _sample_note(config: Config, mode: str, total: int, proven: str) -> str:
     verb = {"append": "appended to", "upsert": "upserted into", "replace": "written, replacing all rows of"}
     return f"sample: nothing was written; {total} rows would be {verb[mode]} '{config['table']}' ({proven})"
 
 
-def _cannot_create(config: Mapping[str, Any], columns: list[tuple[str, str]], keys: list[str],
+def _cannot_create(config: Config, columns: list[tuple[str, str]], keys: list[str],
                    http_sql: bool) -> RuntimeProblem:
     """A missing table that create_if_missing cannot create here: the one line that says why."""
     table = str(config["table"])
@@ -269,13 +285,13 @@ def _cannot_create(config: Mapping[str, Any], columns: list[tuple[str, str]], ke
                           value=table)
 
 
-def create_table_sql(config: Mapping[str, Any], columns: list[tuple[str, str]], keys: list[str]) -> str:
+def create_table_sql(config: Config, columns: list[tuple[str, str]], keys: list[str]) -> str:
     """The PostgreSQL DDL for a table shaped like the input, as the Postgres path runs it."""
     target = f"{quote_ident(str(config.get('schema') or 'public'))}.{quote_ident(str(config['table']))}"
     return postgres.create_table_sql(target, columns, keys) + ";"
 
 
-def _check_keys(config: Mapping[str, Any], mode: str, keys: list[str], names: list[str]) -> None:
+def _check_keys(config: Config, mode: str, keys: list[str], names: list[str]) -> None:
     """Fail before anything is written when the mode lacks keys or the input lacks a key column."""
     table = config["table"]
     if mode in ("upsert", "replace") and not keys:
@@ -287,7 +303,7 @@ def _check_keys(config: Mapping[str, Any], mode: str, keys: list[str], names: li
                              f"The input's columns are: {listing(names)}.")
 
 
-def _check_target(client: HttpClient, config: Mapping[str, Any], keys: list[str], names: list[str]) -> None:
+def _check_target(client: HttpClient, config: Config, keys: list[str], names: list[str]) -> None:
     """Fail before writing over REST when the table lacks a key or input column."""
     if keys:
         try:
@@ -299,7 +315,7 @@ def _check_target(client: HttpClient, config: Mapping[str, Any], keys: list[str]
     _send(client, config, "GET", params={"select": ",".join(names), "limit": 0})
 
 
-def _missing_key(client: HttpClient, config: Mapping[str, Any], keys: list[str]) -> RuntimeProblem:
+def _missing_key(client: HttpClient, config: Config, keys: list[str]) -> RuntimeProblem:
     table = str(config["table"])
     try:
         columns = [c.name for c in catalog(client, config).get(table, TableInfo(table, [])).columns]
@@ -320,7 +336,7 @@ def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, 
         prefer = ("resolution=ignore-duplicates" if ignore else "resolution=merge-duplicates") + ",return=minimal"
         params["on_conflict"] = ",".join(keys)
     headers = {"Prefer": prefer, "Content-Type": "application/json"}
-    size = int(config.get("batch_size") or 100)
+    size = integer(config, "batch_size", 0) or 100
     cursor = ctx.con.cursor()
     cursor.execute(f"SELECT CAST(to_json(t) AS VARCHAR) FROM (SELECT * FROM {source}) t")
     written = 0

@@ -12,10 +12,9 @@ nested values (STRUCT, LIST, MAP) travel as JSON into `jsonb` columns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
+from osiris.oml.values import Config, MutableConfig
 from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.drivers import postgres
 from osiris.run.drivers.sql_types import is_nested
@@ -32,7 +31,7 @@ _DSN_NAMES = {"host": "host", "port": "port", "dbname": "database", "user": "use
               "sslmode": "sslmode"}
 
 
-def database_fields(config: Mapping[str, Any]) -> dict[str, Any] | None:
+def database_fields(config: Config) -> MutableConfig | None:
     """host/port/database/user/password/sslmode of the project's database; None when not given.
 
     A Supabase database is reached over the internet, so TLS is required (`sslmode=require`, as
@@ -50,7 +49,7 @@ def database_fields(config: Mapping[str, Any]) -> dict[str, Any] | None:
     return fields
 
 
-def _parsed_dsn(dsn: str) -> dict[str, Any]:
+def _parsed_dsn(dsn: str) -> MutableConfig:
     from psycopg import ProgrammingError
     from psycopg.conninfo import conninfo_to_dict
 
@@ -74,7 +73,7 @@ def json_columns(ctx: StepContext, source: str, columns: list[tuple[str, str]]) 
     return view, [(n, "JSON" if is_nested(k) else k) for n, k in columns]
 
 
-def write_through_database(ctx: StepContext, database: Mapping[str, Any], source: str,
+def write_through_database(ctx: StepContext, database: Config, source: str,
                            create: bool) -> StepOutcome:
     """The step as postgres.writer writes it, into the project's database; `create`: create a missing table."""
     config = {**database, **{name: ctx.config[name] for name in PASSED_ON if name in ctx.config},

@@ -276,7 +276,7 @@ class _Runner:
         result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
         if self.options.sample is not None:
             preview = frame.limit(int(self.options.preview_rows)).collect()
-            result.preview = (list(self.options.redact(shown_columns(list(frame.columns), known))),
+            result.preview = ([str(n) for n in self.options.redact([*shown_columns(list(frame.columns), known)])],
                               [tuple(self.options.redact(list(row))) for row in preview])
         self.listener.step_progress(result, rows)
         if step.raw.get("checks"):  # the DuckDB engine's checks, on these rows (osiris.run.spark.checks)
