@@ -13,29 +13,29 @@ from tests.chat_harness import Chat, editor_command, editor_script, events, only
 from tests.conftest import TEST_API_KEY, cli_env
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import Reply, Status
+from tests.inprocess import run_inprocess
 
 REQUEST = "copy data/customers.csv to output/active_customers.csv"
 SAVED = "pipelines/active-customers-to-csv.yaml"
 
 
-def chat(project, *lines: str, args: tuple[str, ...] = (), env: dict[str, str] | None = None):
-    """Run `osiris chat ARGS` with `lines` as its input; end of input is Ctrl-D."""
-    return subprocess.run(
-        [sys.executable, "-m", "osiris", "chat", *args],
-        cwd=project,
-        env=env or cli_env(ANTHROPIC_API_KEY=TEST_API_KEY),
-        input="".join(line + "\n" for line in lines),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def chat(project, *lines: str, args: tuple[str, ...] = (), env: dict[str, str] | None = None, process: bool = False):
+    """`osiris chat ARGS` with `lines` as its input on a pipe; end of input is Ctrl-D. In this process
+    (tests/inprocess.py: the same arguments, environment, directory and stdin), or as a real child
+    with `process=True` where only a process shows it: a real pipe's colours, the keyring."""
+    env = env or cli_env(ANTHROPIC_API_KEY=TEST_API_KEY)
+    text = "".join(line + "\n" for line in lines)
+    if not process:
+        return run_inprocess("chat", *args, cwd=project, env=env, input=text)
+    return subprocess.run([sys.executable, "-m", "osiris", "chat", *args], cwd=project, env=env, input=text,
+                          capture_output=True, text=True, timeout=60)
 
 
 def test_pipe_output_is_plain_lines_and_end_of_input_ends_cleanly(project, fake_api):
     fake_api.add(Reply(fenced(BAD_MODE)), Reply(fenced(VALID)))
     env = cli_env(ANTHROPIC_API_KEY=TEST_API_KEY)
     env.pop("NO_COLOR")  # even without NO_COLOR, a pipe gets no colours and no spinner
-    done = chat(project, REQUEST, "n", env=env)
+    done = chat(project, REQUEST, "n", env=env, process=True)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout
     for line in ("Generating…", "Validating (attempt 1/3)…", "✓ Valid pipeline after 2 attempts.",
@@ -123,7 +123,7 @@ def test_a_rejected_key_is_explained_and_the_session_goes_on(project, fake_api):
 
 
 def test_no_key_without_a_terminal_explains_and_exits_3(project):
-    done = chat(project, REQUEST, env=cli_env())
+    done = chat(project, REQUEST, env=cli_env(), process=True)
     assert done.returncode == 3
     assert "ANTHROPIC_API_KEY" in done.stderr and "osiris auth login" in done.stderr
     assert "--provider demo" in done.stderr

@@ -11,7 +11,7 @@ import pytest
 
 from osiris.oml.graph import dependencies_of, input_step, input_tables, run_order, table_name
 from tests.run_helpers import RunProject, csv_step, sql_step
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 
 def step(step_id: str, mode: str, **extra: Any) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def test_an_inputs_reference_to_rows_validates_and_runs(project):
     path = project.pipeline([csv_step("read-people", "read", "data/people.csv"),
                              {**writer, "inputs": {"df": "${read-people.rows}"}}])
     assert run_osiris("validate", str(path), cwd=project.root).returncode == 0
-    result = project.run(str(path), process=True)
+    result = project.run(str(path))
     assert result.returncode == 0, result.stderr
     assert (project.root / "out" / "people.csv").read_bytes() == b"id,city\n1,Oslo\n2,Rome\n3,Oslo\n"
 
