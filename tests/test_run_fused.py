@@ -113,6 +113,7 @@ def test_a_bad_value_is_still_blamed_on_the_step_that_read_it(tmp_path):
         f"(line {ROWS + 2} of the file); the value is withheld")
     assert "OML503 step 'read-orders': cannot read orders.csv as CSV: column 'amount'" in done.stderr
     assert not (root / "totals.csv").exists()
+    assert done.stderr.count("read-orders  running") == 1  # the fused try and the read apart are one step
 
 
 def test_a_number_a_double_does_not_hold_is_read_apart_exactly(tmp_path):

@@ -97,7 +97,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
                 if not (writer and run_copy(steps[step_id], steps[writer], result, results[writer], options,
                                              listener, scratch)):
                     run_step(steps[step_id], dependencies[step_id], result, con, options, listener, scratch,
-                              state, announce=not writer)
+                              state, announce=not writer and not transform)  # a fused try told its start
             state.learn(result)
             if result.problem is not None and result.problem.code == CHECK_FAILED:
                 halted = [step_id]  # the rows are wrong: nothing after this step runs, no writer commits

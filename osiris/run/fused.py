@@ -57,13 +57,18 @@ def fused_reads(steps: Mapping[str, Mapping[str, Any]], dependencies: Mapping[st
 
 
 class Held:
-    """A listener that keeps the events it hears, to tell them later in the order a reader sees."""
+    """A listener that keeps the events it hears, to tell them later in the order a reader sees;
+    with `started`, a step's start is told at once (the live line counts while the query runs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, started: RunListener | None = None) -> None:
         self.events: list[tuple[str, tuple[Any, ...]]] = []
+        self.started = started
 
     def step_started(self, step: StepResult) -> None:
-        self.events.append(("step_started", (step,)))
+        if self.started is not None:
+            self.started.step_started(step)
+        else:
+            self.events.append(("step_started", (step,)))
 
     def step_progress(self, step: StepResult, rows: int) -> None:
         self.events.append(("step_progress", (step, rows)))
@@ -79,12 +84,18 @@ class Held:
 def run_fused(reader: Mapping[str, Any], transform: Mapping[str, Any], read: StepResult, made: StepResult,
               listener: RunListener, run_one: RunOne, drop: Callable[[str], None]) -> bool:
     """Run `reader` as a view and `transform` over it; True when both ended ok (their events then
-    told to `listener`, the read's first, its rows DuckDB's count). False when they did not: their
-    views and tables are dropped (`drop`) and nothing is told, for the engine to run them apart."""
-    held_read, held_made = Held(), Held()
-    run_one(reader, [], read, held_read)
-    if read.status == "ok":
-        run_one(transform, [read.step_id], made, held_made)
+    told to `listener`, the read's first, its rows DuckDB's count; the read's start is told at once).
+    False when they did not: their views and tables are dropped (`drop`), for the engine to run them
+    apart (the read's start is not told again)."""
+    held_read, held_made = Held(started=listener), Held()
+    try:
+        run_one(reader, [], read, held_read)
+        if read.status == "ok":
+            run_one(transform, [read.step_id], made, held_made)
+    except KeyboardInterrupt:  # Ctrl-C, a signal, a cancel: the run ends here, and says where
+        held_read.tell(listener)
+        held_made.tell(listener)
+        raise
     if read.status != "ok" or made.status != "ok":
         for result in (made, read):
             drop(result.step_id)
