@@ -72,8 +72,14 @@ def both_routes(proj: RunProject, name: str, text: str | bytes, reader: dict[str
     return plain, engine
 
 
-def run_record(proj: RunProject) -> dict[str, Any]:
-    return json.loads((proj.last_session() / "artifacts" / "run.json").read_text(encoding="utf-8"))
+def run_record(proj: RunProject, name: str | None = None) -> dict[str, Any]:
+    """run.json of the last run, or of the last run of the pipeline called `name`."""
+    if name is None:
+        return json.loads((proj.last_session() / "artifacts" / "run.json").read_text(encoding="utf-8"))
+    records = [json.loads(path.read_text(encoding="utf-8"))
+               for path in (proj.root / ".osiris" / "sessions").glob("*/artifacts/run.json")]
+    [record] = [r for r in records if r["pipeline_name"] == name]
+    return record
 
 
 @pytest.mark.parametrize("mode", ["append", "replace"])
@@ -110,8 +116,9 @@ def test_a_plain_copy_records_its_steps_as_the_engines_route_does(proj, postgres
     assert [(c["name"], c["type"]) for c in plain["read"]["columns"]] == [
         ("id", "BIGINT"), ("t", "VARCHAR"), ("v", "VARCHAR"), ("sm", "BIGINT"), ("i", "BIGINT"), ("b", "BIGINT"),
         ("d2", "DOUBLE"), ("dec", "DOUBLE"), ("n", "DOUBLE"), ("d", "DATE"), ("ts", "TIMESTAMP"), ("tm", "TIME")]
-    assert plain["read"] == {**engine["read"], "duration_ms": plain["read"]["duration_ms"]}
-    assert plain["write"] == {**engine["write"], "duration_ms": plain["write"]["duration_ms"],
+    assert "route" not in engine["read"] and "route" not in engine["write"]  # the engine's route (docs/run.md)
+    assert plain["read"] == {**engine["read"], "duration_ms": plain["read"]["duration_ms"], "route": "direct"}
+    assert plain["write"] == {**engine["write"], "duration_ms": plain["write"]["duration_ms"], "route": "direct",
                               "target": {**engine["write"]["target"], "name": "dc_direct"}}
     assert (plain["write"]["status"], plain["write"]["rows_in"], plain["write"]["target"]["rows"]) == ("ok", 4, 4)
 
@@ -146,6 +153,7 @@ def test_what_the_route_cannot_prove_equal_takes_the_engines_route(proj, postgre
     targets(postgres_server, columns)
     plain, engine = both_routes(proj, name, text, reader, **writer)
     assert routes == [None]  # declined, before anything was kept
+    assert all("route" not in step for step in run_record(proj, f"{name}-direct")["steps"])  # the engine's route ran
     assert plain.returncode == engine.returncode
     assert plain.stderr.replace("dc_direct", "X").replace(f"{name}-direct", "Y").split("session:")[0] == \
         engine.stderr.replace("dc_engine", "X").replace(f"{name}-engine", "Y").split("session:")[0]

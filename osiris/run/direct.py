@@ -163,7 +163,7 @@ def postgres_to_mysql(reader: StepContext, writer: StepContext) -> Copied | None
 def csv_to_postgres(reader: StepContext, writer: StepContext) -> Copied | None:
     """osiris.run.drivers.csv_postgres. Anything that goes wrong declines: nothing is kept, and the
     engine's route reads the file and reports it in its own words."""
-    from osiris.run.drivers.csv_postgres import (Check, check_query, duckdb_in, engine_columns, header_is,
+    from osiris.run.drivers.csv_postgres import (check_query, checking, duckdb_in, engine_columns, header_is,
                                                  lands_alike, plain_reader, send_file)
     from osiris.run.drivers.filesystem import _read_options, staged_input
     from osiris.run.drivers.postgres import DRIVER
@@ -188,12 +188,11 @@ def csv_to_postgres(reader: StepContext, writer: StepContext) -> Copied | None:
                     return None
                 into = dialect.table_name(config)
                 clear_before_write(dialect, conn, into, mode, config)
-                check = Check(duck, check_query(source, options, columns))
-                check.start()
-                rows = send_file(cursor, into, [name for name, _ in columns], path, reader.progress)
-                if check.rows() != rows:
-                    conn.rollback()
-                    return None
+                with checking(duck, check_query(source, options, columns)) as check:
+                    rows = send_file(cursor, into, [name for name, _ in columns], path, reader.progress)
+                    if check.rows() != rows:
+                        conn.rollback()
+                        return None
                 conn.commit()
     except Exception:  # noqa: BLE001  (the engine's route runs and says what is wrong)
         return None

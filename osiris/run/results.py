@@ -61,6 +61,7 @@ class StepResult:
     preview: tuple[list[str], list[tuple[Any, ...]]] | None = None  # sample rows, for the display
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
     watermark: Any = None  # an incremental read's highest cursor value read (None: no row)
+    route: str | None = None  # "direct": a plain copy done past the engine (osiris.run.direct); None: the engine's
 
 
 @dataclass

@@ -86,6 +86,8 @@ class RunTrail:
             record["problem"] = {"code": step.problem.code, "message": step.problem.message, "hint": step.problem.hint}
         if step.skipped_because:
             record["skipped_because"] = step.skipped_because
+        if step.route:
+            record["route"] = step.route
         if self.save_samples and step.preview is not None:
             headers, rows = step.preview
             record["sample_rows"] = [dict(zip(headers, row)) for row in rows]

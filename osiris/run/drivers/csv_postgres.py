@@ -125,9 +125,23 @@ class Check(threading.Thread):
 
 
 @contextmanager
+def checking(con: Any, query: str) -> Iterator[Check]:
+    """`query` under way in a Check while the block runs; one still running when the block ends
+    (an error, Ctrl-C) is interrupted and waited for, so that the connection can close."""
+    check = Check(con, query)
+    check.start()
+    try:
+        yield check
+    finally:
+        if check.is_alive():
+            con.interrupt()
+            check.join()
+
+
+@contextmanager
 def duckdb_in(scratch: Path) -> Iterator[Any]:
     """A DuckDB connection locked into the run's scratch directory (docs/security.md), closed after
-    the block; a query still running is interrupted first."""
+    the block."""
     import duckdb
 
     from osiris.trust.sandbox import lock_down
@@ -138,7 +152,6 @@ def duckdb_in(scratch: Path) -> Iterator[Any]:
         lock_down(con, scratch)
         yield con
     finally:
-        con.interrupt()
         con.close()
 
 
