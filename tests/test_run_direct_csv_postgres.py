@@ -131,11 +131,13 @@ LATE = "id,code\n" + "".join(f"{n},{n}\n" for n in range(1, 30001))  # a BIGINT 
     ("decimal-scale", "id,amount\n1,1.50\n2,2.25\n", {}, {}, "id bigint, amount numeric"),
     ("iso-t", "id,at\n1,2024-01-01T10:00:00\n", {}, {}, "id bigint, at timestamp"),
     ("late-value", LATE.replace("\n29999,29999\n", "\n29999,0029999\n"), {}, {}, "id bigint, code text"),
+    ("late-fraction", LATE.replace("\n29999,29999\n", "\n29999,1.5\n"), {}, {}, "id bigint, code numeric(10,2)"),
     # PostgreSQL reads a quote inside an unquoted field as a quote, DuckDB as a character
     ("mid-field-quote", 'id,t\n1,"a,b"\n2,ab"c"\n', {}, {}, "id bigint, t text"),
     ("crlf", "id,t\r\n1,x\r\n2,y\r\n", {}, {}, "id bigint, t text"),
     ("quoted-header", '"id","t"\n1,x\n', {}, {}, "id bigint, t text"),
     ("semicolon", "id;t\n1;x\n", {"delimiter": ";"}, {}, "id bigint, t text"),
+    ("latin-1", "id,t\n1,caf\xe9\n".encode("latin-1"), {"encoding": "latin-1"}, {}, "id bigint, t text"),
     ("na-values", "id,t\n1,-\n2,x\n", {"na_values": ["-"]}, {}, "id bigint, t text"),
     ("dtype", "id,t\n1,5\n", {"dtype": {"t": "VARCHAR"}}, {}, "id bigint, t text"),
     ("no-header", "1,x\n2,y\n", {"header": False}, {}, "column0 bigint, column1 text"),
