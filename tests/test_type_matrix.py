@@ -12,6 +12,10 @@ session starts once for all its runs), with the same expectations per cell; the 
 not hold yet are marked so (`not_yet_on_spark`, strict) and listed in docs/types.md, "The matrix on
 Spark".
 
+The CSV -> PostgreSQL cells run twice, with the direct route (osiris/run/drivers/csv_postgres.py, ADR
+0203) offered and switched off, and must give the same values and tables; the route is taken for the
+columns whose every value it carries (tm_plain_src) and declines for the file of every type.
+
 Values are compared as each database prints them (PostgreSQL `::text` in UTC, MariaDB `CAST(... AS
 CHAR)` in UTC, binary as hex), through `norm` where the two print one value differently."""
 
