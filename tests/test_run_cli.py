@@ -197,8 +197,10 @@ def test_duplicate_key_append_is_oml514_and_keeps_nothing(tmp_path, postgres_ser
         assert pg.execute("SELECT * FROM uniq").fetchall() == [(3, "kept")]
 
 
-def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
-    """`osiris run` writing a 3M-row CSV into PostgreSQL, returned once COPY is streaming."""
+def start_a_big_write(proj: RunProject, pg, route: str = "direct") -> subprocess.Popen:
+    """`osiris run` writing a 3M-row CSV into PostgreSQL, returned once COPY is streaming: a plain copy
+    (its direct route, ADR 0203), or on `route` "engine" with a second writer of the rows, which makes
+    it no plain copy."""
     pg.execute("DROP TABLE IF EXISTS big")
     pg.execute("CREATE TABLE big (id bigint PRIMARY KEY, payload text)")
     pg.execute("INSERT INTO big VALUES (-1, 'before')")
@@ -206,7 +208,9 @@ def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
         out.write("id,payload\n")
         for start in range(0, 3_000_000, 100_000):
             out.write("".join(f"{i},{'x' * 40}\n" for i in range(start, start + 100_000)))
-    path = proj.pipeline([csv_step("read", "read", "big.csv"), pg_step("write", "write", table="big")])
+    also = [{**pg_step("also", "write", table="big_also", create_if_missing=True), "needs": ["read"]}]
+    path = proj.pipeline([csv_step("read", "read", "big.csv"), pg_step("write", "write", table="big"),
+                          *(also if route == "engine" else [])])
     env = clean_env(**proj.env)
     process = subprocess.Popen([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -224,17 +228,20 @@ def start_a_big_write(proj: RunProject, pg) -> subprocess.Popen:
     return process
 
 
+@pytest.mark.parametrize("route", ["direct", "engine"])
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server, number):
+def test_ctrl_c_in_the_middle_of_a_write_leaves_the_target_unchanged(tmp_path, postgres_server, number, route):
     """A large CSV is written to PostgreSQL; SIGINT (or SIGTERM, handled alike: docs/run.md, "Stopping
-    a run") arrives while COPY is streaming. No scratch directory (spill, partial files) is left."""
+    a run") arrives while COPY is streaming. No scratch directory (spill, partial files) is left. On
+    the direct route the copy is reported as its read step, as every direct route reports it."""
     proj = RunProject(tmp_path / "project", postgres=postgres_server)
     with psycopg.connect(postgres_server.dsn(), autocommit=True) as pg:
-        process = start_a_big_write(proj, pg)
+        pg.execute("DROP TABLE IF EXISTS big_also")
+        process = start_a_big_write(proj, pg, route)
         process.send_signal(number)
         stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 130, stderr
-        assert "write  interrupted" in stdout
+        assert ("read  interrupted" if route == "direct" else "write  interrupted") in stdout
         assert pg.execute("SELECT * FROM big").fetchall() == [(-1, "before")]
         events = [json.loads(line) for line in (proj.last_session() / "events.jsonl").read_text().splitlines()]
         assert events[-2]["event_type"] == "run_end" and events[-2]["status"] == "interrupted"

@@ -12,6 +12,10 @@ session starts once for all its runs), with the same expectations per cell; the 
 not hold yet are marked so (`not_yet_on_spark`, strict) and listed in docs/types.md, "The matrix on
 Spark".
 
+The CSV -> PostgreSQL cells run twice, with the direct route (osiris/run/drivers/csv_postgres.py, ADR
+0203) offered and switched off, and must give the same values and tables; the route is taken for the
+columns whose every value it carries (tm_plain_src) and declines for the file of every type.
+
 Values are compared as each database prints them (PostgreSQL `::text` in UTC, MariaDB `CAST(... AS
 CHAR)` in UTC, binary as hex), through `norm` where the two print one value differently."""
 
@@ -27,13 +31,15 @@ import psycopg
 import pytest
 import yaml
 
+from osiris.run import direct
 from tests.api_fixtures import api_server  # noqa: F401 (a fixture)
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
 from tests.servers.http_apis import NUMBERS_BODY
 from tests.support import shows_number
 
 PG_SOURCE = r"""
-DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad, tm_from_api CASCADE;
+DROP TABLE IF EXISTS tm_src, tm_pg_copy, tm_pg_back, tm_pg_made, tm_from_maria, tm_pg_bad, tm_from_api, tm_pg_back_engine,
+  tm_pg_plain, tm_pg_plain_engine CASCADE;
 DROP TYPE IF EXISTS tm_mood;
 CREATE TYPE tm_mood AS ENUM ('happy', 'sad');
 CREATE TABLE tm_src (id int PRIMARY KEY, t text, sm smallint, i int, b bigint, wide numeric, nnan numeric,
@@ -58,6 +64,10 @@ INSERT INTO tm_src VALUES
   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 CREATE TABLE tm_pg_copy (LIKE tm_src);
 CREATE TABLE tm_pg_back (LIKE tm_src);
+CREATE TABLE tm_pg_back_engine (LIKE tm_src);
+CREATE VIEW tm_plain_src AS SELECT id, replace(t, '"', '') AS t, sm, i, b, dn, ts, tm FROM tm_src;
+CREATE TABLE tm_pg_plain (id int PRIMARY KEY, t text, sm smallint, i int, b bigint, dn date, ts timestamp, tm time);
+CREATE TABLE tm_pg_plain_engine (LIKE tm_pg_plain);
 CREATE TABLE tm_pg_bad (id int, nan_dec numeric(10,2), bc date);
 INSERT INTO tm_pg_bad VALUES (1, 'NaN', '2024-01-01'), (2, 1.5, '0044-03-15 BC');
 """
@@ -200,9 +210,11 @@ def copied(tmp_path_factory, postgres_server, mariadb_server, api_server, engine
         {**csv_step("csv", "write", "pg.csv"), "needs": ["read"]},
         sql_step("storable", f"SELECT * EXCLUDE (f8, f4, {'d, ' if engine == 'duckdb' else ''}iv) FROM df_read",
                  needs=["read"]),
-        mysql_step("maria", "write", table="tm_from_pg", create_table=True)], name="from-pg")))
-    runs["pg_back"] = proj.run(str(proj.pipeline([csv_step("read", "read", "pg.csv"),
-                                                  pg_step("write", "write", table="tm_pg_back")], name="pg-back")))
+        mysql_step("maria", "write", table="tm_from_pg", create_table=True),
+        sql_step("plain", PLAIN_COLUMNS, needs=["read"]), csv_step("plain_csv", "write", "plain.csv")], name="from-pg")))
+    for route, suffix in (("direct", ""), ("engine", "_engine")):  # CSV -> PostgreSQL, the direct route on and off
+        for name, source in (("back", "pg.csv"), ("plain", "plain.csv")):
+            runs[f"pg_{name}{suffix}"] = csv_into_postgres(proj, source, f"tm_pg_{name}{suffix}", route)
     runs["from_maria"] = proj.run(str(proj.pipeline([
         mysql_step("read", "read", table="tm_src"), csv_step("csv", "write", "maria.csv"),
         {**pg_step("pg", "write", table="tm_from_maria", create_if_missing=True), "needs": ["read"]}],
@@ -224,6 +236,32 @@ def copied(tmp_path_factory, postgres_server, mariadb_server, api_server, engine
     return {"proj": proj, "runs": runs, "pg": postgres_server, "maria": mariadb_server, "engine": engine}
 
 
+CSV_TO_POSTGRES = ("filesystem.csv_extractor", "postgres.writer")
+# The columns of tm_src whose every value the direct CSV -> PostgreSQL route carries (osiris/run/drivers/csv_postgres.py):
+# its text without the double quote (a `"` in a text value sends the copy to the engine's route), and tm_plain_src's.
+PLAIN_COLUMNS = "SELECT id, replace(t, '\"', '') AS t, sm, i, b, dn, ts, tm FROM df_read"
+
+
+def csv_into_postgres(proj: RunProject, csv_name: str, table: str, route: str) -> tuple[Any, list[str]]:
+    """`csv_name` into `table`, a plain copy: with the direct route offered (`direct`), or switched off
+    (`engine`: osiris.run.direct.ROUTES without it). The run's result, and what each direct route
+    it tried gave (`Copied`, or `NoneType` when it declined)."""
+    taken: list[str] = []
+    real = direct.copy
+
+    def spy(reader: Any, writer: Any) -> Any:
+        taken.append(type(result := real(reader, writer)).__name__)
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(direct, "copy", spy)
+        if route == "engine":
+            patch.delitem(direct.ROUTES, CSV_TO_POSTGRES)
+        result = proj.run(str(proj.pipeline([csv_step("read", "read", csv_name), pg_step("write", "write", table=table)],
+                                            name=f"csv-to-{table}")))
+    return result, taken
+
+
 def not_yet_on_spark(request: Any, copied: dict[str, Any], why: str) -> None:
     """A cell the Spark engine does not hold yet (issue 40, listed in docs/types.md): expected to fail on
     Spark, and strictly, so that the day it holds the mark must go."""
@@ -237,8 +275,11 @@ def refused_when_read(copied: dict[str, Any]) -> tuple[str, ...]:
 
 
 def test_every_path_runs(copied):
-    failed = {name: copied["runs"][name].stderr for name in ("from_pg", "pg_back", "from_maria", "maria_back", "from_api")
+    failed = {name: copied["runs"][name].stderr for name in ("from_pg", "from_maria", "maria_back", "from_api")
               if copied["runs"][name].returncode != 0}
+    failed.update({name: copied["runs"][name][0].stderr for name in ("pg_back", "pg_back_engine", "pg_plain",
+                                                                     "pg_plain_engine")
+                   if copied["runs"][name][0].returncode != 0})
     assert failed == {}
 
 
@@ -272,6 +313,21 @@ def test_postgres_to_csv_and_back_keeps_every_value(copied):
     assert '\n2,"",' in text and "\n1,," in text  # '' is "", NULL an empty field
     assert ",\\x00ff10," in text and ",12345678901234567890.123456789," in text and ",nan," in text
     assert ",2024-06-01 03:07:00+00," in text  # an instant, in UTC
+
+
+@pytest.mark.parametrize("route", ["direct", "engine"])
+def test_csv_to_postgres_keeps_every_value_on_both_routes(copied, route):
+    """The CSV -> PostgreSQL cells with the direct route offered and switched off: the same value in every
+    cell, and the same tables; the route is taken where it can prove its bytes the engine's (the
+    plain columns, on DuckDB) and declines elsewhere (the file with every type)."""
+    dsn, suffix = copied["pg"].dsn(), "" if route == "direct" else "_engine"
+    assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, f"tm_pg_back{suffix}"), {}, skip=refused_when_read(copied))
+    assert_cells(pg_rows(dsn, "tm_plain_src"), pg_rows(dsn, f"tm_pg_plain{suffix}"), {})
+    assert pg_rows(dsn, f"tm_pg_plain{suffix}") == pg_rows(dsn, "tm_pg_plain")
+    assert pg_rows(dsn, f"tm_pg_back{suffix}") == pg_rows(dsn, "tm_pg_back")
+    offered = route == "direct" and copied["engine"] == "duckdb"  # the Spark engine has no direct routes
+    assert copied["runs"][f"pg_plain{suffix}"][1] == (["Copied"] if offered else [])
+    assert copied["runs"][f"pg_back{suffix}"][1] == (["NoneType"] if offered else [])
 
 
 def test_postgres_to_mariadb_keeps_every_value_it_can_store(copied):

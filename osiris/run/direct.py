@@ -14,6 +14,10 @@ Routes:
 - postgres.extractor -> mysql.writer (`append` or `replace` into an existing table): the same COPY
   relayed as the file of MySQL's `LOAD DATA LOCAL INFILE`, where the text MySQL reads is the
   engine's (osiris.run.drivers.postgres_mysql says where, ADR 0177).
+- filesystem.csv_extractor -> postgres.writer (`append` or `replace` into an existing table): the
+  file's own bytes into PostgreSQL's `COPY ... FROM STDIN (FORMAT csv, HEADER)`, where every value's
+  text is the one the engine would send, which DuckDB checks while PostgreSQL loads
+  (osiris.run.drivers.csv_postgres says which, ADR 0203).
 """
 
 from __future__ import annotations
@@ -156,5 +160,46 @@ def postgres_to_mysql(reader: StepContext, writer: StepContext) -> Copied | None
     return Copied(rows, engine_columns(description))
 
 
+def csv_to_postgres(reader: StepContext, writer: StepContext) -> Copied | None:
+    """osiris.run.drivers.csv_postgres. Anything that goes wrong declines: nothing is kept, and the
+    engine's route reads the file and reports it in its own words."""
+    from osiris.run.drivers.csv_postgres import (check_query, checking, duckdb_in, engine_columns, header_is,
+                                                 lands_alike, plain_reader, send_file)
+    from osiris.run.drivers.filesystem import _read_options, staged_input
+    from osiris.run.drivers.postgres import DRIVER
+    from osiris.run.drivers.sql_base import clear_before_write
+    from osiris.run.csv_output import literal
+
+    config, dialect = writer.config, DRIVER.dialect
+    mode = str(config.get(dialect.mode_field) or "append")
+    if mode not in ("append", "replace") or not plain_reader(reader.config) or reader.scratch_dir is None:
+        return None
+    options = _read_options(reader.config)
+    try:
+        with staged_input(reader) as path, duckdb_in(reader.scratch_dir) as duck:
+            source = literal(str(path))
+            columns = engine_columns(duck, source, options)
+            if columns is None or not header_is(path, [name for name, _ in columns]):
+                return None
+            with DRIVER.session(config, writer.secrets) as conn, conn.cursor() as cursor:
+                found = dialect.discover(conn, dialect.schema(config), [str(config["table"])])
+                if conn.info.encoding != "utf-8" or not found or \
+                        not lands_alike(columns, {c.name: c.type for c in found[0].columns}):
+                    return None
+                into = dialect.table_name(config)
+                clear_before_write(dialect, conn, into, mode, config)
+                with checking(duck, check_query(source, options, columns)) as check:
+                    rows = send_file(cursor, into, [name for name, _ in columns], path, reader.progress)
+                    if check.rows() != rows:
+                        conn.rollback()
+                        return None
+                conn.commit()
+    except Exception:  # noqa: BLE001  (the engine's route runs and says what is wrong)
+        return None
+    reader.progress(rows)
+    return Copied(rows, columns)
+
+
 ROUTES: dict[tuple[str, str], Route] = {("postgres.extractor", "filesystem.csv_writer"): postgres_to_csv,
-                                        ("postgres.extractor", "mysql.writer"): postgres_to_mysql}
+                                        ("postgres.extractor", "mysql.writer"): postgres_to_mysql,
+                                        ("filesystem.csv_extractor", "postgres.writer"): csv_to_postgres}

@@ -67,6 +67,7 @@ class StepResult:
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
     watermark: int | str | None = None  # an incremental read's highest cursor value read (None: no row)
     fused_into: str | None = None  # a read run by this transform's query; its rows are DuckDB's count (osiris.run.fused)
+    route: str | None = None  # "direct": a plain copy done past the engine (osiris.run.direct); None: the engine's
 
 
 @dataclass

@@ -39,6 +39,7 @@ def run_copy(reader_step: Mapping[str, Any], writer_step: Mapping[str, Any], rea
     if copied is None and failure is None:
         return False
     reader.duration_ms = since(started)
+    reader.route = writer.route = "direct"  # recorded in run.json (docs/run.md)
     if failure is not None and failure.step == reader.step_id:
         reader.status, reader.problem = "failed", clean(failure.problem, reader_secrets)
         listener.step_finished(reader)

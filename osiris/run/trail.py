@@ -89,6 +89,8 @@ class RunTrail:
             record["skipped_because"] = step.skipped_because
         if step.fused_into:  # rows counted by DuckDB in that transform's query (osiris.run.fused)
             record["fused_into"] = step.fused_into
+        if step.route:
+            record["route"] = step.route
         if self.save_samples and step.preview is not None:
             headers, rows = step.preview
             record["sample_rows"] = [dict(zip(headers, row)) for row in rows]

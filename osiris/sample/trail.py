@@ -8,15 +8,11 @@ personal data, which an audit trail should not collect by default (docs/dry-run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from osiris.run.engine import StepResult
 from osiris.run.trail import RunTrail, run_end
 from osiris.sample.dry_run import DryRun
 from osiris.session import Session, events
-
-if TYPE_CHECKING:
-    from osiris.oml.values import Value
 
 
 class SampleTrail(RunTrail):

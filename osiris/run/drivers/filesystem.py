@@ -67,30 +67,28 @@ class FilesystemDriver:
         import duckdb
 
         config, shown = ctx.config, str(ctx.config["path"])
-        path = _existing(files.resolve(shown), shown, files)
-        source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
         limits = [n for n in (optional_integer(config, "limit"), ctx.sample) if n is not None]
         limit = f" LIMIT {min(limits)}" if limits else ""
         typed = mapping(config, "dtype")
         if ctx.as_view:  # fused into its transform: the file stays staged until the run's scratch goes
+            path = _existing(files.resolve(shown), shown, files)
+            source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
             try:
                 columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
                                      lambda types: _read_options(config, types), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
             return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
-        try:
-            read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                         lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
-            if ctx.read_after is not None:
-                _keep_after(ctx, *ctx.read_after, limit)
-        except duckdb.OutOfMemoryException as error:
-            raise out_of_memory(error) from None
-        except duckdb.Error as error:
-            raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
-        finally:
-            if source != path:
-                source.unlink(missing_ok=True)
+        with staged_input(ctx, files) as source:
+            try:
+                read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                             lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
+                if ctx.read_after is not None:
+                    _keep_after(ctx, *ctx.read_after, limit)
+            except duckdb.OutOfMemoryException as error:
+                raise out_of_memory(error) from None
+            except duckdb.Error as error:
+                raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
         rows = row_count(ctx.con, ctx.output_table)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
@@ -113,6 +111,21 @@ class FilesystemDriver:
         rows = row_count(ctx.con, source)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows, rows_out=rows)
+
+
+@contextmanager
+def staged_input(ctx: StepContext, files: Files | None = None) -> Iterator[Path]:
+    """A csv_extractor step's file, checked against the trust boundary and brought into the run's
+    scratch directory (where DuckDB may read it), removed from there when the block ends."""
+    files = files or ctx.files or _files_of(ctx.config)
+    shown = str(ctx.config["path"])
+    path = _existing(files.resolve(shown), shown, files)
+    source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
+    try:
+        yield source
+    finally:
+        if source != path:
+            source.unlink(missing_ok=True)
 
 
 @contextmanager
