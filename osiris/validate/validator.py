@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from osiris.oml.config import StepConfig
+from osiris.oml.pipeline import typed_pipeline
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
@@ -54,6 +55,8 @@ class Validator:
         report = ValidationReport()
         try:
             self._validate(text if isinstance(text, str) else str(text), truncated, findings, report, params or {})
+            if report.valid and report.pipeline is not None:
+                report.typed_pipeline = typed_pipeline(report.pipeline, report.step_configs)
         except RecursionError:
             _stopped(report, findings, "OML105", "the pipeline is too deeply nested to check",
                      "flatten the document; an OML pipeline needs only a few levels")
@@ -134,6 +137,7 @@ def _stopped(report: ValidationReport, findings: Findings, code: str, message: s
     stop = Issue(code, CODES[code].tier, "error", "", message, hint)  # added even when findings are full
     report.issues = _ordered([*findings.issues, stop])
     report.pipeline = None
+    report.typed_pipeline = None
     report.coerced = []
     report.step_configs = {}
 
