@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
     from osiris.oml.pipeline import Pipeline
+    from osiris.oml.values import MutableConfig
 
 Severity = Literal["error", "warning"]
 
@@ -30,7 +31,7 @@ class Issue:
     def is_error(self) -> bool:
         return self.severity == "error"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutableConfig:
         return asdict(self)
 
 

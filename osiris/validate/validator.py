@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.oml.config import StepConfig
 from osiris.oml.pipeline import typed_pipeline
+from osiris.oml.values import MutableConfig
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
@@ -118,9 +119,10 @@ class Validator:
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
 
 
-    def _effective(self, step: dict[str, Any], config: dict[str, Any]) -> StepConfig:
+    def _effective(self, step: MutableConfig, config: MutableConfig) -> StepConfig:
         """The step's config as a run will use it: the spec's defaults for what it leaves out."""
-        spec = self.registry.get(component_name(step))
+        name = component_name(step)
+        spec = self.registry.get(name) if isinstance(name, str) else None  # a checked step names its component
         defaults = {k: v for k, v in spec.defaults.items() if k not in config} if spec else {}
         return StepConfig(config, defaults)
 
