@@ -74,3 +74,13 @@ def test_the_typed_objects_are_frozen():
     first: Step = report.typed_pipeline.steps[0]
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.id = "other"  # type: ignore[misc]
+
+
+def test_a_steps_config_holds_its_parameters_values():
+    with_param = step("extract", "mysql.extractor", "read", {"connection": "@mysql.default", "table": "${params.table}"})
+    text = oml(with_param, WRITE, params={"table": {"default": "customers"}})
+    report = validator().validate(text, params={"table": "orders"})  # --param beats the default
+    assert report.valid, report.errors
+    assert report.typed_pipeline is not None
+    assert report.typed_pipeline.step("extract").config.config["table"] == "orders"
+    assert report.typed_pipeline.step("write-csv").needs == ("extract",)
