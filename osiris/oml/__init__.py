@@ -2,6 +2,7 @@
 
 - `osiris.oml.graph`: what a step depends on, the order steps run in, and the `df_<id>` tables.
 - `osiris.oml.ids`: what a step id may be.
+- `osiris.oml.pipeline`: a valid pipeline as typed objects (`Pipeline`, `Step`), what the validator hands the engines.
 - `osiris.oml.values`: the types of a pipeline's values (`Value`, `Config`), to annotate with instead of `Any`.
 """
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+
+from osiris.oml.values import Scalar, Value
+
 
 KINDS = ("not_null", "unique", "accepted_values", "row_count", "expression")
 LEVELS = ("error", "warning")
@@ -29,7 +31,7 @@ class Check:
     index: int
     kind: str
     columns: tuple[str, ...] = ()  # not_null, unique, accepted_values (one column)
-    accepted: tuple[Any, ...] = ()  # accepted_values
+    accepted: tuple[Scalar, ...] = ()  # accepted_values
     minimum: int | None = None  # row_count
     maximum: int | None = None
     expression: str = ""
@@ -50,7 +52,7 @@ class Mistake:
     hint: str
 
 
-def read_checks(value: Any) -> tuple[list[Check], list[Mistake]]:
+def read_checks(value: object) -> tuple[list[Check], list[Mistake]]:
     """The checks of a step's `checks:` value, and the mistakes in their shape."""
     if value is None:
         return [], []
@@ -64,7 +66,7 @@ def read_checks(value: Any) -> tuple[list[Check], list[Mistake]]:
     return checks, mistakes
 
 
-def _read_one(index: int, item: Any, mistakes: list[Mistake]) -> list[Check]:
+def _read_one(index: int, item: object, mistakes: list[Mistake]) -> list[Check]:
     here = f"/{index}"
     if not isinstance(item, dict):
         mistakes.append(Mistake(here, f"check {index} must be a mapping, such as {{not_null: [email]}}", _KINDS_HINT))
@@ -89,7 +91,7 @@ def _read_one(index: int, item: Any, mistakes: list[Mistake]) -> list[Check]:
     return _READERS[kind](index, item[kind], level, f"{here}/{kind}", mistakes)
 
 
-def _columns(index: int, value: Any, level: str, where: str, mistakes: list[Mistake], kind: str) -> list[Check]:
+def _columns(index: int, value: Value, level: str, where: str, mistakes: list[Mistake], kind: str) -> list[Check]:
     columns = [value] if isinstance(value, str) else value
     if not (isinstance(columns, list) and columns and all(isinstance(c, str) and c for c in columns)):
         mistakes.append(Mistake(where, f"{kind} takes a list of column names", f"write {kind}: [email]"))
@@ -99,7 +101,7 @@ def _columns(index: int, value: Any, level: str, where: str, mistakes: list[Mist
     return [Check(index, kind, (column,), level=level) for column in columns]
 
 
-def _accepted(index: int, value: Any, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
+def _accepted(index: int, value: Value, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
     if not isinstance(value, dict) or not value:
         mistakes.append(Mistake(where, "accepted_values takes a mapping of column to its values",
                                 "write accepted_values: {status: [active, closed]}"))
@@ -114,7 +116,7 @@ def _accepted(index: int, value: Any, level: str, where: str, mistakes: list[Mis
     return found if len(mistakes) == before else []
 
 
-def _row_count(index: int, value: Any, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
+def _row_count(index: int, value: Value, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
     bounds = value if isinstance(value, dict) else {}
     low, high = bounds.get("min"), bounds.get("max")
     whole = all(n is None or (isinstance(n, int) and not isinstance(n, bool) and n >= 0) for n in (low, high))
@@ -128,7 +130,7 @@ def _row_count(index: int, value: Any, level: str, where: str, mistakes: list[Mi
     return [Check(index, "row_count", minimum=low, maximum=high, level=level)]
 
 
-def _expression(index: int, value: Any, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
+def _expression(index: int, value: Value, level: str, where: str, mistakes: list[Mistake]) -> list[Check]:
     if not isinstance(value, str) or not value.strip():
         mistakes.append(Mistake(where, "expression takes a SQL condition over the step's columns",
                                 'write expression: "amount >= 0"'))
@@ -136,7 +138,7 @@ def _expression(index: int, value: Any, level: str, where: str, mistakes: list[M
     return [Check(index, "expression", expression=value, level=level)]
 
 
-_READERS: dict[str, Callable[[int, Any, str, str, list[Mistake]], list[Check]]] = {
+_READERS: dict[str, Callable[[int, Value, str, str, list[Mistake]], list[Check]]] = {
     "not_null": partial(_columns, kind="not_null"), "unique": partial(_columns, kind="unique"),
     "accepted_values": _accepted, "row_count": _row_count, "expression": _expression,
 }

@@ -10,9 +10,9 @@ Precedence, low to high: the spec's defaults < the connection's fields < the ste
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from osiris.oml.values import Config, MutableConfig
 
 
 @dataclass(frozen=True)
@@ -20,10 +20,10 @@ class StepConfig:
     """One step's config after validation: `config` as written, aliases renamed and values coerced
     (the connection reference kept); `defaults` the spec's defaults for the fields it leaves out."""
 
-    config: Mapping[str, Any]
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    config: Config
+    defaults: Config = field(default_factory=dict)
 
-    def merged(self, resolved: Mapping[str, Any]) -> dict[str, Any]:
+    def merged(self, resolved: Config) -> MutableConfig:
         """The config a driver runs with: the defaults under `resolved` (the step's config merged
         over its connection's fields, `${ENV}` resolved)."""
         return {**self.defaults, **resolved}

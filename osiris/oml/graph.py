@@ -20,7 +20,6 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 READS_INPUTS = ("write", "transform")  # the OML modes whose steps take rows from their dependencies
 _NOT_ALPHANUMERIC = re.compile(r"[^0-9A-Za-z]")
@@ -32,19 +31,19 @@ def table_name(step_id: str) -> str:
     return "df_" + _NOT_ALPHANUMERIC.sub("_", step_id)
 
 
-def input_step(value: Any) -> str | None:
+def input_step(value: object) -> str | None:
     """The step id an `inputs` value names: "${extract-users.df}" -> "extract-users"; None otherwise."""
     match = _INPUT_REFERENCE.match(value) if isinstance(value, str) else None
     return match.group(1) if match else None
 
 
-def step_id_of(step: Any) -> str | None:
+def step_id_of(step: object) -> str | None:
     """A step's id when it has a usable one (a string), else None."""
     found = step.get("id") if isinstance(step, Mapping) else None
     return found if isinstance(found, str) else None
 
 
-def named_dependencies(step: Any) -> list[tuple[str, tuple[str | int, ...]]]:
+def named_dependencies(step: object) -> list[tuple[str, tuple[str | int, ...]]]:
     """Each dependency written in the step, with where it is written: ("a", ("needs", 0)),
     ("b", ("inputs", "df")); in the order written, repeats included."""
     if not isinstance(step, Mapping):
@@ -62,22 +61,22 @@ def named_dependencies(step: Any) -> list[tuple[str, tuple[str | int, ...]]]:
     return found
 
 
-def is_explicit(step: Any) -> bool:
+def is_explicit(step: object) -> bool:
     """True when the step says what it depends on (`needs` or `inputs`, even empty)."""
     return isinstance(step, Mapping) and ("needs" in step or "inputs" in step)
 
 
-def reads_inputs(step: Any) -> bool:
+def reads_inputs(step: object) -> bool:
     """True for the steps that take rows from their dependencies: writes and transforms."""
     return isinstance(step, Mapping) and step.get("mode") in READS_INPUTS
 
 
-def leaves_table(step: Any) -> bool:
+def leaves_table(step: object) -> bool:
     """False for a write step: a writer's rows go to its target, not to a table a later step can read."""
     return not (isinstance(step, Mapping) and step.get("mode") == "write")
 
 
-def step_dependencies(steps: Sequence[Any], index: int) -> list[str]:
+def step_dependencies(steps: Sequence[object], index: int) -> list[str]:
     """The ids step `index` depends on, each once, in the order written (needs first, then inputs)."""
     step = steps[index]
     if is_explicit(step):
@@ -86,7 +85,7 @@ def step_dependencies(steps: Sequence[Any], index: int) -> list[str]:
     return [previous] if previous is not None and reads_inputs(step) else []
 
 
-def dependencies_of(steps: Sequence[Any]) -> dict[str, list[str]]:
+def dependencies_of(steps: Sequence[object]) -> dict[str, list[str]]:
     """Each step id -> the ids of the steps it depends on (the first step of a repeated id wins)."""
     found: dict[str, list[str]] = {}
     for index, step in enumerate(steps):
@@ -96,13 +95,13 @@ def dependencies_of(steps: Sequence[Any]) -> dict[str, list[str]]:
     return found
 
 
-def input_tables(step: Any, dependencies: Sequence[str]) -> dict[str, str]:
+def input_tables(step: object, dependencies: Sequence[str]) -> dict[str, str]:
     """The tables a step reads, upstream id -> `df_<id>`: its dependencies for a write or a
     transform, none for a read (its `needs` only order it)."""
     return {name: table_name(name) for name in dependencies} if reads_inputs(step) else {}
 
 
-def run_order(steps: Sequence[Any]) -> list[str]:
+def run_order(steps: Sequence[object]) -> list[str]:
     """Step ids so that every step comes after its dependencies; the written order where free to
     choose. Dependencies on unknown ids are ignored (the validator reports them, OML401).
 

@@ -17,7 +17,9 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from osiris.oml.values import Config, Value
+
 
 STATE_DIR = Path(".osiris") / "state"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -29,31 +31,35 @@ class Incremental:
     everything) and, for an API, the request parameter that carries the value."""
 
     cursor: str
-    initial: Any = None
+    initial: Value = None
     param: str | None = None
 
 
-def incremental_of(config: Mapping[str, Any]) -> Incremental | None:
+def incremental_of(config: Config) -> Incremental | None:
     """The step's incremental read, when its config asks for one."""
     field = config.get("incremental")
-    if not isinstance(field, Mapping) or not isinstance(field.get("cursor"), str) or not field["cursor"]:
+    cursor = field.get("cursor") if isinstance(field, Mapping) else None
+    if not isinstance(field, Mapping) or not isinstance(cursor, str) or not cursor:
         return None
     param = field.get("param")
-    return Incremental(field["cursor"], field.get("initial"), param if isinstance(param, str) and param else None)
+    return Incremental(cursor, field.get("initial"), param if isinstance(param, str) and param else None)
 
 
-def with_request_value(config: Mapping[str, Any], field: str, read_after: tuple[str, Any] | None) -> Mapping[str, Any]:
+def with_request_value(config: Config, field: str, read_after: tuple[str, Value] | None) -> Config:
     """An API extractor's config with the value to read after sent as `incremental.param` among
     its request's `field` (`params` of a REST call, `variables` of a GraphQL query)."""
     incremental = incremental_of(config)
     if read_after is None or incremental is None or incremental.param is None:
         return config
-    return {**config, field: {**dict(config.get(field) or {}), incremental.param: read_after[1]}}
+    request = config.get(field) or {}
+    if not isinstance(request, Mapping):  # the spec makes it a mapping; validation refuses anything else
+        raise ValueError(f"the step's {field} must be a mapping to carry its incremental value")
+    return {**config, field: {**request, incremental.param: read_after[1]}}
 
 
 ParamsKey = tuple[tuple[str, str], ...]  # (parameter name, value as text), in name order
 StateKey = tuple[str, ParamsKey]  # (step id, the parameters its state is kept by)
-State = dict[StateKey, dict[str, Any]]  # -> {"cursor": COLUMN, "value": VALUE}
+State = dict[StateKey, dict[str, Value]]  # -> {"cursor": COLUMN, "value": VALUE}
 
 
 def state_path(project_root: Path, pipeline_name: str) -> Path:
@@ -83,7 +89,7 @@ def load_state(path: Path) -> State:
     return state
 
 
-def _is_keyed(entry: Any) -> bool:
+def _is_keyed(entry: object) -> bool:
     return isinstance(entry, dict) and isinstance(entry.get("step"), str) and isinstance(entry.get("params"), dict)
 
 
@@ -111,7 +117,7 @@ def show_params(params: ParamsKey) -> str:
 
 
 def read_after(step_id: str, params: ParamsKey, incremental: Incremental, state: State,
-               full_refresh: bool, pipeline: str = "PIPELINE") -> Any:
+               full_refresh: bool, pipeline: str = "PIPELINE") -> Value:
     """The value a step reads after: the last successful run's with the same parameters (for the
     same cursor), else `initial`; with `full_refresh`, `initial`. None: read everything. Raises
     ValueError when a step kept by parameters has only an entry saved before state was kept by

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Final
+
+from osiris.oml.values import Config, MutableConfig, Value
+
 
 REFERENCE = re.compile(r"\$\{params\.([A-Za-z_][A-Za-z0-9_]*)\}")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -25,12 +28,22 @@ def env_name(name: str) -> str:
     return ENV_PREFIX + name.upper()
 
 
-def declared(document: Mapping[str, Any]) -> dict[str, Any]:
+class _NoDefault:
+    """The default of a parameter declared without one."""
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+NO_DEFAULT: Final = _NoDefault()
+
+
+def declared(document: Config) -> dict[str, Value | _NoDefault]:
     """The declared parameters and their defaults; a parameter without a default maps to `NO_DEFAULT`."""
     block = document.get("params")
     if not isinstance(block, Mapping):
         return {}
-    found: dict[str, Any] = {}
+    found: dict[str, Value | _NoDefault] = {}
     for name, entry in block.items():
         if not isinstance(name, str):
             continue
@@ -41,15 +54,7 @@ def declared(document: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-class _NoDefault:
-    def __repr__(self) -> str:
-        return "NO_DEFAULT"
-
-
-NO_DEFAULT: Any = _NoDefault()
-
-
-def used(value: Any) -> list[str]:
+def used(value: object) -> list[str]:
     """Names of the parameters `value` refers to, in order of first use."""
     names: list[str] = []
     for text in _strings(value):
@@ -59,7 +64,7 @@ def used(value: Any) -> list[str]:
     return names
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, Mapping):
@@ -73,15 +78,15 @@ def _strings(value: Any) -> list[str]:
 class Resolved:
     """Each parameter's value and where it came from (`param`, `env` or `default`)."""
 
-    values: dict[str, Any] = field(default_factory=dict)
+    values: MutableConfig = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
 
-    def record(self) -> dict[str, dict[str, Any]]:
+    def record(self) -> dict[str, dict[str, Value]]:
         """What the trail keeps: `{name: {value, source}}`, in name order."""
         return {name: {"value": self.values[name], "source": self.sources[name]} for name in sorted(self.values)}
 
 
-def resolve(document: Mapping[str, Any], given: Mapping[str, str], env: Mapping[str, str]) -> Resolved:
+def resolve(document: Config, given: Mapping[str, str], env: Mapping[str, str]) -> Resolved:
     """Every parameter the pipeline declares or uses that has a value: `given` (`--param`) first,
     then the environment, then the default. A parameter with none is left out (`unresolved` names it)."""
     defaults = declared(document)
@@ -93,16 +98,16 @@ def resolve(document: Mapping[str, Any], given: Mapping[str, str], env: Mapping[
             resolved.values[name], resolved.sources[name] = given[name], "param"
         elif env_name(name) in env:
             resolved.values[name], resolved.sources[name] = env[env_name(name)], "env"
-        elif defaults.get(name, NO_DEFAULT) is not NO_DEFAULT:
-            resolved.values[name], resolved.sources[name] = defaults[name], "default"
+        elif not isinstance(default := defaults.get(name, NO_DEFAULT), _NoDefault):
+            resolved.values[name], resolved.sources[name] = default, "default"
     return resolved
 
 
-def _configs(steps: Any) -> list[Any]:
+def _configs(steps: object) -> list[object]:
     return [s.get("config") for s in steps if isinstance(s, Mapping)] if isinstance(steps, list) else []
 
 
-def substitute(value: Any, values: Mapping[str, Any], pointer: str = "") -> tuple[Any, list[str]]:
+def substitute(value: Value, values: Config, pointer: str = "") -> tuple[Value, list[str]]:
     """`value` with every `${params.name}` that has a value replaced, and the JSON pointers of the
     strings that held one. A whole-value reference takes the parameter's value as typed (a default
     of 100 stays a number); one inside a text becomes text. Unknown ones are left as they are."""
@@ -115,14 +120,14 @@ def substitute(value: Any, values: Mapping[str, Any], pointer: str = "") -> tupl
         text = REFERENCE.sub(lambda m: as_text(values[m.group(1)]) if m.group(1) in values else m.group(0), value)
         return text, [pointer] if text != value else []
     if isinstance(value, dict):
-        out: dict[Any, Any] = {}
+        out: MutableConfig = {}
         pointers: list[str] = []
         for key, item in value.items():
             out[key], inner = substitute(item, values, f"{pointer}/{key}")
             pointers += inner
         return out, pointers
     if isinstance(value, list):
-        items: list[Any] = []
+        items: list[Value] = []
         pointers = []
         for index, item in enumerate(value):
             new, inner = substitute(item, values, f"{pointer}/{index}")
@@ -132,7 +137,7 @@ def substitute(value: Any, values: Mapping[str, Any], pointer: str = "") -> tupl
     return value, []
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     """A parameter's value inside a text: YAML's words for booleans and null, else `str`."""
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
+from osiris.oml.values import MutableConfig, Value
 import osiris
 
 CACHE_FILE = "specs.json"
@@ -29,18 +29,18 @@ class SpecCache:
         self.path = directory / CACHE_FILE
         # A new meta-schema or a new Osiris (whose parser and checks may differ) starts from nothing.
         self._salt = f"{FORMAT}\n{osiris.__version__}\n{meta_schema_text}\n".encode()
-        self._specs: dict[str, Any] = self._read()
+        self._specs: dict[str, Value] = self._read()
         self._added = False
         self._checked = False  # a user spec was checked: worth creating `.osiris/` for
 
     def key(self, raw: bytes) -> str:
         return hashlib.sha256(self._salt + raw).hexdigest()
 
-    def get(self, raw: bytes) -> dict[str, Any] | None:
+    def get(self, raw: bytes) -> MutableConfig | None:
         data = self._specs.get(self.key(raw))
         return data if isinstance(data, dict) else None
 
-    def put(self, raw: bytes, data: dict[str, Any], *, checked: bool) -> None:
+    def put(self, raw: bytes, data: MutableConfig, *, checked: bool) -> None:
         """Remember a spec that parsed (and passed, if `checked`); one whose content JSON cannot carry as it
         is (dates) is not kept."""
         key = self.key(raw)
@@ -72,14 +72,14 @@ class SpecCache:
             return
         self._added = False
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, Value]:
         try:
             stored = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(stored, dict) or stored.get("format") != FORMAT or not isinstance(stored.get("specs"), dict):
             return {}
-        specs: dict[str, Any] = stored["specs"]
+        specs: dict[str, Value] = stored["specs"]  # JSON: these values, checked one by one in get()
         return specs
 
 

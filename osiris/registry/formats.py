@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#]+[^\s]*$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 @lru_cache(maxsize=1)
-def format_checker() -> Any:
+def format_checker() -> FormatChecker:
     from jsonschema import FormatChecker
 
     checker = FormatChecker()
@@ -22,8 +25,8 @@ def format_checker() -> Any:
     return checker
 
 
-def _matches(pattern: re.Pattern[str]) -> Callable[[Any], bool]:
-    def check(value: Any) -> bool:
+def _matches(pattern: re.Pattern[str]) -> Callable[[object], bool]:
+    def check(value: object) -> bool:
         return not isinstance(value, str) or bool(pattern.match(value))
 
     return check

@@ -10,15 +10,19 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.extract import load_document
+from osiris.oml.values import Config, MutableConfig
 from osiris.registry.patterns import pattern_problem, schema_patterns
 from osiris.registry.refs import reference_problems
 from osiris.registry.schemas import validator_class
 from osiris.registry.walk import schema_nodes
 from osiris.registry.cache import SpecCache
 from osiris.registry.spec import ComponentSpec, spec_from_dict
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 SPEC_FILE = "spec.yaml"
 META_SCHEMA_FILE = "spec.schema.json"
@@ -40,8 +44,8 @@ def builtin_components_dir() -> Path:
     return Path(__file__).parent.parent / "_components"  # not importlib.resources, slow to import
 
 
-def load_meta_schema() -> dict[str, Any]:
-    meta: dict[str, Any] = json.loads((builtin_components_dir() / META_SCHEMA_FILE).read_text(encoding="utf-8"))
+def load_meta_schema() -> MutableConfig:
+    meta: MutableConfig = json.loads((builtin_components_dir() / META_SCHEMA_FILE).read_text(encoding="utf-8"))
     return meta
 
 
@@ -78,7 +82,7 @@ def read_specs(files: Iterable[Path], trusted: Path | None = None,
         if cached is not None:  # parsed and checked before, byte for byte the same file
             specs.append(spec_from_dict(cached, path))
             continue
-        data: dict[str, Any] = {}
+        data: MutableConfig = {}
         if reason is None:
             data, reason = _parse(raw or b"")
         checked = trusted is None or path.parent.parent != trusted
@@ -103,7 +107,7 @@ def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
         return None, f"cannot be read: {error}"
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any], str | None]:
+def _parse(raw: bytes) -> tuple[MutableConfig, str | None]:
     """The spec's mapping, or ({}, why it cannot be used)."""
     try:
         loaded = load_document(raw.decode("utf-8"))
@@ -118,11 +122,11 @@ def _parse(raw: bytes) -> tuple[dict[str, Any], str | None]:
     return loaded.value, None
 
 
-def _meta_validator() -> Any:
+def _meta_validator() -> Draft202012Validator:
     return validator_class()(load_meta_schema())
 
 
-def _meta_schema_problem(meta: Any, data: dict[str, Any]) -> str | None:
+def _meta_schema_problem(meta: Draft202012Validator, data: Config) -> str | None:
     errors = sorted(meta.iter_errors(data), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
@@ -159,5 +163,5 @@ def _pattern_problems(spec: ComponentSpec) -> Iterator[str]:
                    "(Osiris cannot check it in bounded time); use additionalProperties")
 
 
-def _mentions(schema: Any, keyword: str) -> bool:
+def _mentions(schema: object, keyword: str) -> bool:
     return any(keyword in node for _, node, _ in schema_nodes(schema))

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Protocol
 
 from osiris.registry.walk import schema_nodes
 
 MAX_PATTERN_CHARS = 1_000  # a config pattern is a few dozen characters
+
+
+class Program(Protocol):
+    """A compiled RE2 pattern, as far as Osiris uses it (the `re2` module has no type information)."""
+
+    def search(self, text: str) -> object | None: ...
 
 
 class PatternError(ValueError):
@@ -22,7 +28,7 @@ class PatternError(ValueError):
 
 
 @lru_cache(maxsize=1_024)
-def compiled(pattern: str) -> Any:
+def compiled(pattern: str) -> Program:
     """The RE2 program of `pattern` (cached); PatternError when RE2 refuses it."""
     import re2
 
@@ -31,7 +37,8 @@ def compiled(pattern: str) -> Any:
     options = re2.Options()
     options.log_errors = False  # RE2 would print its own lines on stderr
     try:
-        return re2.compile(pattern, options)
+        program: Program = re2.compile(pattern, options)  # re2 is untyped: its programs have search()
+        return program
     except re2.error as error:
         reason = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) \
             else str(error)
@@ -44,7 +51,7 @@ def search(pattern: str, text: str) -> bool:
     return compiled(pattern).search(text) is not None
 
 
-def pattern_problem(pattern: Any) -> str | None:
+def pattern_problem(pattern: object) -> str | None:
     """Why RE2 cannot run `pattern`, or None when it can."""
     if not isinstance(pattern, str):
         return None  # the meta-schema says what type a pattern must be
@@ -55,10 +62,11 @@ def pattern_problem(pattern: Any) -> str | None:
     return None
 
 
-def schema_patterns(schema: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+def schema_patterns(schema: object, pointer: str = "") -> Iterator[tuple[str, str]]:
     """(JSON pointer, pattern) of every `pattern` and `patternProperties` key in a schema."""
     for where, node, _ in schema_nodes(schema, pointer):
-        if isinstance(node.get("pattern"), str):
-            yield f"{where}/pattern", node["pattern"]
-        if isinstance(node.get("patternProperties"), dict):
-            yield from ((f"{where}/patternProperties", key) for key in node["patternProperties"])
+        pattern, patterns = node.get("pattern"), node.get("patternProperties")
+        if isinstance(pattern, str):
+            yield f"{where}/pattern", pattern
+        if isinstance(patterns, dict):
+            yield from ((f"{where}/patternProperties", key) for key in patterns)

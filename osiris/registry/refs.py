@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 from osiris.registry.walk import schema_nodes
+
+if TYPE_CHECKING:
+    from referencing import Registry
+    from referencing.jsonschema import Schema
 
 _REF_KEYWORDS = ("$ref", "$dynamicRef")
 
@@ -21,19 +25,19 @@ class OutsideReference(LookupError):
     """A reference to something outside the spec: Osiris does not fetch it."""
 
 
-def _refuse(uri: str) -> Any:
+def _refuse(uri: str) -> NoReturn:
     raise OutsideReference(uri)
 
 
 @lru_cache(maxsize=1)
-def no_retrieval() -> Any:
+def no_retrieval() -> Registry[Schema]:
     """A `referencing` registry that retrieves nothing (jsonschema adds the meta-schemas it knows)."""
     from referencing import Registry
 
     return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
-def reference_problems(schema: Any, where: str) -> list[str]:
+def reference_problems(schema: object, where: str) -> list[str]:
     """One line per `$ref`/`$dynamicRef` in `schema` that does not resolve inside it (`where`: its pointer)."""
     if not isinstance(schema, dict):
         return []
@@ -53,12 +57,13 @@ def reference_problems(schema: Any, where: str) -> list[str]:
     return problems
 
 
-def _references(schema: Any, root: str, where: str) -> Iterator[tuple[str, str, str]]:
+def _references(schema: object, root: str, where: str) -> Iterator[tuple[str, str, str]]:
     """(pointer, base URI, reference) of every reference in the schema."""
     for pointer, node, base in schema_nodes(schema, where, root):
         for keyword in _REF_KEYWORDS:
-            if isinstance(node.get(keyword), str):
-                yield f"{pointer}/{keyword}", base, node[keyword]
+            reference = node.get(keyword)
+            if isinstance(reference, str):
+                yield f"{pointer}/{keyword}", base, reference
 
 
 def _short(text: str, limit: int = 80) -> str:

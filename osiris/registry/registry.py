@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.extract import escape
+from osiris.oml.values import Config, MutableConfig
 from osiris.registry.cache import SpecCache
 from osiris.registry.loader import (
     META_SCHEMA_FILE,
@@ -18,6 +19,9 @@ from osiris.registry.loader import (
 from osiris.registry.schemas import compile_schema
 from osiris.registry.spec import ComponentSpec
 from osiris.secrets.names import is_header_map, is_secret_header
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 # Top-level keywords the validator checks itself, for one issue per field with a fuzzy hint.
 _CHECKED_BY_OSIRIS = ("required", "additionalProperties")
@@ -31,7 +35,7 @@ class Registry:
         for spec in specs:
             self.components[spec.name] = spec
         self.problems: list[SpecProblem] = list(problems)
-        self._validators: dict[str, Any] = {}
+        self._validators: dict[str, Draft202012Validator] = {}
 
     def get(self, name: str) -> ComponentSpec | None:
         return self.components.get(name)
@@ -44,7 +48,7 @@ class Registry:
         spec = self.components.get(component)
         return set(spec.secret_pointers) if spec else set()
 
-    def secret_paths(self, pipeline: Any) -> set[str]:
+    def secret_paths(self, pipeline: object) -> set[str]:
         """Absolute JSON pointers of the secret config fields of a parsed pipeline,
         e.g. {"/steps/0/config/password"}, whether or not they are present; under a header map the
         spec marks secret, the secret headers the step writes ("/steps/0/config/headers/Authorization")."""
@@ -57,13 +61,13 @@ class Registry:
                     paths.update(f"/steps/{index}/config{p}" for p in _concrete(pointer, config))
         return paths
 
-    def config_schema(self, component: str) -> dict[str, Any]:
+    def config_schema(self, component: str) -> MutableConfig:
         """A component's config schema as the validator checks it: the top-level `required` and
         `additionalProperties` left out, because Osiris checks those itself (connection references
         supply fields, and unknown keys get a fuzzy hint)."""
         return {k: v for k, v in self.components[component].config_schema.items() if k not in _CHECKED_BY_OSIRIS}
 
-    def config_validator(self, component: str) -> Any:
+    def config_validator(self, component: str) -> Draft202012Validator:
         """The compiled jsonschema validator of `config_schema`, built once on first use."""
         validator = self._validators.get(component)
         if validator is None:
@@ -86,7 +90,7 @@ def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = Fal
     return Registry(specs, problems)
 
 
-def _concrete(pointer: str, config: dict[str, Any]) -> list[str]:
+def _concrete(pointer: str, config: Config) -> list[str]:
     """A spec's secret pointer as paths in one step's config: a header map becomes its secret headers."""
     headers = config.get(pointer.strip("/")) if is_header_map(pointer) else None
     if not isinstance(headers, dict):

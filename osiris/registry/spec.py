@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from osiris.oml.values import Config, MutableConfig, Value
 from osiris.secrets.names import is_header_map, is_secret_header
 
 OVERRIDE_RULES = ("allowed", "forbidden", "warning")
@@ -62,8 +63,8 @@ class ComponentSpec:
         return self.name.split(".", 1)[0]
 
     @property
-    def properties(self) -> dict[str, dict[str, Any]]:
-        properties: dict[str, dict[str, Any]] = self.config_schema.get("properties", {})
+    def properties(self) -> dict[str, MutableConfig]:
+        properties: dict[str, MutableConfig] = self.config_schema.get("properties", {})
         return properties
 
     @property
@@ -71,7 +72,7 @@ class ComponentSpec:
         return tuple(self.config_schema.get("required", ()))
 
     @cached_property
-    def defaults(self) -> dict[str, Any]:
+    def defaults(self) -> MutableConfig:
         """Each config field's `default` from the configSchema: what it is when a step leaves it out."""
         return {name: schema["default"] for name, schema in self.properties.items()
                 if isinstance(schema, dict) and "default" in schema}
@@ -111,44 +112,72 @@ class ComponentSpec:
         return False
 
 
-def spec_from_dict(data: dict[str, Any], path: Path | None = None) -> ComponentSpec:
-    """Build a ComponentSpec from spec data that passed the meta-schema."""
-    hints = data.get("llmHints") or {}
+def spec_from_dict(data: MutableConfig, path: Path | None = None) -> ComponentSpec:
+    """Build a ComponentSpec from spec data that passed the meta-schema, which fixes the type of each
+    field read here (a value of another type raises ValueError naming it)."""
+    hints = _mapping(data.get("llmHints") or {}, "llmHints")
+    name = _text(data["name"], "name")
+    constraints = _mapping(data.get("constraints") or {}, "constraints")
     return ComponentSpec(
-        name=data["name"],
+        name=name,
         version=str(data["version"]),
-        title=data.get("title") or data["name"],
-        description=data.get("description", ""),
-        modes=tuple(data["modes"]),
-        config_schema=data["configSchema"],
-        secret_pointers=frozenset([*data.get("secrets", []), *data.get("x-secret", [])]),
-        connection_fields=_connection_fields(data["x-connection-fields"]) if "x-connection-fields" in data
-        else _secret_fields(data),
-        constraints=list((data.get("constraints") or {}).get("required", [])),
-        examples=list(data.get("examples", [])),
+        title=_text(data.get("title") or name, "title"),
+        description=_text(data.get("description", ""), "description"),
+        modes=tuple(_texts(data["modes"], "modes")),
+        config_schema=_mapping(data["configSchema"], "configSchema"),
+        secret_pointers=frozenset([*_texts(data.get("secrets", []), "secrets"),
+                                   *_texts(data.get("x-secret", []), "x-secret")]),
+        connection_fields=_connection_fields(_items(data["x-connection-fields"], "x-connection-fields"))
+        if "x-connection-fields" in data else _secret_fields(data),
+        constraints=[_mapping(rule, "constraints") for rule in _items(constraints.get("required", []), "constraints")],
+        examples=[_mapping(example, "examples") for example in _items(data.get("examples", []), "examples")],
         llm_hints=LLMHints(
-            input_aliases=dict(hints.get("inputAliases", {})),
-            prompt_guidance=hints.get("promptGuidance", ""),
-            yaml_snippets=list(hints.get("yamlSnippets", [])),
+            input_aliases={field: _texts(aliases, "inputAliases")
+                           for field, aliases in _mapping(hints.get("inputAliases", {}), "inputAliases").items()},
+            prompt_guidance=_text(hints.get("promptGuidance", ""), "promptGuidance"),
+            yaml_snippets=_texts(hints.get("yamlSnippets", []), "yamlSnippets"),
         ),
         raw=data,
         path=path,
     )
 
 
-def _secret_fields(data: dict[str, Any]) -> dict[str, str]:
+def _text(value: Value, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be text, not {value!r}")
+    return value
+
+
+def _items(value: Value, where: str) -> list[Value]:
+    if not isinstance(value, list):
+        raise ValueError(f"{where} must be a list, not {value!r}")
+    return value
+
+
+def _texts(value: Value, where: str) -> list[str]:
+    return [_text(item, where) for item in _items(value, where)]
+
+
+def _mapping(value: Value, where: str) -> MutableConfig:
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be a mapping, not {value!r}")
+    return value
+
+
+def _secret_fields(data: Config) -> dict[str, str]:
     """No x-connection-fields: as in public Osiris, the connection supplies the secret fields."""
-    pointers = [*data.get("secrets", []), *data.get("x-secret", [])]
-    properties = (data.get("configSchema") or {}).get("properties") or {}
+    pointers = [*_items(data.get("secrets", []), "secrets"), *_items(data.get("x-secret", []), "x-secret")]
+    properties = _mapping(_mapping(data.get("configSchema") or {}, "configSchema").get("properties") or {}, "properties")
     names = [p.strip("/").split("/")[0] for p in pointers if isinstance(p, str)]
     return {name: "forbidden" for name in dict.fromkeys(names) if name in properties}
 
 
-def _connection_fields(entries: list[Any]) -> dict[str, str]:
+def _connection_fields(entries: list[Value]) -> dict[str, str]:
     fields: dict[str, str] = {}
     for entry in entries:
         if isinstance(entry, str):
             fields[entry] = "allowed"
         else:
-            fields[entry["name"]] = entry.get("override", "allowed")
+            rule = _mapping(entry, "x-connection-fields")
+            fields[_text(rule["name"], "x-connection-fields")] = _text(rule.get("override", "allowed"), "override")
     return fields

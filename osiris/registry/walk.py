@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from urllib.parse import urljoin
 
 
-def schema_nodes(schema: Any, pointer: str = "", base: str = "") -> Iterator[tuple[str, dict[str, Any], str]]:
+def schema_nodes(schema: object, pointer: str = "", base: str = "") -> Iterator[tuple[str, dict[str, object], str]]:
     """(pointer, mapping, base URI) for `schema` and every mapping in it; nested `$id`s move the base."""
-    stack = [(schema, pointer, base)]
+    stack: list[tuple[object, str, str]] = [(schema, pointer, base)]
     while stack:
         node, where, uri = stack.pop()
         if isinstance(node, list):

@@ -6,20 +6,23 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from osiris.settings.model import Settings
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 UNKNOWN = object()
 MAX_ATTEMPTS = ["validation", "retry", "max_attempts"]
 
 
-def is_section(annotation: Any) -> TypeGuard[type[Any]]:
+def is_section(annotation: object) -> TypeGuard[type[DataclassInstance]]:
     """A section of settings (a dataclass of the model), as opposed to a single value."""
     return isinstance(annotation, type) and dataclasses.is_dataclass(annotation)
 
 
-def fields_of(section: type[Any]) -> dict[str, dataclasses.Field[Any]]:
+def fields_of(section: type[DataclassInstance]) -> dict[str, dataclasses.Field[object]]:
     """A section's settings by name, in schema order."""
     return {item.name: item for item in dataclasses.fields(section)}
 
@@ -57,10 +60,10 @@ def int_bounds(loc: list[str]) -> tuple[int, int]:
     return int(limits["ge"]), int(limits["le"])
 
 
-def annotation_at(parts: list[str]) -> Any:
+def annotation_at(parts: list[str]) -> object:
     """The type of the setting at `parts`, looking through lists and maps (e.g. validation.rules.level
     is Literal['error', 'warning']); UNKNOWN when no setting is there."""
-    annotation: Any = Settings
+    annotation: object = Settings
     for part in parts:
         if typing.get_origin(annotation) is list:
             annotation = typing.get_args(annotation)[0]
@@ -76,14 +79,14 @@ def annotation_at(parts: list[str]) -> Any:
     return annotation
 
 
-def _section_at(loc: list[str]) -> type[Any] | None:
+def _section_at(loc: list[str]) -> type[DataclassInstance] | None:
     annotation = annotation_at(loc)
     if typing.get_origin(annotation) is list:  # validation.rules -> Rule
         annotation = typing.get_args(annotation)[0]
     return annotation if is_section(annotation) else None
 
 
-def _describe_value(annotation: Any, limits: Mapping[str, Any]) -> str | None:
+def _describe_value(annotation: object, limits: Mapping[str, float]) -> str | None:
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     optional = len(args) < len(typing.get_args(annotation))
     if typing.get_origin(annotation) is typing.Literal:
@@ -101,7 +104,7 @@ def _describe_value(annotation: Any, limits: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _bounds(limits: Mapping[str, Any]) -> str:
+def _bounds(limits: Mapping[str, float]) -> str:
     """E.g. " from 0 to 5", " greater than 0 and at most 3600", " of at least 1"."""
     ge, gt, le = limits.get("ge"), limits.get("gt"), limits.get("le")
     if ge is not None and le is not None:

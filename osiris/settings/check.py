@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from osiris.errors import SettingsError
@@ -75,7 +75,7 @@ def _check_allow_override(effective: EffectiveSettings) -> None:
                                 "a list of the connection's field names that a step may set, e.g. [base_url]")
 
 
-def show_value(value: Any) -> str:
+def show_value(value: object) -> str:
     """A value as the person wrote it: true, null, 'text', 5, [a list]; long ones shortened."""
     if isinstance(value, str):
         text = repr(value)

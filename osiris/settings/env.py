@@ -13,9 +13,9 @@ import json
 import re
 import typing
 from collections.abc import Mapping
-from typing import Any
 
 from osiris.errors import SettingsError
+from osiris.oml.values import Value
 from osiris.settings.allowed import annotation_at, fields_of, is_section
 from osiris.settings.model import Settings
 
@@ -30,9 +30,9 @@ _EXAMPLES = {
 }
 
 
-def env_values(env: Mapping[str, str]) -> list[tuple[str, str, Any]]:
+def env_values(env: Mapping[str, str]) -> list[tuple[str, str, Value]]:
     """(variable name, dotted key, value) for every OSIRIS_* variable that names a setting."""
-    found = []
+    found: list[tuple[str, str, Value]] = []
     for name, raw in sorted(env.items()):
         key = _key_of(name)
         if key is None:
@@ -52,12 +52,13 @@ def _key_of(name: str) -> str | None:
     return ".".join(parts)
 
 
-def _parse(name: str, key: str, raw: str) -> Any:
+def _parse(name: str, key: str, raw: str) -> Value:
     annotation = annotation_at(key.split("."))
     if not _takes_json(annotation):
         return whole_number_or_text(key, raw)
     try:
-        return json.loads(raw)
+        parsed: Value = json.loads(raw)  # JSON holds only these values
+        return parsed
     except ValueError:
         if annotation == list[str] and raw.strip() and not raw.lstrip().startswith(("[", "{")):
             return [raw]
@@ -66,7 +67,7 @@ def _parse(name: str, key: str, raw: str) -> Any:
         raise SettingsError(f"env {name}: {key} must be {kind}, e.g. {name}='{example}'") from None
 
 
-def whole_number_or_text(key: str, raw: str) -> Any:
+def whole_number_or_text(key: str, raw: str) -> int | str:
     """Text typed for a setting (env, command line): a whole number when the setting takes one and
     the text is one, else the text, for the settings check to accept or explain."""
     if _takes_whole_number(annotation_at(key.split("."))) and _WHOLE_NUMBER.fullmatch(raw.strip()):
@@ -74,9 +75,9 @@ def whole_number_or_text(key: str, raw: str) -> Any:
     return raw
 
 
-def _takes_json(annotation: Any) -> bool:
+def _takes_json(annotation: object) -> bool:
     return is_section(annotation) or typing.get_origin(annotation) in (list, dict)
 
 
-def _takes_whole_number(annotation: Any) -> bool:
+def _takes_whole_number(annotation: object) -> bool:
     return annotation is int or annotation == int | None

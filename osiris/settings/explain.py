@@ -4,11 +4,11 @@ its first error becomes one line naming the source, the key, the value and what 
 
 from __future__ import annotations
 
-from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from osiris.errors import SettingsError
+from osiris.oml.values import MutableConfig
 from osiris.secrets.names import MASK, is_secret_key
 from osiris.settings.allowed import describe_allowed, known_keys_at
 from osiris.settings.check import show_value
@@ -20,7 +20,7 @@ _UNKNOWN_KEY = ("extra_forbidden", "unexpected_keyword_argument")
 _MISSING = ("missing", "missing_argument")
 
 
-def validate_or_explain(merged: dict[str, Any], sources: dict[str, str]) -> Settings:
+def validate_or_explain(merged: MutableConfig, sources: dict[str, str]) -> Settings:
     """The settings pydantic builds from `merged`; SettingsError with one line if it refuses them."""
     try:
         return TypeAdapter(Settings).validate_python(merged)
@@ -49,7 +49,7 @@ def describe_first_error(error: ValidationError, sources: dict[str, str]) -> str
     return f"{source}: {key} = {value} is not allowed; it must be {allowed}{more}"
 
 
-def _dotted(loc: tuple[Any, ...]) -> str:
+def _dotted(loc: tuple[int | str, ...]) -> str:
     """('validation', 'rules', 0, 'level') -> 'validation.rules[0].level'."""
     text = ""
     for part in loc:

@@ -8,9 +8,9 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from osiris.errors import SettingsError
+from osiris.oml.values import Config, MutableConfig, Value
 from osiris.output_path import describe_os_error
 from osiris.settings.check import check_settings, show_value
 from osiris.settings.env import env_values
@@ -28,7 +28,7 @@ class Layer:
     """One source of settings: its name (as `config show` prints it) and its nested values."""
 
     source: str
-    values: dict[str, Any]
+    values: MutableConfig
 
 
 @dataclass
@@ -45,12 +45,12 @@ class EffectiveSettings:
         """Where `key` (a dotted path such as `llm.model`) got its value."""
         return self.sources.get(key, DEFAULT_SOURCE)
 
-    def items(self) -> Iterator[tuple[str, Any, str]]:
+    def items(self) -> Iterator[tuple[str, Value, str]]:
         """Every effective leaf value as (dotted key, value, source), in schema order."""
-        for key, value in _flatten(json_ready(dataclasses.asdict(self.settings))):
+        for key, value in _flatten(_json_ready_mapping(dataclasses.asdict(self.settings))):
             yield key, value, self.source(key)
 
-    def to_dict(self) -> dict[str, dict[str, Any]]:
+    def to_dict(self) -> dict[str, dict[str, object]]:
         """`{"llm.model": {"value": ..., "source": ...}, ...}` with secrets masked: what
         `config show --json` prints and `session.json` keeps. `${ENV}` references stay readable."""
         from osiris.secrets.redact import Redactor
@@ -68,7 +68,7 @@ class EffectiveSettings:
 
 
 def load_settings(
-    cli: dict[str, Any] | None = None,
+    cli: MutableConfig | None = None,
     config_path: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
@@ -86,7 +86,7 @@ def load_settings(
     for layer in layers:
         _refuse_api_key(layer)
 
-    merged: dict[str, Any] = {}
+    merged: MutableConfig = {}
     sources: dict[str, str] = {}
     for layer in layers:
         _deep_merge(merged, layer.values)
@@ -139,7 +139,7 @@ def find_config_file(start: Path) -> Path | None:
     return None
 
 
-def read_settings_file(path: Path) -> dict[str, Any]:
+def read_settings_file(path: Path) -> MutableConfig:
     """Parse a settings file; any problem is one line naming the file (and line, for YAML errors).
 
     Read like a pipeline (osiris.extract): a key given twice is an error, as OML104 is."""
@@ -172,17 +172,19 @@ def env_layers(env: Mapping[str, str]) -> list[Layer]:
     return [Layer(f"env {name}", _nest(key, value)) for name, key, value in env_values(env)]
 
 
-def _nest(key: str, value: Any) -> dict[str, Any]:
-    nested: dict[str, Any] = {}
+def _nest(key: str, value: Value) -> MutableConfig:
+    nested: MutableConfig = {}
     cursor = nested
     *parents, leaf = key.split(".")
     for part in parents:
-        cursor = cursor.setdefault(part, {})
+        inner: MutableConfig = {}
+        cursor[part] = inner  # each level is new, so no key is there yet
+        cursor = inner
     cursor[leaf] = value
     return nested
 
 
-def _flatten(values: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+def _flatten(values: Config, prefix: str = "") -> Iterator[tuple[str, Value]]:
     for key, value in values.items():
         dotted = f"{prefix}{key}"
         if isinstance(value, Mapping) and value:
@@ -191,19 +193,20 @@ def _flatten(values: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str,
             yield dotted, value
 
 
-def _deep_merge(target: dict[str, Any], overlay: Mapping[str, Any]) -> None:
+def _deep_merge(target: MutableConfig, overlay: Config) -> None:
     for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
-            _deep_merge(target[key], value)
+        existing = target.get(key)
+        if isinstance(value, Mapping) and isinstance(existing, dict):
+            _deep_merge(existing, value)
         else:
             target[key] = dict(value) if isinstance(value, Mapping) else value
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return "a list" if isinstance(value, list) else f"a single value ({show_value(value)})"
 
 
-def _read_words_as_written(merged: dict[str, Any]) -> None:
+def _read_words_as_written(merged: MutableConfig) -> None:
     """YAML 1.1 reads a bare `off` as false (and `on` as true): take validation.dry_run as the word
     written (`on` means sample)."""
     validation = merged.get("validation")
@@ -211,14 +214,19 @@ def _read_words_as_written(merged: dict[str, Any]) -> None:
         validation["dry_run"] = "sample" if validation["dry_run"] else "off"
 
 
-def json_ready(value: Any) -> Any:
+def json_ready(value: Value) -> Value:
     """Settings values as strict JSON has them: NaN and infinities (which JSON in an OSIRIS_*
     variable may hold) as null. Settings files hold no dates or bytes: Osiris's YAML reader keeps
     timestamps and tagged values as the text written."""
     if isinstance(value, dict):
-        return {str(key): json_ready(item) for key, item in value.items()}
+        return _json_ready_mapping(value)
     if isinstance(value, list):
         return [json_ready(item) for item in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def _json_ready_mapping(values: Config) -> MutableConfig:
+    """A mapping of settings values, as `json_ready` has them."""
+    return {str(key): json_ready(item) for key, item in values.items()}

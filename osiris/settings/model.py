@@ -6,19 +6,22 @@ live in each field's metadata (`ge`, `gt`, `le`, `min_length`, `strict`), which 
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 # pydantic's options for these dataclasses, as a plain dict (no import needed): unknown keys are errors.
 FORBID_UNKNOWN_KEYS = {"extra": "forbid"}
 
 
-def _whole(default: int | None, **bounds: int) -> Any:
+_Whole = TypeVar("_Whole", bound=int | None)
+
+
+def _whole(default: _Whole, **bounds: int) -> _Whole:
     """A whole-number field: `strict` so that YAML's `yes` never quietly becomes 1."""
     return field(default=default, metadata={**bounds, "strict": True})
 
 
-def _number(default: float, **bounds: float) -> Any:
+def _number(default: float, **bounds: float) -> float:
     return field(default=default, metadata=bounds)
 
 

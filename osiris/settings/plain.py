@@ -15,22 +15,25 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from osiris.settings.allowed import fields_of, is_section
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 REFUSED = object()  # not plainly valid: let pydantic decide
 
 
-def build_plain(section: type[T], values: Any) -> T | None:
+def build_plain(section: type[T], values: object) -> T | None:
     """`section` built from `values` when every value is plainly valid; None otherwise."""
     if type(values) is not dict or not all(type(key) is str for key in values):
         return None
     known = fields_of(section)
     if any(key not in known for key in values):
         return None
-    given: dict[str, Any] = {}
+    given: dict[str, object] = {}
     for name, setting in known.items():
         if name not in values:
             if setting.default is dataclasses.MISSING and setting.default_factory is dataclasses.MISSING:
@@ -43,7 +46,7 @@ def build_plain(section: type[T], values: Any) -> T | None:
     return section(**given)
 
 
-def _plain_value(annotation: Any, limits: Mapping[str, Any], value: Any) -> Any:
+def _plain_value(annotation: object, limits: Mapping[str, float], value: object) -> object:
     """`value` as the schema's type would hold it, or REFUSED."""
     if is_section(annotation):
         built = build_plain(annotation, value)
@@ -66,7 +69,7 @@ def _plain_value(annotation: Any, limits: Mapping[str, Any], value: Any) -> Any:
     return _plain_scalar(annotation, limits, value)
 
 
-def _plain_scalar(annotation: Any, limits: Mapping[str, Any], value: Any) -> Any:
+def _plain_scalar(annotation: object, limits: Mapping[str, float], value: object) -> object:
     if annotation is str:
         return value if type(value) is str and len(value) >= limits.get("min_length", 0) else REFUSED
     if annotation is bool:
@@ -74,21 +77,22 @@ def _plain_scalar(annotation: Any, limits: Mapping[str, Any], value: Any) -> Any
     if annotation is int:
         return value if type(value) is int and _within(value, limits) else REFUSED
     if annotation is float:
-        number = float(value) if type(value) in (int, float) and abs(value) < 1e300 else math.nan
+        number = float(value) if isinstance(value, (int, float)) and type(value) in (int, float) and abs(value) < 1e300 \
+            else math.nan  # a bool is an int, but not a number here
         return number if _within(number, limits) else REFUSED
     if annotation is Any:
         return value
     return REFUSED
 
 
-def _plain_map(args: tuple[Any, ...], value: Any) -> Any:
+def _plain_map(args: tuple[object, ...], value: object) -> object:
     if type(value) is not dict or not all(type(key) is str for key in value):
         return REFUSED
     items = {key: _plain_value(args[1], {}, item) for key, item in value.items()}
     return REFUSED if any(item is REFUSED for item in items.values()) else items
 
 
-def _within(number: float, limits: Mapping[str, Any]) -> bool:
+def _within(number: float, limits: Mapping[str, float]) -> bool:
     """Inside ge/gt/le; a float must be finite (a huge int is compared exactly, never converted)."""
     if isinstance(number, float) and not math.isfinite(number):
         return False

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from osiris.errors import SettingsError
 from osiris.registry.patterns import pattern_problem, search
+from osiris.settings.model import Rule
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "len": lambda value: len(value) if isinstance(value, (str, list, dict)) else 0,
@@ -54,18 +55,18 @@ class CompiledRule:
     name: str
     expr: ast.Expression
     when: ast.Expression | None
-    level: str
+    level: Literal["error", "warning"]
     message: str
     per_step: bool
     source: str
 
 
-def compile_rules(rules: list[Any]) -> list[CompiledRule]:
+def compile_rules(rules: Sequence[Rule]) -> list[CompiledRule]:
     """Check every rule's expressions now, so that a bad rule is a settings error (exit 2)."""
     return [compile_rule(rule) for rule in rules]
 
 
-def compile_rule(rule: Any) -> CompiledRule:
+def compile_rule(rule: Rule) -> CompiledRule:
     expr = _parse(rule.name, "expr", rule.expr)
     when = _parse(rule.name, "when", rule.when) if rule.when else None
     mentions_step = any(isinstance(n, ast.Name) and n.id == "step"
@@ -126,7 +127,7 @@ def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _contains(container: Any, item: Any) -> bool:
+def _contains(container: object, item: object) -> bool:
     if isinstance(container, str):
         return isinstance(item, str) and item in container
     return isinstance(container, (list, dict)) and item in container

@@ -11,17 +11,15 @@ what a transform's SQL reads (OML408) with the other SQL checks (osiris.validate
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from osiris.oml.params import REFERENCE as PARAM_REFERENCE
+from osiris.oml.values import Config
 from osiris.registry import ComponentSpec
 from osiris.trust.paths import HINT, path_fields, static_breach
 from osiris.trust.references import ANY_REFERENCE, step_references
 from osiris.validate.findings import Findings
 
 
-def check_boundary(path: str, config: Mapping[str, Any], spec: ComponentSpec, findings: Findings) -> None:
+def check_boundary(path: str, config: Config, spec: ComponentSpec, findings: Findings) -> None:
     """OML316 and OML317 for one step's config, `path` being the config's JSON pointer."""
     for pointer, text in step_references(config):
         if not ANY_REFERENCE.search(PARAM_REFERENCE.sub("", text)):

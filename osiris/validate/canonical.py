@@ -78,7 +78,7 @@ def _is_own(key: Node, value: ScalarNode) -> bool:
     return value.start_mark.index >= key.end_mark.index and value.start_mark.line == value.end_mark.line
 
 
-def _value(new: Any, old: ScalarNode) -> str:
+def _value(new: object, old: ScalarNode) -> str:
     if isinstance(new, list):
         return "[" + ", ".join(_value(item, old) for item in new) + "]"
     if isinstance(new, str):
@@ -94,7 +94,7 @@ def _scalar(text: str, style: str | None) -> str:
     return _plain(text)
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     """One scalar as YAML text that reads back the same in block and in flow context: plain where
     PyYAML's emitter allows it and no flow indicator is in it, double-quoted otherwise."""
     dumped = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**6)

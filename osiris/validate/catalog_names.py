@@ -5,8 +5,10 @@ No SQL is parsed here (sqlglot is not imported); SQL fields are checked in `osir
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from osiris.oml.values import Config, Value
 from osiris.suggest import closest, listing
 from osiris.validate.connections import parse_reference
 from osiris.validate.findings import Findings
@@ -17,15 +19,18 @@ if TYPE_CHECKING:
     from osiris.registry import Registry
 
 
-def check_table_fields(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
+def check_table_fields(steps: Sequence[Value], sound: list[int], registry: Registry, catalogs: Catalogs | None,
                        findings: Findings) -> None:
     """For each sound read step with `table` (and optional `columns`) and a catalog for its connection."""
     if catalogs is None:
         return
     for index in sound:
         step = steps[index]
+        if not isinstance(step, Mapping):  # never: a sound step is a mapping that names its component
+            continue
         config = step.get("config")
-        spec = registry.get(step["component"])
+        component = step["component"]
+        spec = registry.get(component) if isinstance(component, str) else None
         if step.get("mode") != "read" or spec is None or not isinstance(config, dict):
             continue
         if not isinstance(config.get("table"), str) or "table" not in spec.properties:
@@ -36,19 +41,23 @@ def check_table_fields(steps: list[Any], sound: list[int], registry: Registry, c
             _check_step(join("/steps", index, "config"), config, catalog, catalogs, findings)
 
 
-def _check_step(path: str, config: dict[str, Any], catalog: Catalog, catalogs: Catalogs, findings: Findings) -> None:
+def _check_step(path: str, config: Config, catalog: Catalog, catalogs: Catalogs, findings: Findings) -> None:
+    wanted = config["table"]
+    if not isinstance(wanted, str):  # never: the caller checks it is text
+        return
     stale = catalogs.is_stale(catalog)
-    table = catalog.table(config["table"])
+    table = catalog.table(wanted)
     if table is None:
         names = list(catalog.tables)
-        hint = _hint(config["table"], names, "tables")
-        _add(findings, join(path, "table"), config["table"],
-             f"table '{config['table']}' is not in the catalog of {catalog.connection}",
-             hint if stale else hint + new_table_hint(catalog.connection, config["table"]), catalog, stale)
+        hint = _hint(wanted, names, "tables")
+        _add(findings, join(path, "table"), wanted,
+             f"table '{wanted}' is not in the catalog of {catalog.connection}",
+             hint if stale else hint + new_table_hint(catalog.connection, wanted), catalog, stale)
         return
     known = catalog.columns(table) or []
     lowered = {name.lower() for name in known}
-    for position, column in enumerate(config.get("columns") or []):
+    columns = config.get("columns") or []
+    for position, column in enumerate(columns if isinstance(columns, (list, str, Mapping)) else []):
         if isinstance(column, str) and column.lower() not in lowered:
             _add(findings, join(path, "columns", position), column,
                  f"column '{column}' is not a column of {table} (the catalog of {catalog.connection})",

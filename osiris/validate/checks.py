@@ -5,9 +5,9 @@ The runtime evaluates them (osiris.run.checks)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from osiris.oml.checks import check_query, read_checks
+from osiris.oml.values import Value
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -21,7 +21,7 @@ class _Expression:
     dialect: str = "duckdb"
 
 
-def check_step_checks(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+def check_step_checks(steps: list[Value], findings: Findings, base: str = "/steps") -> None:
     """OML217 for each check of the wrong shape; OML405 and OML408 for an expression's SQL."""
     for index, step in enumerate(steps):
         if not isinstance(step, dict) or "checks" not in step:
@@ -45,7 +45,7 @@ def _check_expression(expression: str, step_id: str, path: str, findings: Findin
     from osiris.trust.sql import outside_reach
     from osiris.validate.sql_parse import parse_sql
 
-    def report(code: str, item: Any, offset: int, message: str, hint: str) -> None:
+    def report(code: str, item: object, offset: int, message: str, hint: str) -> None:
         findings.add(code, path, message.replace("SQL syntax error", "check expression error"),
                      "write one SQL condition over the step's columns, e.g. \"amount >= 0 AND email LIKE '%@%'\"",
                      value=expression)

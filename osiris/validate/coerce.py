@@ -7,15 +7,22 @@ wrong case, and a known alias of a field name (llmHints.inputAliases) renamed to
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from osiris.extract.scalars import fits
+from osiris.oml.values import Config, MutableConfig, Value
 from osiris.registry import ComponentSpec
 
 _INT = re.compile(r"^[+-]?\d{1,20}$")  # longer ones cannot fit in 64 bits (nor in Python's int() limit)
 _FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
-_NO_VALUE = object()
+
+
+class _NoValue:
+    """No coercion applies (None is a value, so it cannot say so)."""
+
+
+_NO_VALUE = _NoValue()
 
 
 @dataclass(frozen=True)
@@ -27,10 +34,10 @@ class Rename:
     message: str
 
 
-def rename_aliases(config: dict[str, Any], spec: ComponentSpec) -> tuple[dict[str, Any], list[Rename]]:
+def rename_aliases(config: MutableConfig, spec: ComponentSpec) -> tuple[MutableConfig, list[Rename]]:
     """Rename alias keys to their field (file_path -> path), unless the field is already set."""
     aliases = spec.aliases
-    renamed: dict[str, Any] = {}
+    renamed: MutableConfig = {}
     done: list[Rename] = []
     for key, value in config.items():
         field = aliases.get(key) if key not in spec.properties else None
@@ -42,16 +49,16 @@ def rename_aliases(config: dict[str, Any], spec: ComponentSpec) -> tuple[dict[st
     return renamed, done
 
 
-def coerce_value(value: Any, schema: dict[str, Any]) -> Any:
+def coerce_value(value: Value, schema: Config) -> Value:
     """The value after one safe coercion towards `schema`, or the value itself if none applies."""
     expected = schema.get("type")
     if expected is None or _has_type(value, expected):
         return _enum_case(value, schema)
     coerced = _to_type(value, expected, schema)
-    return value if coerced is _NO_VALUE else coerced
+    return value if isinstance(coerced, _NoValue) else coerced
 
 
-def _to_type(value: Any, expected: Any, schema: dict[str, Any]) -> Any:
+def _to_type(value: Value, expected: Value, schema: Config) -> Value | _NoValue:
     types = expected if isinstance(expected, list) else [expected]
     for kind in types:
         if kind == "integer":
@@ -68,25 +75,26 @@ def _to_type(value: Any, expected: Any, schema: dict[str, Any]) -> Any:
         elif kind == "string" and isinstance(value, (int, float)) and not isinstance(value, bool):
             continue  # a number where text is expected is the author's mistake to see, not ours to guess
         elif kind == "array" and not isinstance(value, (list, dict)) and value is not None:
-            item = coerce_value(value, schema.get("items", {}))
+            items = schema.get("items")
+            item = coerce_value(value, items if isinstance(items, Mapping) else {})
             return [item]
     return _NO_VALUE
 
 
-def _enum_case(value: Any, schema: dict[str, Any]) -> Any:
+def _enum_case(value: Value, schema: Config) -> Value:
     allowed = schema.get("enum")
-    if not isinstance(value, str) or not allowed or value in allowed:
+    if not isinstance(value, str) or not isinstance(allowed, list) or not allowed or value in allowed:
         return value
     matches = [a for a in allowed if isinstance(a, str) and a.lower() == value.lower()]
     return matches[0] if len(matches) == 1 else value
 
 
-def _has_type(value: Any, expected: Any) -> bool:
+def _has_type(value: Value, expected: Value) -> bool:
     types = expected if isinstance(expected, list) else [expected]
-    return any(_is(value, kind) for kind in types)
+    return any(_is(value, kind) if isinstance(kind, str) else True for kind in types)  # an unknown type: no coercion
 
 
-def _is(value: Any, kind: str) -> bool:
+def _is(value: Value, kind: str) -> bool:
     if kind == "integer":
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == "number":
@@ -100,5 +108,5 @@ def _is(value: Any, kind: str) -> bool:
     }.get(kind, True)
 
 
-def describe(value: Any) -> str:
+def describe(value: object) -> str:
     return f"'{value}'" if isinstance(value, str) else repr(value).replace("True", "true").replace("False", "false")

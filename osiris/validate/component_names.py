@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
 
 from osiris.registry import Registry
 from osiris.suggest import NameIndex
@@ -33,7 +32,7 @@ _BY_REGISTRY: weakref.WeakKeyDictionary[Registry, dict[tuple[str | None, int], C
     weakref.WeakKeyDictionary())
 
 
-def component_names_for(registry: Registry, mode: Any) -> ComponentNames:
+def component_names_for(registry: Registry, mode: object) -> ComponentNames:
     """The names of the components supporting `mode` (any mode when it is not an OML mode), cached."""
     wanted = mode if mode in OML_MODES else None
     cached = _BY_REGISTRY.setdefault(registry, {})

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from osiris.oml.values import Config
 from osiris.registry import ComponentSpec
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.endpoints import allowed_overrides, endpoint_fields, endpoint_overrides
@@ -38,7 +39,7 @@ def connection_hint(spec: ComponentSpec, connections: Connections) -> str:
     return f"use connection: {example_reference(spec, connections)} ({where})"
 
 
-def check_reference(path: str, value: Any, spec: ComponentSpec, connections: Connections,
+def check_reference(path: str, value: object, spec: ComponentSpec, connections: Connections,
                     findings: Findings) -> Reference | None:
     """Check `config.connection`; return the reference when it is well-formed and of the right family."""
     ref_path = join(path, CONNECTION_KEY)
@@ -68,7 +69,7 @@ def check_reference(path: str, value: Any, spec: ComponentSpec, connections: Con
     return Reference(family, alias, fields if isinstance(fields, Mapping) else {})
 
 
-def check_overrides(path: str, config: Mapping[str, Any], spec: ComponentSpec, findings: Findings,
+def check_overrides(path: str, config: Config, spec: ComponentSpec, findings: Findings,
                     skip: set[str], reference: Reference) -> None:
     """Fields set inline although the connection supplies them. Where the connection goes is the
     trust boundary's (osiris.trust.endpoints): an error unless the connection's `allow_override`
@@ -99,5 +100,5 @@ def _define_hint(spec: ComponentSpec, family: str, alias: str) -> str:
     return f"add connections.{family}.{alias} to .osiris.yaml with {fields}"
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     return f"'{value}'" if isinstance(value, str) else f"({type(value).__name__})"

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
+from osiris.oml.values import Config, MutableConfig
 from osiris.registry import ComponentSpec, compile_schema
 from osiris.registry.quick import plainly_valid
 from osiris.validate.coerce import describe
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 UNKNOWN = object()  # a field the connection supplies, whose value is not known here
-_compiled: dict[str, Any] = {}
+_compiled: dict[str, Draft202012Validator] = {}
 
 
-def check_constraints(path: str, effective: Mapping[str, Any], spec: ComponentSpec,
+def check_constraints(path: str, effective: Config, spec: ComponentSpec,
                       findings: Findings, connection_hint: str) -> None:
     """`effective` is the step's config plus the fields its connection supplies (UNKNOWN if unseen)."""
     for rule in spec.constraints:
@@ -38,13 +41,13 @@ def check_constraints(path: str, effective: Mapping[str, Any], spec: ComponentSp
                          secret=spec.is_secret("/" + field))
 
 
-def _equals(value: Any, wanted: Any) -> bool:
+def _equals(value: object, wanted: object) -> bool:
     if value is UNKNOWN:
         return False
     return value is None if wanted is None else value == wanted
 
 
-def _satisfied(value: Any, requirement: Any) -> bool:
+def _satisfied(value: object, requirement: object) -> bool:
     if value is UNKNOWN:
         return True
     if isinstance(requirement, dict):
@@ -52,26 +55,26 @@ def _satisfied(value: Any, requirement: Any) -> bool:
     return _equals(value, requirement)
 
 
-def _validator(schema: dict[str, Any]) -> Any:
+def _validator(schema: MutableConfig) -> Draft202012Validator:
     key = json.dumps(schema, sort_keys=True, default=str)
     if key not in _compiled:
         _compiled[key] = compile_schema(schema)
     return _compiled[key]
 
 
-def _present_hint(field: str, value: Any, requirement: dict[str, Any], when: Mapping[str, Any]) -> str:
+def _present_hint(field: str, value: object, requirement: MutableConfig, when: Config) -> str:
     """The field is set, but its value does not satisfy the requirement: say what is wrong with it."""
     error = next(iter(_validator(requirement).iter_errors(value)), None)
     wrong = error.message if error is not None else "it does not satisfy the rule"
     return f"{field} is set to {describe(value)}, but {wrong}; change its value{_condition(when)}"
 
 
-def _condition(when: Mapping[str, Any]) -> str:
+def _condition(when: Config) -> str:
     condition = ", ".join(f"{k} is {describe(v)}" if v is not None else f"{k} is not set" for k, v in when.items())
     return f" (needed when {condition})" if condition else ""
 
 
-def _hint(field: str, requirement: Any, when: Mapping[str, Any], spec: ComponentSpec, connection_hint: str) -> str:
+def _hint(field: str, requirement: object, when: Config, spec: ComponentSpec, connection_hint: str) -> str:
     condition = ", ".join(f"{k} is {describe(v)}" if v is not None else f"{k} is not set" for k, v in when.items())
     if requirement is None:
         return f"remove {field} (when {condition})"
@@ -83,11 +86,11 @@ def _hint(field: str, requirement: Any, when: Mapping[str, Any], spec: Component
     if field in spec.connection_fields:
         return f"set {field} (needed when {condition}){facts}, or let the connection supply it: {connection_hint}"
     allowed = spec.properties.get(field, {}).get("enum")
-    extra = f" (one of: {', '.join(map(str, allowed))})" if allowed else ""
+    extra = f" (one of: {', '.join(map(str, allowed))})" if allowed and isinstance(allowed, list) else ""
     return f"set {field}{extra} (needed when {condition}){facts}"
 
 
-def field_facts(field: str, spec: ComponentSpec, when: Mapping[str, Any]) -> str:
+def field_facts(field: str, spec: ComponentSpec, when: Config) -> str:
     """": <what the field holds>, e.g. <field>: <value>", from the spec's description and the first
     example config that sets the field (one matching `when` first); "" when the spec has neither."""
     description = str(spec.properties.get(field, {}).get("description") or "").strip().rstrip(".")
@@ -102,14 +105,14 @@ def field_facts(field: str, spec: ComponentSpec, when: Mapping[str, Any]) -> str
 _NONE = object()
 
 
-def _example_value(field: str, spec: ComponentSpec, when: Mapping[str, Any]) -> Any:
+def _example_value(field: str, spec: ComponentSpec, when: Config) -> object:
     configs = [example.get("config") for example in spec.examples if isinstance(example, dict)]
     holding = [config for config in configs if isinstance(config, dict) and field in config]
     matching = [config for config in holding if all(config.get(k) == v for k, v in when.items())]
     return (matching or holding)[0][field] if holding else _NONE
 
 
-def flow_yaml(value: Any) -> str:
+def flow_yaml(value: object) -> str:
     """A value as it is written after `key: ` in a YAML block, on one line."""
     import yaml
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import yaml
 
+from osiris.oml.values import MutableConfig
 from osiris.registry import ComponentSpec, Registry
 from osiris.validate.connections import CONNECTION_KEY, Connections, parse_reference
 from osiris.validate.validator import Validator
 
 
-def example_pipeline(spec: ComponentSpec, config: dict[str, Any]) -> str:
+def example_pipeline(spec: ComponentSpec, config: MutableConfig) -> str:
     """A one-step OML pipeline around an example config."""
     step = {"id": "example", "component": spec.name, "mode": spec.oml_modes[0] if spec.oml_modes else "read",
             "config": config}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from osiris.extract import Position
 from osiris.extract.scalars import fits
@@ -34,7 +33,7 @@ class Findings:
         message: str,
         hint: str = "",
         *,
-        value: Any = None,
+        value: object = None,
         secret: bool = False,
         severity: Severity | None = None,
         position: Position | None = None,
@@ -74,7 +73,7 @@ class Findings:
             path = path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def _safe_value(path: str, value: Any, secret: bool) -> Any:
+def _safe_value(path: str, value: object, secret: bool) -> object:
     """The offending value as an issue may carry it: masked when secret by spec or by key name;
     lists and mappings are summarised, since they may hold secrets under any key."""
     if value is None:

@@ -6,16 +6,16 @@
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from osiris.oml.graph import named_dependencies
+from osiris.oml.values import Value
 from osiris.suggest import NameIndex, listing, suggestion
 from osiris.validate.graph_hints import StepGraph, closest_earlier, later_need_hint, removal_hint, unknown_need_fix
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
 
-def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+def check_graph(steps: list[Value], findings: Findings, base: str = "/steps") -> None:
     """Check the explicit dependencies (`needs`, `inputs`) of every step that has an id."""
     known: dict[str, int] = {}
     for position, step in enumerate(steps):
@@ -23,7 +23,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
             known.setdefault(step["id"], position)
     ids = _Ids(known)
     edges: dict[str, list[str]] = {}
-    later: list[tuple[int, str, str]] = []  # (index, need, pointer) of needs that name a later step
+    later: list[tuple[int, str, str, str]] = []  # (index, id, need, pointer) of needs that name a later step
     for index, step in enumerate(steps):
         if not isinstance(step, dict) or not isinstance(step.get("id"), str) or known[step["id"]] != index:
             continue
@@ -33,7 +33,7 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
             if need in known and need != step_id:
                 edges[step_id].append(need)
                 if known[need] > index:
-                    later.append((index, need, need_path))
+                    later.append((index, step_id, need, need_path))
                 continue
             if need == step_id:
                 findings.add("OML403", need_path, f"step '{step_id}' depends on itself",
@@ -43,10 +43,10 @@ def check_graph(steps: list[Any], findings: Findings, base: str = "/steps") -> N
                 findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which is not a step id",
                              "" if findings.full else ids.unknown_need_hint(need, index, _kind(need_path)), value=need)
     in_cycle = _report_cycles(steps, edges, base, findings)
-    for index, need, need_path in later:
-        if (steps[index]["id"], need) in in_cycle:
+    for index, step_id, need, need_path in later:
+        if (step_id, need) in in_cycle:
             continue
-        findings.add("OML401", need_path, f"step '{steps[index]['id']}' needs '{need}', which comes later in the pipeline",
+        findings.add("OML401", need_path, f"step '{step_id}' needs '{need}', which comes later in the pipeline",
                      later_need_hint(steps, index, need, _kind(need_path)), value=need)
 
 
@@ -82,12 +82,12 @@ def _kind(pointer: str) -> str:
     return "inputs" if "/inputs/" in pointer else "needs"
 
 
-def _explicit(step: dict[str, Any], path: str) -> list[tuple[str, str]]:
+def _explicit(step: object, path: str) -> list[tuple[str, str]]:
     """(id, pointer) of each dependency written in `needs` and `inputs`."""
     return [(name, join(path, *where)) for name, where in named_dependencies(step)]
 
 
-def _report_cycles(steps: list[Any], edges: dict[str, list[str]], base: str, findings: Findings) -> set[tuple[str, str]]:
+def _report_cycles(steps: list[Value], edges: dict[str, list[str]], base: str, findings: Findings) -> set[tuple[str, str]]:
     """Add one OML402 per cycle; return the (step, need) edges that are part of one."""
     ids: dict[str, int] = {}
     for index, step in enumerate(steps):

@@ -10,17 +10,17 @@ or its id (`orders`) counts too, since that is what its author meant it to read.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from osiris.oml.graph import is_explicit, leaves_table, reads_inputs, step_dependencies, step_id_of, table_name
+from osiris.oml.values import Value
 from osiris.suggest import NameIndex, closest
 
 
 class StepGraph:
     """The steps of one pipeline, by position, with what each one takes rows from."""
 
-    def __init__(self, steps: Sequence[Any]) -> None:
+    def __init__(self, steps: Sequence[Value]) -> None:
         self.steps = steps
         self.position: dict[str, int] = {}
         for index, step in enumerate(steps):
@@ -89,7 +89,7 @@ def unknown_need_fix(need: str, match: str, where: str) -> str:
     return f"replace '{need}' with '{match}' in needs"
 
 
-def query_of(step: Any) -> str:
+def query_of(step: object) -> str:
     config = step.get("config") if isinstance(step, dict) else None
     query = config.get("query") if isinstance(config, dict) else None
     return query if isinstance(query, str) else ""
@@ -103,7 +103,7 @@ def mentions(lowered_query: str, step_id: str) -> bool:
     return any(re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", lowered_query) for name in names)
 
 
-def later_need_hint(steps: Sequence[Any], index: int, need: str, where: str) -> str:
+def later_need_hint(steps: Sequence[Value], index: int, need: str, where: str) -> str:
     """OML401 for `need`, a later step than `index`: move it (with the steps it needs) above, or,
     when it takes rows from this step (moving it would make a cycle), remove it here."""
     graph = StepGraph(steps)
@@ -133,7 +133,7 @@ def removal_hint(graph: StepGraph, index: int, need: str, where: str) -> str:
     return f"remove the {key} '{need}': {why}" if where == "inputs" else f"remove '{need}' from needs: {why}"
 
 
-def reads_a_dependency(steps: Sequence[Any], index: int, table: str) -> bool:
+def reads_a_dependency(steps: Sequence[Value], index: int, table: str) -> bool:
     """True when `table` is the rows of a step that step `index` names as a dependency, though not
     an earlier one, or that OML401 offers for an unknown one: the graph's issue (OML401, OML402,
     OML403) is the fix, not the table (OML407)."""
@@ -144,7 +144,7 @@ def reads_a_dependency(steps: Sequence[Any], index: int, table: str) -> bool:
     return any(table.lower() == table_name(name).lower() for name in [*dependencies, *fixed])
 
 
-def not_an_input_hint(steps: Sequence[Any], index: int, table: str) -> str | None:
+def not_an_input_hint(steps: Sequence[Value], index: int, table: str) -> str | None:
     """OML407 for a query of step `index` that reads `table`: when `table` means another step's rows,
     how to take them (the needs to write, the table to read); None when no step is meant."""
     graph = StepGraph(steps)
@@ -177,7 +177,7 @@ def _step_meant(graph: StepGraph, table: str, index: int) -> str | None:
     return closest(wanted, list(candidates), cutoff=0.8)
 
 
-def _add_need(step: Any, inputs: list[str], meant: str) -> str:
-    if "needs" in step or not is_explicit(step):
+def _add_need(step: object, inputs: list[str], meant: str) -> str:
+    if (isinstance(step, Mapping) and "needs" in step) or not is_explicit(step):
         return f"write needs: [{', '.join([*inputs, meant])}]" if inputs else f"write needs: [{meant}]"
     return f"add needs: [{meant}] (next to its inputs)"

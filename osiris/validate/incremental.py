@@ -3,9 +3,8 @@ The next run starts after the highest cursor read, so rows a limit left out woul
 
 from __future__ import annotations
 
-from typing import Any
-
 from osiris.oml.incremental import incremental_of
+from osiris.oml.values import Value
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -13,9 +12,11 @@ from osiris.validate.pointer import join
 PAGE_SIZE_LIMIT = frozenset({"supabase.extractor"})  # `limit` is the rows of one request, not of the read
 
 
-def check_incremental(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+def check_incremental(steps: list[Value], findings: Findings, base: str = "/steps") -> None:
     for index, step in enumerate(steps):
-        config = step.get("config") if isinstance(step, dict) else None
+        if not isinstance(step, dict):
+            continue
+        config = step.get("config")
         if not isinstance(config, dict) or incremental_of(config) is None or config.get("limit") is None:
             continue
         if step.get("component") in PAGE_SIZE_LIMIT:

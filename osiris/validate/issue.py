@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
+    from osiris.oml.pipeline import Pipeline
+    from osiris.oml.values import MutableConfig
 
 Severity = Literal["error", "warning"]
 
@@ -29,7 +31,7 @@ class Issue:
     def is_error(self) -> bool:
         return self.severity == "error"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutableConfig:
         return asdict(self)
 
 
@@ -45,6 +47,7 @@ class ValidationReport:
     step_configs: dict[str, StepConfig] = field(default_factory=dict)  # step id -> its effective config
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {value, source} (docs/run-again.md)
     step_params: dict[str, list[str]] = field(default_factory=dict)  # step id -> the parameters its config uses
+    typed_pipeline: Pipeline | None = None  # a valid pipeline as typed objects (osiris/oml/pipeline.py); else None
 
     @property
     def normalised(self) -> bool:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from osiris.oml.config import StepConfig
+from osiris.oml.values import Value
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
@@ -17,7 +17,7 @@ _COMMENT = re.compile(r"#[^\n]*")
 _STRING = re.compile(r'"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"')
 
 
-def check_paging(steps: list[Any], configs: Mapping[str, StepConfig], findings: Findings, base: str) -> None:
+def check_paging(steps: list[Value], configs: Mapping[str, StepConfig], findings: Findings, base: str) -> None:
     """One OML416 per paginated graphql.extractor step whose query never uses its cursor variable."""
     for index, step in enumerate(steps):
         if not isinstance(step, dict) or step.get("component") != "graphql.extractor":

@@ -6,9 +6,9 @@ config, secrets and SQL checks see what a run will run. The rules live in `osiri
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from osiris.oml.params import ENTRY_KEYS, NAME, REFERENCE, Resolved, env_name, resolve, substitute, used
+from osiris.oml.values import Config, MutableConfig
 from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -16,7 +16,7 @@ from osiris.validate.pointer import join
 SCALARS = (str, int, float, bool)
 
 
-def apply_params(document: dict[str, Any], given: Mapping[str, str], env: Mapping[str, str],
+def apply_params(document: MutableConfig, given: Mapping[str, str], env: Mapping[str, str],
                  findings: Findings) -> tuple[Resolved, set[str]]:
     """Check `params:`, then write each parameter's value into the steps' configs (in place).
     Returns the values and the JSON pointers of the config values that held a reference
@@ -35,7 +35,7 @@ def apply_params(document: dict[str, Any], given: Mapping[str, str], env: Mappin
     return resolved, written
 
 
-def step_params(document: Mapping[str, Any]) -> dict[str, list[str]]:
+def step_params(document: Config) -> dict[str, list[str]]:
     """Step id -> the parameters its config refers to, before they are written in (an incremental
     read's state is kept by their values: osiris.run.incremental.state_keys)."""
     steps = document.get("steps")
@@ -43,7 +43,7 @@ def step_params(document: Mapping[str, Any]) -> dict[str, list[str]]:
             if isinstance(step, dict) and isinstance(step.get("id"), str) and used(step.get("config"))}
 
 
-def _report_unresolved(value: Any, pointer: str, findings: Findings) -> None:
+def _report_unresolved(value: object, pointer: str, findings: Findings) -> None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             _report_unresolved(item, join(pointer, key), findings)
@@ -57,7 +57,7 @@ def _report_unresolved(value: Any, pointer: str, findings: Findings) -> None:
                          f"default in the pipeline (params: {{{name}: {{default: VALUE}}}})", value=value)
 
 
-def _check_block(block: Any, present: bool, findings: Findings) -> None:
+def _check_block(block: object, present: bool, findings: Findings) -> None:
     if not present or block is None:
         return
     if not isinstance(block, dict):

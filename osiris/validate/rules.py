@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import ast
-from typing import Any
+import operator
 
+from osiris.oml.values import MutableConfig, Value
 from osiris.settings.rules import COMPARE, FUNCTIONS, CompiledRule, compile_rules
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
@@ -14,9 +15,9 @@ from osiris.validate.pointer import join
 __all__ = ["CompiledRule", "check_rules", "compile_rules"]
 
 
-def check_rules(rules: list[CompiledRule], pipeline: dict[str, Any], findings: Findings) -> None:
+def check_rules(rules: list[CompiledRule], pipeline: MutableConfig, findings: Findings) -> None:
     found = pipeline.get("steps")
-    steps: list[Any] = found if isinstance(found, list) else []
+    steps: list[Value] = found if isinstance(found, list) else []
     for rule in rules:
         if not rule.per_step:
             _check(rule, {"pipeline": pipeline, "steps": steps, "step": None}, "", findings)
@@ -25,34 +26,34 @@ def check_rules(rules: list[CompiledRule], pipeline: dict[str, Any], findings: F
             _check(rule, {"pipeline": pipeline, "steps": steps, "step": step}, join("/steps", index), findings)
 
 
-def _check(rule: CompiledRule, names: dict[str, Any], path: str, findings: Findings) -> None:
+def _check(rule: CompiledRule, names: MutableConfig, path: str, findings: Findings) -> None:
     if rule.when is not None and not _truthy(_evaluate(rule.when.body, names)):
         return
     if _truthy(_evaluate(rule.expr.body, names)):
         return
     findings.add("OML404", path, f"{rule.message} (rule '{rule.name}')",
-                 f"change the pipeline so that this holds: {rule.source}", severity=rule.level)  # type: ignore[arg-type]
+                 f"change the pipeline so that this holds: {rule.source}", severity=rule.level)
 
 
 class _Failed(Exception):
     pass
 
 
-def _truthy(value: Any) -> bool:
+def _truthy(value: object) -> bool:
     return bool(value) and value is not _FAILED
 
 
 _FAILED = object()
 
 
-def _evaluate(node: ast.AST, names: dict[str, Any]) -> Any:
+def _evaluate(node: ast.AST, names: MutableConfig) -> object:
     try:
         return _eval(node, names)
     except (_Failed, TypeError, ValueError, RecursionError):  # PatternError is a ValueError
         return _FAILED
 
 
-def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
+def _eval(node: ast.AST, names: MutableConfig) -> object:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Name):
@@ -81,7 +82,7 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
         raise _Failed
     if isinstance(node, ast.BinOp):
         left, right = _eval(node.left, names), _eval(node.right, names)
-        return left + right if isinstance(node.op, ast.Add) else left - right
+        return operator.add(left, right) if isinstance(node.op, ast.Add) else operator.sub(left, right)  # TypeError: _FAILED
     if isinstance(node, ast.Compare):
         left = _eval(node.left, names)
         for op, comparator in zip(node.ops, node.comparators):
@@ -98,7 +99,7 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
     raise _Failed
 
 
-def _compare(op: ast.cmpop, left: Any, right: Any) -> bool:
+def _compare(op: ast.cmpop, left: object, right: object) -> bool:
     if type(op) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE) and (left is None or right is None):
         return False
     return bool(COMPARE[type(op)](left, right))

@@ -12,8 +12,7 @@ counted, since the fix for it comes first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from osiris.oml.graph import (
     is_explicit,
@@ -24,12 +23,13 @@ from osiris.oml.graph import (
     step_id_of,
     table_name,
 )
+from osiris.oml.values import Config, Value
 from osiris.suggest import listing
 from osiris.validate.findings import Findings
 from osiris.validate.pointer import join
 
 
-def check_runnable(steps: list[Any], findings: Findings, base: str = "/steps") -> None:
+def check_runnable(steps: Sequence[Value], findings: Findings, base: str = "/steps") -> None:
     """Add one OML409 per step whose inputs the runtime could not hand it."""
     earlier: dict[str, int] = {}
     wrong_mode = {issue.path for issue in findings.issues if issue.is_error and issue.path.endswith("/mode")}
@@ -42,8 +42,10 @@ def check_runnable(steps: list[Any], findings: Findings, base: str = "/steps") -
         earlier[step_id] = index
 
 
-def _check_inputs(steps: list[Any], index: int, earlier: dict[str, int], findings: Findings, base: str) -> None:
+def _check_inputs(steps: Sequence[Value], index: int, earlier: dict[str, int], findings: Findings, base: str) -> None:
     step = steps[index]
+    if not isinstance(step, Mapping):  # never: the caller found the step's id in it
+        return
     step_id = str(step["id"])
     dependencies = step_dependencies(steps, index)
     for name in dependencies:
@@ -58,9 +60,11 @@ def _check_inputs(steps: list[Any], index: int, earlier: dict[str, int], finding
         _wrong_input_count(steps, index, dependencies, earlier, findings, base)
 
 
-def _wrong_input_count(steps: list[Any], index: int, dependencies: list[str], earlier: dict[str, int],
+def _wrong_input_count(steps: Sequence[Value], index: int, dependencies: list[str], earlier: dict[str, int],
                        findings: Findings, base: str) -> None:
     step = steps[index]
+    if not isinstance(step, Mapping):  # never: the caller found the step's id in it
+        return
     step_id = str(step["id"])
     path = join(base, index)
     if dependencies:
@@ -81,7 +85,7 @@ def _wrong_input_count(steps: list[Any], index: int, dependencies: list[str], ea
                  f"step '{step_id}' is a writer with no input: {why}", hint)
 
 
-def _rows_behind(steps: Sequence[Any], writer: int, earlier: dict[str, int]) -> str | None:
+def _rows_behind(steps: Sequence[Value], writer: int, earlier: dict[str, int]) -> str | None:
     """The step whose rows a writer writes (through chains of writers), or None when none is known."""
     seen: set[int] = set()
     while writer not in seen:
@@ -95,7 +99,7 @@ def _rows_behind(steps: Sequence[Any], writer: int, earlier: dict[str, int]) -> 
     return None
 
 
-def _pointer_to(step: dict[str, Any], name: str, path: str) -> str:
+def _pointer_to(step: Config, name: str, path: str) -> str:
     """Where the dependency on `name` is written; the step itself for the implicit previous step."""
     for named, where in named_dependencies(step):
         if named == name:
@@ -103,7 +107,7 @@ def _pointer_to(step: dict[str, Any], name: str, path: str) -> str:
     return path
 
 
-def _instead_hint(step: dict[str, Any], writer: str, source: str | None) -> str:
+def _instead_hint(step: Config, writer: str, source: str | None) -> str:
     """How to take the rows the writer writes instead: the step's own form of dependency, rewritten."""
     rows = f"'{source}'" if source else "the step whose rows it should take"
     wanted = source or "<that step's id>"

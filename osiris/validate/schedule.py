@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from osiris.validate.findings import Findings
 
@@ -26,7 +25,7 @@ _WORDS = {"hourly": "0 * * * *", "daily": "0 0 * * *", "nightly": "0 0 * * *", "
           "every day": "0 0 * * *", "every week": "0 0 * * 0", "every month": "0 0 1 * *"}
 
 
-def check_schedule(schedule: Any, findings: Findings) -> None:
+def check_schedule(schedule: object, findings: Findings) -> None:
     """Add OML213 when `schedule` is not a valid 5-field cron expression; the hint keeps the
     schedule's timing when it can be read (a macro, a word, a seconds or year field), never a guess."""
     problem = cron_problem(schedule)
@@ -38,7 +37,7 @@ def check_schedule(schedule: Any, findings: Findings) -> None:
                      value=schedule if isinstance(schedule, (str, int, float)) else None)
 
 
-def intended_schedule(schedule: Any) -> tuple[str, str] | None:
+def intended_schedule(schedule: object) -> tuple[str, str] | None:
     """(the 5-field expression, why) that runs when `schedule` evidently meant to; None if unclear."""
     if not isinstance(schedule, str):
         return None
@@ -77,7 +76,7 @@ def _seconds(field: str) -> bool:
     return field.isdigit() and int(field) <= 59  # once a minute: leaving it out keeps the times
 
 
-def cron_problem(schedule: Any) -> str | None:
+def cron_problem(schedule: object) -> str | None:
     """What is wrong with `schedule` as a 5-field cron expression, or None."""
     if not isinstance(schedule, str):
         return "must be a cron expression in quotes, not a " + ("mapping" if isinstance(schedule, dict) else

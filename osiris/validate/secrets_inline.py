@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from osiris.oml.values import Config, Value
 from osiris.registry import ComponentSpec
 from osiris.secrets.names import is_header_map, is_secret_header, is_secret_key
 from osiris.secrets.patterns import DSN_PASSWORD, QUERY_PARAMETER, is_reference
@@ -40,7 +41,7 @@ def report_inline_secret(findings: Findings, base: str, secret: InlineSecret, hi
                  value=secret.value, secret=True)
 
 
-def inline_secrets(config: Mapping[str, Any], spec: ComponentSpec) -> list[InlineSecret]:
+def inline_secrets(config: Config, spec: ComponentSpec) -> list[InlineSecret]:
     """Secrets in a step's `config`: fields the spec marks secret (header names in any letter case),
     keys that name secrets inside free-form maps (`params: {token: ...}`) and extensions, and secret
     query parameters or DSN passwords inside any text (`endpoint: /x?api_key=...`)."""
@@ -66,7 +67,7 @@ def inline_secrets(config: Mapping[str, Any], spec: ComponentSpec) -> list[Inlin
     return list(found.values())
 
 
-def free_form_secrets(value: Any, *, named_below: int = 0) -> list[InlineSecret]:
+def free_form_secrets(value: Value, *, named_below: int = 0) -> list[InlineSecret]:
     """Secrets in a free-form value: keys that name a secret and hold a literal value (not a
     `${ENV}` or `@family.alias` reference), from `named_below` levels down, and secret query
     parameters or DSN passwords inside any text."""
@@ -80,7 +81,7 @@ def free_form_secrets(value: Any, *, named_below: int = 0) -> list[InlineSecret]
     return found
 
 
-def check_free_form_secrets(document: Any, findings: Findings) -> None:
+def check_free_form_secrets(document: object, findings: Findings) -> None:
     """OML310 for secrets in the top-level `metadata` and `x-*` maps, and in each step's `x-*` keys."""
     if not isinstance(document, dict):
         return
@@ -101,9 +102,9 @@ def _dotted(pointer: str) -> str:
     return pointer.strip("/").replace("/", ".")
 
 
-def _locate(config: Mapping[str, Any], parts: list[str]) -> tuple[str, Any] | None:
+def _locate(config: Config, parts: list[str]) -> tuple[str, Value] | None:
     """The value at `parts`, matching each key without regard to letter case (header names)."""
-    value: Any = config
+    value: Value = config
     written: list[str] = []
     for part in parts:
         if not isinstance(value, Mapping):
@@ -116,7 +117,7 @@ def _locate(config: Mapping[str, Any], parts: list[str]) -> tuple[str, Any] | No
     return "/" + "/".join(written), value
 
 
-def _leaves(value: Any, pointer: str, key: str | None = None) -> list[tuple[str, str | None, Any]]:
+def _leaves(value: Value, pointer: str, key: str | None = None) -> list[tuple[str, str | None, Value]]:
     """(pointer, key, value) for every scalar under `value`, with the key it sits under."""
     if isinstance(value, Mapping):
         return [leaf for k, v in value.items() for leaf in _leaves(v, join(pointer, str(k)), str(k))]
@@ -125,7 +126,7 @@ def _leaves(value: Any, pointer: str, key: str | None = None) -> list[tuple[str,
     return [(pointer, key, value)]
 
 
-def _is_literal_secret(key: str, value: Any) -> bool:
+def _is_literal_secret(key: str, value: object) -> bool:
     """A secret-named key holding a value (not nothing, a mapping, or a ${ENV}/@ reference)."""
     if value is None or value == "" or isinstance(value, bool) or not is_secret_key(key):
         return False

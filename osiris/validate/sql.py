@@ -11,11 +11,12 @@ sqlglot (~100 ms to import) is imported only when a pipeline has an SQL field.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.oml.graph import step_dependencies, step_id_of, table_name
+from osiris.oml.values import Config, Value
 from osiris.suggest import closest, listing
 from osiris.trust.sql import offset_of, outside_reach
 from osiris.validate.catalog_names import check_table_fields, new_table_hint
@@ -29,9 +30,10 @@ from osiris.validate.sql_position import ValueLocator, sql_offset
 from osiris.validate.step_config import component_name
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+
     from osiris.catalog import Catalog, Catalogs
     from osiris.registry import ComponentSpec, Registry
-
 
 
 def sql_fields(spec: ComponentSpec) -> dict[str, str]:
@@ -41,8 +43,8 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
     from osiris.families import family
 
     if any(isinstance(p, dict) and "x-sql" in p for p in spec.properties.values()):
-        return {name: prop["x-sql"] for name, prop in spec.properties.items()
-                if isinstance(prop, dict) and isinstance(prop.get("x-sql"), str)}
+        return {name: dialect for name, prop in spec.properties.items()
+                if isinstance(prop, dict) and isinstance(dialect := prop.get("x-sql"), str)}
     facts = family(spec.family) if "query" in spec.properties else None
     return {"query": facts.dialect} if facts is not None and facts.dialect else {}
 
@@ -50,12 +52,12 @@ def sql_fields(spec: ComponentSpec) -> dict[str, str]:
 @dataclass
 class SqlField:
     index: int  # the step's position
-    step: dict[str, Any]
+    step: Config
     spec: ComponentSpec
     name: str  # the config field, e.g. "query"
     dialect: str
     sql: str
-    tree: Any = None  # the parsed statement, when it parses
+    tree: exp.Expr | None = None  # the parsed statement, when it parses
 
     @property
     def path(self) -> str:
@@ -66,9 +68,10 @@ class SqlField:
         return step_label(self.step, self.index)
 
 
-def step_label(step: dict[str, Any], index: int) -> str:
+def step_label(step: Value, index: int) -> str:
     """The step's id; a step without one (OML208) is named by its position."""
-    return step["id"] if isinstance(step.get("id"), str) else f"steps[{index}]"
+    found = step.get("id") if isinstance(step, Mapping) else None
+    return found if isinstance(found, str) else f"steps[{index}]"
 
 
 @dataclass
@@ -83,7 +86,7 @@ class Known:
     connection: str = ""  # the catalog's connection, e.g. "@mysql.default"
 
 
-def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: Catalogs | None,
+def check_sql(steps: Sequence[Value], sound: list[int], registry: Registry, catalogs: Catalogs | None,
               findings: Findings, text: str | None) -> None:
     """Parse and check every SQL field of the sound steps; nothing is imported when there is none.
     Extractors that name a `table` instead are checked against the catalog too."""
@@ -96,19 +99,22 @@ def check_sql(steps: list[Any], sound: list[int], registry: Registry, catalogs: 
     _SqlChecks(steps, registry, catalogs, findings, locator).run(fields)
 
 
-def _fields_of(index: int, step: dict[str, Any], registry: Registry) -> list[SqlField]:
-    spec = registry.get(component_name(step))
+def _fields_of(index: int, step: Value, registry: Registry) -> list[SqlField]:
+    if not isinstance(step, Mapping):  # never: a sound step is a mapping that names its component
+        return []
+    name = component_name(step)
+    spec = registry.get(name) if isinstance(name, str) else None  # `sound` steps name theirs
     config = step.get("config")
     if spec is None or not isinstance(config, dict):
         return []
-    return [SqlField(index, step, spec, name, dialect, config[name])
+    return [SqlField(index, step, spec, name, dialect, sql)
             for name, dialect in sql_fields(spec).items()
-            if isinstance(config.get(name), str) and config[name].strip()]
+            if isinstance(sql := config.get(name), str) and sql.strip()]
 
 
 @dataclass
 class _SqlChecks:
-    steps: list[Any]
+    steps: Sequence[Value]
     registry: Registry
     catalogs: Catalogs | None
     findings: Findings
@@ -130,14 +136,14 @@ class _SqlChecks:
                 for reach in reaches:
                     self._add_at("OML408", item, reach.where, reach.message, reach.hint)
                 if not reaches:
-                    self._check_processor(item)
+                    self._check_processor(item, item.tree)
             else:
-                self._check_against_catalog(item)
+                self._check_against_catalog(item, item.tree)
         for index, step in enumerate(self.steps):
             if isinstance(step, dict):
                 self._check_named_columns(index, step)
 
-    def _check_named_columns(self, index: int, step: dict[str, Any]) -> None:
+    def _check_named_columns(self, index: int, step: Config) -> None:
         """OML406 for a column a step's checks or incremental cursor name that its rows, as far as
         the pipeline or a catalog tells, do not have (docs/run-again.md)."""
         from osiris.oml.checks import read_checks
@@ -169,16 +175,17 @@ class _SqlChecks:
 
     # --- extractors against their connection's catalog ---------------------------------------
 
-    def _check_against_catalog(self, item: SqlField) -> None:
+    def _check_against_catalog(self, item: SqlField, tree: exp.Expr) -> None:
         catalog = self._catalog_of(item.step)
         if catalog is None:
             return
         lookup = self._catalog_lookup(catalog)
-        for problem in unknown_names(item.tree, lookup, list(catalog.tables)):
+        for problem in unknown_names(tree, lookup, list(catalog.tables)):
             self._unknown(item, problem, self._known_from(catalog, problem.table or ""))
 
-    def _catalog_of(self, step: dict[str, Any]) -> Catalog | None:
-        reference = parse_reference((step.get("config") or {}).get("connection"))
+    def _catalog_of(self, step: Value) -> Catalog | None:
+        config = (step.get("config") if isinstance(step, Mapping) else None) or {}
+        reference = parse_reference(config.get("connection") if isinstance(config, Mapping) else None)
         if reference is None or self.catalogs is None:
             return None
         return self.catalogs.get(f"{reference[0].lower()}.{reference[1]}")
@@ -199,15 +206,15 @@ class _SqlChecks:
 
     # --- duckdb.processor: its inputs' tables and columns -------------------------------------
 
-    def _check_processor(self, item: SqlField) -> None:
+    def _check_processor(self, item: SqlField, tree: exp.Expr) -> None:
         allowed = self._allowed(item.index)
-        names = [table_name(self.steps[i]["id"]) for i in self._inputs(item.index)]
+        names = [table_name(self._id_at(i)) for i in self._inputs(item.index)]
         names += ["input_df"] if "input_df" in allowed else []
-        for table in read_tables(item.tree):
+        for table in read_tables(tree):
             if table.name.lower() not in allowed:
                 self._not_an_input(item, table, names)
         lookup = self._input_lookup(allowed)
-        for problem in unknown_names(item.tree, lambda n: _pair(lookup(n)), names):
+        for problem in unknown_names(tree, lambda n: _pair(lookup(n)), names):
             if problem.kind == "column":
                 self._unknown(item, problem, (lookup(problem.table) if problem.table else None)
                               or self._common_known(allowed))
@@ -215,7 +222,7 @@ class _SqlChecks:
     def _allowed(self, index: int) -> dict[str, int]:
         """The tables a processor may read (lower case) -> the step whose rows they hold."""
         inputs = self._inputs(index)
-        allowed = {table_name(self.steps[i]["id"]).lower(): i for i in inputs}
+        allowed = {table_name(self._id_at(i)).lower(): i for i in inputs}
         if len(inputs) == 1:
             allowed["input_df"] = inputs[0]
         return allowed
@@ -235,7 +242,7 @@ class _SqlChecks:
         stale = [k for k in known if k.stale]
         return known[0] if len(known) == 1 else (stale[0] if stale else Known("", None))
 
-    def _not_an_input(self, item: SqlField, table: Any, names: list[str]) -> None:
+    def _not_an_input(self, item: SqlField, table: exp.Table, names: list[str]) -> None:
         step_id = item.step_id
         if reads_a_dependency(self.steps, item.index, table.name):
             return  # a later or unknown dependency: its OML401-OML403 says what to change
@@ -252,6 +259,13 @@ class _SqlChecks:
             hint = "add needs: [<id of an earlier step>] and read its rows as df_<id> or input_df"
         self._add_at("OML407", item, offset_of(table) or 0,
                      f"step '{step_id}' reads table '{table.name}', which is not one of its inputs", hint)
+
+    def _id_at(self, index: int) -> str:
+        """The id of the step at `index`, one `_inputs` returned: it has one (`step_id_of`)."""
+        step_id = step_id_of(self.steps[index])
+        if step_id is None:
+            raise ValueError(f"step {index} has no id")
+        return step_id
 
     def _inputs(self, index: int) -> list[int]:
         """The earlier steps whose rows a step receives (osiris.oml.graph, the runtime's rule)."""
@@ -274,19 +288,19 @@ class _SqlChecks:
         name = table_name(step_label(step, index))
         item = self.by_index.get(index)
         if item is None or item.tree is None:
-            return self._columns_from_config(step, name, index)
+            return self._columns_from_config(step, name, index) if isinstance(step, Mapping) else None
         if _is_processor(item.spec):
             lookup = self._input_lookup(self._allowed(index))
-            resolve: Callable[[Any], Known | None] = lambda select: lookup(single_source(select) or "")
+            resolve: Callable[[exp.Expr], Known | None] = lambda select: lookup(single_source(select) or "")
         else:
             catalog = self._catalog_of(step)
 
-            def resolve(select: Any) -> Known | None:
+            def resolve(select: exp.Expr) -> Known | None:
                 table = catalog.table(single_source(select) or "") if catalog else None
                 return self._known_from(catalog, table) if catalog and table else None
         bases: list[Known] = []
 
-        def star(select: Any) -> Columns:
+        def star(select: exp.Expr) -> Columns:
             base = resolve(select)
             if base is None:
                 return None
@@ -296,13 +310,15 @@ class _SqlChecks:
         stale = next((b for b in bases if b.stale), Known(name, None))
         return Known(name, columns, stale.stale, stale.refresh, f"step '{step_label(step, index)}'")
 
-    def _columns_from_config(self, step: dict[str, Any], name: str, index: int) -> Known | None:
-        config = step.get("config") or {}
+    def _columns_from_config(self, step: Config, name: str, index: int) -> Known | None:
+        config = step.get("config")
+        if not isinstance(config, Mapping):  # none: nothing tells its columns
+            return None
         catalog, table = None, None
-        if isinstance(config.get("table"), str):
-            catalog, table = self._catalog_of(step), config["table"]
-        elif component_name(step) == "filesystem.csv_extractor" and isinstance(config.get("path"), str):
-            stem = re.sub(r"\.[^./]*$", "", config["path"].rsplit("/", 1)[-1])
+        if isinstance(named := config.get("table"), str):
+            catalog, table = self._catalog_of(step), named
+        elif component_name(step) == "filesystem.csv_extractor" and isinstance(path := config.get("path"), str):
+            stem = re.sub(r"\.[^./]*$", "", path.rsplit("/", 1)[-1])
             catalog, table = (self.catalogs.get(f"csv.{stem}") if self.catalogs else None), stem
         if catalog is None or table is None or catalog.table(table) is None:
             return None

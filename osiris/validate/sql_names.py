@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.optimizer.scope import Scope
 
 
 Columns = list[str] | None  # None: the columns of a source are not known
@@ -21,11 +25,11 @@ class UnknownName:
     known: tuple[str, ...] = ()  # the names that would have been right
 
 
-def read_tables(tree: Any) -> list[Any]:
+def read_tables(tree: exp.Expr) -> list[exp.Table]:
     """The real tables a query reads (exp.Table nodes), leaving out CTEs and table functions."""
     from sqlglot import exp
 
-    found: list[Any] = []
+    found: list[exp.Table] = []
     for scope in scopes(tree):
         for source in scope.sources.values():
             if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
@@ -33,7 +37,7 @@ def read_tables(tree: Any) -> list[Any]:
     return found
 
 
-def output_names(query: Any, star: Callable[[Any], Columns] | None = None) -> Columns:
+def output_names(query: exp.Expr, star: Callable[[exp.Expr], Columns] | None = None) -> Columns:
     """The column names a query returns; a `*` is expanded by `star(select)` when given."""
     names = list(getattr(query, "named_selects", None) or [])
     if not getattr(query, "is_star", False):
@@ -45,7 +49,7 @@ def output_names(query: Any, star: Callable[[Any], Columns] | None = None) -> Co
     return list(dict.fromkeys([*expanded, *plain]))
 
 
-def scopes(tree: Any) -> list[Any]:
+def scopes(tree: exp.Expr) -> list[Scope]:
     """sqlglot's scopes of a query, innermost first; none when sqlglot cannot scope the statement."""
     from sqlglot.optimizer.scope import traverse_scope
 
@@ -55,7 +59,7 @@ def scopes(tree: Any) -> list[Any]:
         return []
 
 
-def single_source(select: Any) -> str | None:
+def single_source(select: exp.Expr) -> str | None:
     """The one table a SELECT reads (no joins), for expanding its `*`; None otherwise."""
     from sqlglot import exp
 

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from osiris.validate.sql_position import sql_offset
 
 if TYPE_CHECKING:
+    from sqlglot import exp
+
     from osiris.validate.sql import SqlField
 
 DIALECT_NAMES = {"mysql": "MySQL", "postgres": "PostgreSQL", "duckdb": "DuckDB"}
 Report = Callable[..., None]  # (code, item, offset, message, hint)
 
 
-def parse_sql(item: SqlField, report: Report) -> Any:
+def parse_sql(item: SqlField, report: Report) -> exp.Expr | None:
     """The statement's tree, or None after reporting OML405."""
     import sqlglot
     from sqlglot import exp

@@ -17,15 +17,19 @@ Callers import sqlglot; this module receives trees.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from osiris.trust.sql import offset_of
 from osiris.validate.sql_names import Columns, Source, UnknownName, output_names, scopes
 
+if TYPE_CHECKING:
+    from sqlglot import exp
+    from sqlglot.optimizer.scope import Scope
+
 Level = Mapping[str, Source]  # one scope's tables: alias -> (spelling, columns)
 
 
-def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None],
+def unknown_names(tree: exp.Expr, tables: Callable[[str], tuple[str, Columns] | None],
                   all_tables: list[str]) -> list[UnknownName]:
     """Tables that `tables(name)` does not know, and columns that no visible table has.
 
@@ -60,7 +64,7 @@ def unknown_names(tree: Any, tables: Callable[[str], tuple[str, Columns] | None]
     return problems
 
 
-def renamed(columns: Columns, alias: Any) -> Columns:
+def renamed(columns: Columns, alias: object) -> Columns:
     """The columns under a column alias list (`AS t(a, b)`): DuckDB renames them by position and keeps
     the names of those past the list; the old names of renamed columns are gone."""
     names = [column.name for column in getattr(alias, "columns", None) or []]
@@ -69,14 +73,15 @@ def renamed(columns: Columns, alias: Any) -> Columns:
     return None if columns is None else [*names, *columns[len(names):]]
 
 
-def _alias_of(node: Any) -> Any:
+def _alias_of(node: object) -> exp.Expr | None:
     """The alias (with its column list) of a derived table or a CTE, from the node around its query."""
     from sqlglot import exp
 
-    return node.args.get("alias") if isinstance(node, (exp.Subquery, exp.CTE)) else None
+    alias = node.args.get("alias") if isinstance(node, (exp.Subquery, exp.CTE)) else None
+    return alias if isinstance(alias, exp.Expr) else None
 
 
-def _visible(scope: Any, own: Mapping[int, Level]) -> list[Level]:
+def _visible(scope: Scope, own: Mapping[int, Level]) -> list[Level]:
     """The tables a column of `scope` may name, innermost scope first."""
     levels = [own.get(id(scope), {})]
     child = scope
@@ -87,21 +92,21 @@ def _visible(scope: Any, own: Mapping[int, Level]) -> list[Level]:
     return levels
 
 
-def _sees_parent(scope: Any) -> bool:
+def _sees_parent(scope: Scope) -> bool:
     """Every scope but a CTE sees the tables of the query around it."""
     from sqlglot.optimizer.scope import ScopeType
 
     return bool(scope.scope_type != ScopeType.CTE)
 
 
-def _own_columns(scope: Any) -> list[Any]:
+def _own_columns(scope: Scope) -> list[exp.Column]:
     """The columns written in this scope itself, not those its nested scopes pass up as external."""
     nested = [*scope.subquery_scopes, *scope.udtf_scopes, *scope.derived_table_scopes]
     passed_up = {id(column) for child in nested for column in child.external_columns}
     return [column for column in scope.columns if id(column) not in passed_up]
 
 
-def _check_column(column: Any, levels: list[Level], aliases: set[str]) -> UnknownName | None:
+def _check_column(column: exp.Column, levels: list[Level], aliases: set[str]) -> UnknownName | None:
     name = column.name
     if not name or column.is_star:
         return None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
+from osiris.oml.values import Config, MutableConfig, Value
 from osiris.registry import ComponentSpec, Registry
 from osiris.registry.patterns import search
 from osiris.registry.quick import plainly_valid
@@ -30,18 +30,20 @@ from osiris.validate.secrets_inline import inline_secrets, report_inline_secret
 from osiris.validate.structure import OML_MODES, is_extension
 
 
-def component_name(step: dict[str, Any]) -> Any:
+def component_name(step: Config) -> Value:
     """The step's component: `component`, or the legacy `type` when that is all there is."""
     return step.get("component", step.get("type"))
 
 
-def check_step_config(index: int, step: dict[str, Any], registry: Registry, connections: Connections,
+def check_step_config(index: int, step: MutableConfig, registry: Registry, connections: Connections,
                       findings: Findings, edits: list[Edit] | None = None,
-                      base: str = "/steps") -> dict[str, Any] | None:
+                      base: str = "/steps") -> MutableConfig | None:
     """Check one step whose component is named; return its config after safe coercions (None if unknown).
     The coercions are also added to `edits`, to be written into the canonical text."""
     path = join(base, index)
     name = component_name(step)
+    if not isinstance(name, str):  # the validator checks only steps that name their component
+        return None
     key = "component" if "component" in step else "type"
     mode = step.get("mode")
     spec = registry.get(name)
@@ -70,7 +72,7 @@ def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
             findings.issues[position] = replace(issue, hint=hint)
 
 
-def unknown_component_hint(name: str, mode: Any, registry: Registry) -> str:
+def unknown_component_hint(name: str, mode: object, registry: Registry) -> str:
     """A close name only when that component supports the step's mode; else what there is for the mode."""
     fits = component_names_for(registry, mode)
     family = name.split(".", 1)[0] if isinstance(name, str) else ""
@@ -90,8 +92,8 @@ def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -
     return f", or a component that does: {listing(others)}" if others else ""
 
 
-def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, registry: Registry,
-                  connections: Connections, findings: Findings, edits: list[Edit]) -> dict[str, Any]:
+def _check_config(path: str, config: MutableConfig, spec: ComponentSpec, registry: Registry,
+                  connections: Connections, findings: Findings, edits: list[Edit]) -> MutableConfig:
     reference: Reference | None = None
     has_reference = CONNECTION_KEY in config
     if has_reference:
@@ -138,7 +140,7 @@ def _check_config(path: str, config: dict[str, Any], spec: ComponentSpec, regist
     return config
 
 
-def _without_extensions(value: Any) -> Any:
+def _without_extensions(value: Value) -> Value:
     """`value` with `x-*` keys left out at every level: extensions are not checked (public Osiris)."""
     if isinstance(value, dict):
         return {k: _without_extensions(v) for k, v in value.items() if not is_extension(k)}
@@ -147,7 +149,7 @@ def _without_extensions(value: Any) -> Any:
     return value
 
 
-def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings) -> None:
+def _check_unknown_fields(path: str, config: MutableConfig, spec: ComponentSpec, findings: Findings) -> None:
     if spec.config_schema.get("additionalProperties", True) is not False:
         return
     known = list(spec.properties)
@@ -166,7 +168,7 @@ def _check_unknown_fields(path: str, config: dict[str, Any], spec: ComponentSpec
         findings.add("OML304", join(path, key), f"unknown config field '{key}' for {spec.name}", hint, value=key)
 
 
-def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
+def _check_inline_secrets(path: str, config: MutableConfig, spec: ComponentSpec, findings: Findings,
                           fix: str) -> set[str]:
     """Report secret fields written into the step; return the top-level fields that hold them."""
     found: set[str] = set()
@@ -177,7 +179,7 @@ def _check_inline_secrets(path: str, config: dict[str, Any], spec: ComponentSpec
     return found
 
 
-def _connect_instead(config: dict[str, Any], spec: ComponentSpec, connections: Connections, how_to_connect: str) -> str:
+def _connect_instead(config: MutableConfig, spec: ComponentSpec, connections: Connections, how_to_connect: str) -> str:
     """What replacing inline credentials takes, all of it: the reference, and the connection fields
     written in the step removed too, since the connection supplies them (and may forbid them, OML314):
     those the suggested alias defines, or every one when no alias is configured yet."""
@@ -191,7 +193,7 @@ def _connect_instead(config: dict[str, Any], spec: ComponentSpec, connections: C
             "as well: the connection supplies them")
 
 
-def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, connected: bool,
+def _check_required(path: str, config: MutableConfig, spec: ComponentSpec, connected: bool,
                     findings: Findings, how_to_connect: str) -> None:
     for field in spec.required:
         if field in config or (connected and (field in spec.connection_fields or field == CONNECTION_KEY)):
@@ -205,17 +207,18 @@ def _check_required(path: str, config: dict[str, Any], spec: ComponentSpec, conn
         findings.add("OML303", join(path, field), f"required field '{field}' is missing for {spec.name}", hint)
 
 
-def _placeholder(schema: dict[str, Any]) -> str:
-    if schema.get("enum"):
-        return f"one of {listing(describe(v) for v in schema['enum'])}"
+def _placeholder(schema: Config) -> str:
+    allowed = schema.get("enum")
+    if allowed and isinstance(allowed, list):
+        return f"one of {listing(describe(v) for v in allowed)}"
     about = schema.get("description")
     return f"<{about}>" if about else "<value>"
 
 
-def _coerce_known_fields(path: str, config: dict[str, Any], spec: ComponentSpec, findings: Findings,
-                         skip: set[str], written_as: dict[str, str]) -> list[tuple[str, Any]]:
+def _coerce_known_fields(path: str, config: MutableConfig, spec: ComponentSpec, findings: Findings,
+                         skip: set[str], written_as: dict[str, str]) -> list[tuple[str, Value]]:
     """Coerce in place; return the (field, new value) pairs that changed."""
-    changed: list[tuple[str, Any]] = []
+    changed: list[tuple[str, Value]] = []
     for key, value in list(config.items()):
         schema = spec.properties.get(key)
         if not isinstance(schema, dict) or key in skip:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from osiris.oml.graph import input_step, table_name
 from osiris.oml.ids import RULE, is_step_id, safe_step_id, table_key
+from osiris.oml.values import MutableConfig
 from osiris.suggest import did_you_mean
 from osiris.secrets.names import is_secret_key
 from osiris.validate.findings import Findings
@@ -38,7 +38,7 @@ MODE_SYNONYMS = {"extract": "read", "load": "write", "writer": "write", "reader"
 _KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
-def check_structure(document: Any, findings: Findings) -> list[int]:
+def check_structure(document: object, findings: Findings) -> list[int]:
     """Report tier-2 issues; return the indexes of steps sound enough for tiers 3 and 4."""
     if not isinstance(document, dict):
         findings.add("OML201", "", f"the document is a {_kind(document)}, not a mapping of keys",
@@ -51,17 +51,17 @@ def check_structure(document: Any, findings: Findings) -> list[int]:
     return _check_steps(document.get(key), key in document, findings, join("", key))
 
 
-def steps_key(document: dict[str, Any]) -> str:
+def steps_key(document: MutableConfig) -> str:
     """Where the steps are: `steps`, or the legacy `tasks` when only that is there."""
     return "tasks" if "steps" not in document and "tasks" in document else "steps"
 
 
-def is_extension(key: Any) -> bool:
+def is_extension(key: object) -> bool:
     """`x-*` keys are extensions (public Osiris): allowed at any level, ignored by the checks."""
     return isinstance(key, str) and key.startswith("x-")
 
 
-def _check_top_level_keys(document: dict[str, Any], findings: Findings) -> None:
+def _check_top_level_keys(document: MutableConfig, findings: Findings) -> None:
     replaced = set()
     for key in document:
         if findings.full:
@@ -96,7 +96,7 @@ def _add_hint(key: str) -> str:
     }[key]
 
 
-def _check_header(document: dict[str, Any], findings: Findings) -> None:
+def _check_header(document: MutableConfig, findings: Findings) -> None:
     version = document.get("oml_version")
     if "oml_version" in document:
         if not isinstance(version, str):
@@ -121,7 +121,7 @@ def _check_header(document: dict[str, Any], findings: Findings) -> None:
                          f"make {key} {label}", value=_short(document[key]))
 
 
-def _check_steps(steps: Any, present: bool, findings: Findings, base: str) -> list[int]:
+def _check_steps(steps: object, present: bool, findings: Findings, base: str) -> list[int]:
     if steps is None:
         if present:
             findings.add("OML207", base, "steps is empty", "add at least one step with id, component and mode")
@@ -143,7 +143,7 @@ def _check_steps(steps: Any, present: bool, findings: Findings, base: str) -> li
     return sound
 
 
-def _check_step(path: str, step: Any, findings: Findings, seen_ids: dict[str, int]) -> bool:
+def _check_step(path: str, step: object, findings: Findings, seen_ids: dict[str, int]) -> bool:
     index = int(path.rsplit("/", 1)[1])
     if not isinstance(step, dict):
         findings.add("OML205", path, f"step {index} must be a mapping, not {_kind(step)}",
@@ -170,7 +170,7 @@ def _check_step(path: str, step: Any, findings: Findings, seen_ids: dict[str, in
     return len([i for i in findings.issues if i.is_error]) == before
 
 
-def _unknown_step_key_hint(step: dict[str, Any], key: Any) -> str:
+def _unknown_step_key_hint(step: MutableConfig, key: object) -> str:
     """Name the OML key a key from another format stands for; else list the step keys."""
     known = STEP_REQUIRED + STEP_OPTIONAL
     target = STEP_KEY_REPLACEMENTS.get(key.lower()) if isinstance(key, str) else None
@@ -194,7 +194,7 @@ def _step_field_hint(key: str, index: int) -> str:
     }[key]
 
 
-def _check_step_values(path: str, step: dict[str, Any], findings: Findings, seen_ids: dict[str, int]) -> None:
+def _check_step_values(path: str, step: MutableConfig, findings: Findings, seen_ids: dict[str, int]) -> None:
     step_id = step.get("id")
     if "id" in step:
         if not isinstance(step_id, str) or not step_id.strip():
@@ -262,14 +262,14 @@ def to_kebab(name: str) -> str:
     return "-".join(word.lower() for word in words) or "my-pipeline"
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "empty (null)"
     return {bool: "true/false", int: "a number", float: "a number", str: "a string",
             list: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
 
 
-def _short(value: Any) -> Any:
+def _short(value: object) -> object:
     """Small values are kept for the issue; big lists and mappings are not copied into it."""
     if isinstance(value, (list, dict)):
         return f"<{_kind(value)} of {len(value)} items>"

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from osiris.oml.config import StepConfig
+from osiris.oml.pipeline import typed_pipeline
+from osiris.oml.values import MutableConfig
 from osiris.registry import Registry, load_registry
 from osiris.registry.cache import project_cache_dir
 from osiris.validate.canonical import Edit, canonical_text
@@ -54,6 +56,8 @@ class Validator:
         report = ValidationReport()
         try:
             self._validate(text if isinstance(text, str) else str(text), truncated, findings, report, params or {})
+            if report.valid and report.pipeline is not None:
+                report.typed_pipeline = typed_pipeline(report.pipeline, report.step_configs)
         except RecursionError:
             _stopped(report, findings, "OML105", "the pipeline is too deeply nested to check",
                      "flatten the document; an OML pipeline needs only a few levels")
@@ -115,9 +119,10 @@ class Validator:
         report.coerced = [issue for issue in report.issues if issue.code == COERCED]
 
 
-    def _effective(self, step: dict[str, Any], config: dict[str, Any]) -> StepConfig:
+    def _effective(self, step: MutableConfig, config: MutableConfig) -> StepConfig:
         """The step's config as a run will use it: the spec's defaults for what it leaves out."""
-        spec = self.registry.get(component_name(step))
+        name = component_name(step)
+        spec = self.registry.get(name) if isinstance(name, str) else None  # a checked step names its component
         defaults = {k: v for k, v in spec.defaults.items() if k not in config} if spec else {}
         return StepConfig(config, defaults)
 
@@ -134,6 +139,7 @@ def _stopped(report: ValidationReport, findings: Findings, code: str, message: s
     stop = Issue(code, CODES[code].tier, "error", "", message, hint)  # added even when findings are full
     report.issues = _ordered([*findings.issues, stop])
     report.pipeline = None
+    report.typed_pipeline = None
     report.coerced = []
     report.step_configs = {}
 

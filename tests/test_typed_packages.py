@@ -1,0 +1,36 @@
+"""The packages that read a pipeline name its types (issue 37): no signature in osiris/oml,
+osiris/validate, osiris/registry or osiris/settings names `Any`, by the honest count of
+bench/any_share.py (any annotation of a parameter or of the return that mentions it). A value of
+unknown shape is a `Value` or a `Config` (osiris/oml/values.py), or `object` where anything goes."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO
+
+TYPED = ("osiris/oml", "osiris/validate", "osiris/registry", "osiris/settings")
+
+
+def _any_share():  # bench/ is not a package: load the counting rules from the script itself
+    spec = importlib.util.spec_from_file_location("any_share", REPO / "bench" / "any_share.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("package", TYPED)
+def test_no_signature_names_any(package: str) -> None:
+    share = _any_share()
+    naming = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    share.names_any(a) for a in share.annotations(node)):
+                naming.append(f"{Path(path).relative_to(REPO)}:{node.lineno} {node.name}")
+    assert naming == [], "annotate with Value, Config or object (osiris/oml/values.py), not Any:\n" + "\n".join(naming)
