@@ -22,3 +22,16 @@ def test_mariadb_answers_on_loopback(mariadb_server: Any) -> None:
             assert "MariaDB" in cur.fetchone()[0]
     finally:
         con.close()
+
+
+def test_a_stopped_server_leaves_no_files_behind() -> None:
+    """Each test session starts its own servers in temp directories; stopping one removes its
+    directory, so runs do not fill the disk (a few hundred left behind filled this machine's)."""
+    from tests.servers.postgres import start_postgres
+
+    server = start_postgres()
+    home = server.home()
+    assert (home / "data" / "PG_VERSION").is_file()
+    server.stop()
+    assert server.process.poll() is not None
+    assert not home.exists()

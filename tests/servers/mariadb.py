@@ -23,6 +23,9 @@ TIME_ZONE = "+09:00"  # the server's global time zone, as on a machine in Tokyo 
 class MariaDBServer(DatabaseServer):
     socket: Path
 
+    def home(self) -> Path:
+        return self.socket.parent
+
     def connect(self, **extra: object):  # type: ignore[no-untyped-def]
         import pymysql
 

@@ -18,6 +18,9 @@ PASSWORD = "pg-test-Secret-41"  # planted: tests scan output for it
 class PostgresServer(DatabaseServer):
     data_dir: Path
 
+    def home(self) -> Path:
+        return self.data_dir.parent
+
     def dsn(self, database: str | None = None) -> str:
         return (f"host={self.host} port={self.port} user={self.user} "
                 f"password={self.password} dbname={database or self.database}")
