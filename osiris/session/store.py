@@ -25,7 +25,7 @@ from osiris.session.meta import FORMAT, meta_problem
 from osiris.session.safe_io import refuse_links_below, write_error
 
 if TYPE_CHECKING:
-    from osiris.oml.values import Config, Value
+    from osiris.oml.values import Value
 
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
@@ -67,7 +67,7 @@ class Totals:
 class Session:
     """An open session directory. All content is redacted by `redactor` before it is written."""
 
-    def __init__(self, path: Path, session_id: str, redactor: Redactor, meta: dict[str, Value]) -> None:
+    def __init__(self, path: Path, session_id: str, redactor: Redactor, meta: dict[str, object]) -> None:
         self.path = path
         self.id = session_id
         self.redactor = redactor
@@ -88,14 +88,14 @@ class Session:
         provider: str,
         model: str,
         redactor: Redactor,
-        settings: Mapping[str, Config] | None = None,
+        settings: Mapping[str, Mapping[str, object]] | None = None,
         command: str = "generate",
     ) -> Session:
         """Make `<root>/<new id>/` and write session.json and the `session_start` event."""
         ensure_private_dir(root)
         session_id = new_session_id()
         path = ensure_private_dir(root / session_id)
-        meta: dict[str, Value] = {
+        meta: dict[str, object] = {
             "format": FORMAT,
             "id": session_id,
             "command": command,
@@ -123,7 +123,7 @@ class Session:
         except BaseException:
             lock.release()
             raise
-        session = cls(path, str(meta.get("id") or path.name), redactor, meta)
+        session = cls(path, str(meta.get("id") or path.name), redactor, dict(meta))
         session._lock = lock
         session.totals = _read_totals(meta.get("totals"))
         session._seq = _last_seq(path / EVENTS_FILE)

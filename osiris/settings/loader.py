@@ -28,7 +28,7 @@ class Layer:
     """One source of settings: its name (as `config show` prints it) and its nested values."""
 
     source: str
-    values: MutableConfig
+    values: Config
 
 
 @dataclass
@@ -68,7 +68,7 @@ class EffectiveSettings:
 
 
 def load_settings(
-    cli: MutableConfig | None = None,
+    cli: Config | None = None,
     config_path: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
