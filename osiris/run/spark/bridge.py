@@ -29,7 +29,20 @@ def read_through_driver(spark: SparkSession, ctx: StepContext) -> tuple[DataFram
     columns = engine_columns.of_table(ctx.con, ctx.output_table)
     table = ctx.con.sql(f"SELECT * FROM {quote_ident(ctx.output_table)}").to_arrow_table()
     ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(ctx.output_table)}")
-    return spark.createDataFrame(table), outcome, columns
+    return _local_times(spark.createDataFrame(table), columns), outcome, columns
+
+
+def _local_times(frame: DataFrame, columns: list[Column]) -> DataFrame:
+    """`frame` with each DuckDB TIMESTAMP (a time without a zone, which Spark made an instant from
+    Arrow) as Spark's TIMESTAMP_NTZ again: written, compared and kept as a cursor value as on DuckDB
+    (`2026-01-02 10:00:00`, not `...+00`). The session runs in UTC, so the time is unchanged."""
+    from pyspark.sql import functions as F
+
+    local = {c.name for c in columns if c.type in ("TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")}
+    if not any(f.name in local and type(f.dataType).__name__ == "TimestampType" for f in frame.schema.fields):
+        return frame
+    return frame.select(*[F.col(f"`{n.replace('`', '``')}`").cast("timestamp_ntz").alias(n) if n in local
+                          else F.col(f"`{n.replace('`', '``')}`") for n in frame.columns])
 
 
 def write_through_driver(frame: DataFrame, ctx: StepContext, *, staged: list[Column] | None) -> StepOutcome:

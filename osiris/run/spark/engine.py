@@ -335,7 +335,8 @@ class _Runner:
             input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
             work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
             secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
-            staged_table=staged, project_dir=self.options.base_dir)
+            staged_table=staged, project_dir=self.options.base_dir,
+            read_after=self.options.read_after.get(result.step_id) if result.mode == "read" else None)
 
     def abandon(self) -> None:
         """Ctrl-C: stop Spark's jobs now by ending its JVM (osiris.run.spark.session.abandon)."""
