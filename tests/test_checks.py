@@ -215,13 +215,15 @@ def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path
 def test_the_spark_engine_refuses_only_incremental_reads_it_cannot_filter():
     from osiris.run.spark.transpile import spark_issues
 
-    api = {"id": "api", "component": "rest.extractor", "mode": "read",
+    api = {"id": "api", "component": "rest.extractor", "mode": "read",  # its own driver reads it there too
            "config": {"url": "http://127.0.0.1:1/x", "incremental": {"cursor": "id", "param": "since"}}}
+    unknown = {"id": "other", "component": "other.extractor", "mode": "read",  # allowed by list: not on it
+               "config": {"incremental": {"cursor": "id"}}}
     pipeline = {"steps": [{**csv_step("read", "read", "p.csv", incremental={"cursor": "id"}), "checks": [{"unique": ["id"]}]},
-                          api]}
+                          api, unknown]}
     assert [(i.code, i.path, i.message) for i in spark_issues(pipeline)] == [  # checks run there (test_spark_data_checks)
-        ("OML414", "/steps/1/config/incremental",
-         "step 'api': incremental reads of rest.extractor are not available on the Spark engine")]
+        ("OML414", "/steps/2/config/incremental",
+         "step 'other': incremental reads of other.extractor are not available on the Spark engine")]
 
 
 @pytest.mark.parametrize("expression, said", [

@@ -150,6 +150,12 @@ def test_postgres_read_transform_write_equals_the_duckdb_engine(tmp_path, postgr
         assert "read  ok  300 rows" in result.stdout and "write  ok  3 rows" in result.stdout
     duck = pg.execute("SELECT * FROM spark_totals_duckdb ORDER BY country").fetchall()
     assert pg.execute("SELECT * FROM spark_totals_spark ORDER BY country").fetchall() == duck
+    # the created table's types are the DuckDB engine's: sum(numeric(8,2)) is numeric(38,2), not Spark's (18,2)
+    types = ("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = %s::regclass "
+             "AND attnum > 0 ORDER BY attnum")
+    made = pg.execute(types, ("spark_totals_duckdb",)).fetchall()
+    assert ("total", "numeric(38,2)") in made
+    assert pg.execute(types, ("spark_totals_spark",)).fetchall() == made
     assert [r[:2] for r in duck] == [("CZ", 100), ("DE", 100), ("US", 100)]
     assert stage_tables(pg=pg) == []
     # the Spark run recorded its target as a DuckDB run does (issue 40; it printed `WROTE -`)

@@ -96,3 +96,12 @@ def test_an_instant_cursor_is_kept_as_on_the_duckdb_engine(tmp_path: Path, postg
     db.run("DROP TABLE inc_instants")
     instant = datetime.datetime(2026, 1, 2, 1, 4, 5, 250000, tzinfo=datetime.UTC)  # each in its own offset
     assert [datetime.datetime.fromisoformat(value) for value in kept] == [instant, instant]
+
+
+@pytest.mark.parametrize("kind", ["rest", "graphql"])
+def test_an_api_on_spark_is_asked_for_what_changed_as_on_the_duckdb_engine(tmp_path: Path, kind: str):
+    """An API's incremental read on Spark (refused before, OML414): its own driver sends the saved value
+    as the request parameter, the state moves on, and an answer with nothing new keeps it, as on DuckDB."""
+    from tests.test_incremental import the_api_is_asked_for_what_changed
+
+    the_api_is_asked_for_what_changed(on_spark(RunProject(tmp_path / "project")), kind)

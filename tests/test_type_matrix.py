@@ -8,9 +8,8 @@ representation (`SAME_TEXT`: the source's own text in a text column), or a refus
 the column; nothing written).
 
 Every path runs on both engines (the module fixture `engine`: DuckDB, then Spark on `local[1]`, whose
-session starts once for all its runs), with the same expectations per cell; the few cells Spark does
-not hold yet are marked so (`not_yet_on_spark`, strict) and listed in docs/types.md, "The matrix on
-Spark".
+session starts once for all its runs), with the same expectations per cell, created column types
+included (docs/types.md, "The matrix on Spark").
 
 The CSV -> PostgreSQL cells run twice, with the direct route (osiris/run/drivers/csv_postgres.py, ADR
 0203) offered and switched off, and must give the same values and tables; the route is taken for the
@@ -190,7 +189,7 @@ def copied(tmp_path_factory, postgres_server, mariadb_server, api_server, engine
         con.execute(PG_SOURCE)
     maria = mariadb_server.connect(autocommit=True, init_command="SET time_zone = '+00:00'")
     with maria.cursor() as cursor:
-        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria",
+        for table in ("tm_src", "tm_back", "tm_from_pg", "tm_zero", "tm_instants", "tm_api_maria", "tm_wide",
                       *(f"tm_refused_{column}" for column in REFUSED_BY_MARIADB)):
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in MARIA_SOURCE:
@@ -262,13 +261,6 @@ def csv_into_postgres(proj: RunProject, csv_name: str, table: str, route: str) -
     return result, taken
 
 
-def not_yet_on_spark(request: Any, copied: dict[str, Any], why: str) -> None:
-    """A cell the Spark engine does not hold yet (issue 40, listed in docs/types.md): expected to fail on
-    Spark, and strictly, so that the day it holds the mark must go."""
-    if copied["engine"] == "spark":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"issue 40, not yet on Spark: {why}"))
-
-
 def refused_when_read(copied: dict[str, Any]) -> tuple[str, ...]:
     """The PostgreSQL columns the run's engine refuses when read (on Spark: infinite dates)."""
     return tuple(REFUSED_ON_SPARK) if copied["engine"] == "spark" else ()
@@ -293,9 +285,7 @@ def test_postgres_to_a_created_postgres_table_keeps_every_value(copied):
     assert_cells(pg_rows(dsn, "tm_src"), pg_rows(dsn, "tm_pg_made"), {}, skip=refused_when_read(copied))
 
 
-def test_postgres_to_a_created_postgres_table_gets_a_faithful_type(copied, request):
-    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (text for interval, jsonb, "
-                                      "uuid, timetz and wide numeric)")
+def test_postgres_to_a_created_postgres_table_gets_a_faithful_type(copied):
     dsn = copied["pg"].dsn()
     with psycopg.connect(dsn) as con:
         types = dict(con.execute("SELECT column_name, format_type(atttypid, atttypmod) FROM information_schema.columns "
@@ -337,10 +327,7 @@ def test_postgres_to_mariadb_keeps_every_value_it_can_store(copied):
 
 
 @pytest.mark.parametrize("column", sorted(REFUSED_BY_MARIADB))
-def test_postgres_values_mariadb_cannot_store_are_refused_before_writing(copied, column, request):
-    if column == "iv":
-        not_yet_on_spark(request, copied, "an interval is PostgreSQL's text on Spark, written into a created TEXT "
-                                          "column, not refused")
+def test_postgres_values_mariadb_cannot_store_are_refused_before_writing(copied, column):
     path, result = copied["runs"][f"refuse_{column}"]
     assert result.returncode == 6
     step, line = "write", REFUSED_BY_MARIADB[column]
@@ -362,9 +349,7 @@ def test_mariadb_to_postgres_keeps_every_value(copied):
         assert con.execute("SELECT f24 = 16777216 FROM tm_from_maria WHERE id = 1").fetchone() == (True,)
 
 
-def test_mariadb_to_a_created_postgres_table_gets_a_faithful_type(copied, request):
-    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (text for TIME and wide "
-                                      "DECIMAL, bigint for BIT)")
+def test_mariadb_to_a_created_postgres_table_gets_a_faithful_type(copied):
     with psycopg.connect(copied["pg"].dsn()) as con:
         types = dict(con.execute("SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
                                  "WHERE attrelid = 'tm_from_maria'::regclass AND attnum > 0").fetchall())
@@ -440,8 +425,7 @@ def test_the_api_body_holds_the_numbers_the_matrix_compares():
         assert f": {first}," in text and f": {second}," in text
 
 
-def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied, request):
-    not_yet_on_spark(request, copied, "a wide JSON number inside an object is written as a JSON string of its text")
+def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied):
     text = (copied["proj"].root / "api.csv").read_text(encoding="utf-8")
     assert text.splitlines() == [
         "id,big,neg,huge,dec,wide,small,sci,long,owner",
@@ -452,8 +436,7 @@ def test_json_numbers_of_every_size_arrive_exactly_in_a_csv_file(copied, request
         "3,,,,,,,,,"]
 
 
-def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied, request):
-    not_yet_on_spark(request, copied, "a created column's type follows Spark's column (numeric(38,0), text)")
+def test_json_numbers_of_every_size_arrive_exactly_in_postgres(copied):
     names, rows = pg_rows(copied["pg"].dsn(), "tm_from_api")
     for column, values in API_NUMBERS.items():
         cells = [row[names.index(column)] for row in rows]
@@ -472,3 +455,31 @@ def test_json_numbers_of_every_size_arrive_exactly_in_mariadb(copied):
     for column, values in API_NUMBERS.items():
         cells = [row[names.index(column)] for row in rows]
         assert [Decimal(cell) for cell in cells[:2]] == [Decimal(value) for value in values], column
+    con = copied["maria"].connect()
+    with con.cursor() as cursor:  # the created types (after a transform: `long`, wider than 38 digits, is text)
+        cursor.execute("SELECT column_name, column_type FROM information_schema.columns WHERE table_schema = 'shop' "
+                       "AND table_name = 'tm_api_maria'")
+        types = dict(cursor.fetchall())
+    con.close()
+    assert {k: types[k] for k in ("big", "huge", "dec", "wide", "long")} == {
+        "big": "bigint(20)", "huge": "decimal(39,0)", "dec": "decimal(19,9)", "wide": "decimal(22,2)",
+        "long": "text"}
+
+
+def test_a_wide_numeric_gets_the_mariadb_decimal_its_values_need(copied):
+    """A PostgreSQL numeric wider than 38 digits (kept as text, noted numeric) straight into a created
+    MariaDB table gets the DECIMAL its widest value needs, on Spark too, where the rows wait in MariaDB."""
+    proj = copied["proj"]
+    path = proj.pipeline([pg_step("read", "read", query="SELECT id, wide FROM tm_src WHERE id IN (1, 2, 4)"),
+                          mysql_step("write", "write", table="tm_wide", create_table=True)], name="wide")
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stderr
+    con = copied["maria"].connect()
+    with con.cursor() as cursor:
+        cursor.execute("SELECT column_type FROM information_schema.columns WHERE table_schema = 'shop' "
+                       "AND table_name = 'tm_wide' AND column_name = 'wide'")
+        assert cursor.fetchall() == (("decimal(50,30)",),)
+        cursor.execute("SELECT CAST(wide AS CHAR) FROM tm_wide ORDER BY id")
+        assert cursor.fetchall() == (("12345678901234567890.123456789000000000000000000000",),
+                                     ("-0.000000000000000000000000000001",), (None,))
+    con.close()

@@ -163,7 +163,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
     def prepare(self, ctx: StepContext, conn: GuardedConnection, target: WriteTarget, columns: list[tuple[str, str]]) -> str:
         """The target, or on --sample a TEMPORARY twin of it: MySQL commits DDL at once."""
         real = f"{self.quote(target.schema)}.{self.quote(target.table)}"
-        created = _types(ctx, columns, target.keys) if target.existing is None else []
+        created = _types(ctx, conn, columns, target.keys) if target.existing is None else []
         with conn.cursor() as cursor:
             if ctx.sample is not None:
                 twin = self.quote(sample_twin(target.table))
@@ -288,12 +288,30 @@ def quote_mysql(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _types(ctx: StepContext, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
+def _types(ctx: StepContext, conn: Any, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
     """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
     source = next(iter(ctx.input_tables.values()))
     noted = notes(ctx, source)
-    return [(n, mysql_type(t, n in keys, widest_decimal(ctx, source, n)
+    return [(n, mysql_type(t, n in keys, _widest(ctx, conn, source, n)
                            if noted.get(n) == "numeric" and t == "VARCHAR" else None)) for n, t in columns]
+
+
+def _widest(ctx: StepContext, conn: Any, source: str, column: str) -> tuple[int, int] | None:
+    """sql_types.widest_decimal; when the Spark engine staged the rows in this database (its DuckDB
+    table is empty then), the same measure taken by MySQL over the staging table."""
+    if not ctx.staged_table:
+        return widest_decimal(ctx, source, column)
+    text = quote_mysql(column)
+    with conn.cursor() as cursor:  # no arguments: PyMySQL leaves a % in the name as it is
+        cursor.execute(
+            f"SELECT MIN({text} REGEXP '^-?[0-9]+([.][0-9]*)?$'), "
+            f"MAX(LENGTH(TRIM(LEADING '0' FROM SUBSTRING_INDEX(TRIM(LEADING '-' FROM {text}), '.', 1)))), "
+            f"MAX(IF(LOCATE('.', {text}) > 0, LENGTH(SUBSTRING_INDEX({text}, '.', -1)), 0)) "
+            f"FROM {ctx.staged_table} WHERE {text} IS NOT NULL")
+        row = cursor.fetchone()
+    if not row or row[0] == 0:
+        return None
+    return int(row[1] or 0), int(row[2] or 0)
 
 
 def _create_table(name: str, columns: list[tuple[str, str]], keys: list[str], *, temporary: bool) -> str:

@@ -178,7 +178,11 @@ class PostgresDialect(SqlDialect["PgConnection"]):
             if ctx.staged_table:  # the Spark engine staged the rows in this database (docs/spark.md)
                 into_bits = staged_bit_targets(columns, target.existing)  # a number into a bit(n) column: its bits
                 refuse_wide_staged_bits(cursor, ctx.staged_table, into_bits)
-                values = ", ".join(staged_bits_text(n, into_bits[n]) if n in into_bits else quote_ident(n)
+                # a table just created: each staged value read as its column's type (Spark staged an
+                # interval, jsonb or uuid as text, which PostgreSQL assigns to such a column only so)
+                made = dict(created_types(columns, notes(ctx, source))) if target.existing is None else {}
+                values = ", ".join(staged_bits_text(n, into_bits[n]) if n in into_bits else
+                                   f"CAST({quote_ident(n)} AS {made[n]})" if n in made else quote_ident(n)
                                    for n, _ in columns)
                 cursor.execute(f"INSERT INTO {'osiris_stage' if staged else into} ({names}) "
                                f"SELECT {values} FROM {ctx.staged_table}")
@@ -288,10 +292,15 @@ def create_table_sql(target: str, columns: list[tuple[str, str]], keys: list[str
                      noted: dict[str, str] | None = None) -> str:
     """`CREATE TABLE target (...)` for DuckDB-typed columns (supabase.writer prints it too);
     `noted`: the source types a reader kept ({"amount": "numeric"})."""
-    body = [f"{quote_ident(n)} {(noted or {}).get(n) or _pg_type(t)}" for n, t in columns]
+    body = [f"{quote_ident(n)} {kind}" for n, kind in created_types(columns, noted)]
     if keys:
         body.append("PRIMARY KEY (" + ", ".join(quote_ident(k) for k in keys) + ")")
     return f"CREATE TABLE {target} ({', '.join(body)})"
+
+
+def created_types(columns: list[tuple[str, str]], noted: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(name, PostgreSQL type) of each DuckDB-typed column of a table to create."""
+    return [(n, (noted or {}).get(n) or _pg_type(t)) for n, t in columns]
 
 
 def _pg_type(duckdb_type: str) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from osiris.run.driver import RuntimeProblem
 from osiris.run.problems import (quoted_name, repeated_column_problem, repeated_name, unreadable_value_problem,
                                  value_problem)
+from osiris.run.spool import Column as EngineColumn
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -43,6 +44,7 @@ class SourceColumn:
     code: int  # PostgreSQL's type OID, or MySQL's field type
     precision: int | None = None  # a decimal's digits, when the source says
     scale: int | None = None
+    engine: EngineColumn | None = None  # the DuckDB engine's column for it, by its reader's own rule
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ def read_plan(family: str, columns: list[SourceColumn], quote: Callable[[str], s
 
 
 def source_columns(family: str, conn: Any, source: str) -> list[SourceColumn]:
-    """The columns the source query returns, with their database types (no row is read). Two
+    """The columns the source query returns, with their database types and the DuckDB engine's
+    column for each, by its reader's own rule (no row is read). Two
     columns of one name are refused naming it (OML540), as on the DuckDB engine: MariaDB refuses
     them in the probe (1060), PostgreSQL would let the typed read fail as ambiguous."""
     cursor = conn.cursor()
@@ -133,9 +136,18 @@ def source_columns(family: str, conn: Any, source: str) -> list[SourceColumn]:
             raise repeated_column_problem(quoted_name(str(error.args[1]) if len(error.args) > 1 else "") or "?") from None
         raise
     if family == "postgres":
-        found = [SourceColumn(c.name, int(c.type_code), c.precision, c.scale) for c in cursor.description]
+        from osiris.run.drivers.postgres import engine_column
+
+        found = [SourceColumn(c.name, int(c.type_code), c.precision, c.scale, engine_column(c))
+                 for c in cursor.description]
     else:
-        found = [SourceColumn(str(c[0]), int(c[1]), c[4]) for c in cursor.description]
+        from osiris.run.drivers.mysql_types import FLOAT, ReadColumns
+
+        fields = list(cursor._result.fields)  # PyMySQL's, with the flags and charset its reader's rule needs
+        engine = [EngineColumn(str(f.name), "FLOAT") if int(f.type_code) == FLOAT  # widened and read back, as there
+                  else ReadColumns([f]).columns[0] for f in fields]
+        found = [SourceColumn(str(c[0]), int(c[1]), c[4], engine=e) for c, e in zip(cursor.description, engine,
+                                                                                   strict=True)]
     twin = repeated_name(c.name for c in found)
     if twin is not None:
         raise repeated_column_problem(twin)

@@ -27,11 +27,12 @@ from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _c
 from osiris.run.interrupts import Interrupts
 from osiris.run.checks import CHECK_FAILED, checked_first
 from osiris.run.problems import deadline_problem
-from osiris.run.spark import bridge, errors, files, jdbc
+from osiris.run.spark import bridge, engine_columns, errors, files, jdbc
 from osiris.run.spark.checks import run_checks_on
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
+from osiris.run.spool import Column
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, current, knowing, shown_columns
 
@@ -59,6 +60,7 @@ class _Step:
     outcome: StepOutcome | None = None  # a read done by its own driver (an API) while planning
     explain: jdbc.Explain | None = None  # a JDBC read's OML504 line for a value Spark cannot hold
     problem: RuntimeProblem | None = None
+    columns: list[Column] | None = None  # the DuckDB engine's columns for its rows (osiris.run.spark.engine_columns)
 
 
 def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: SparkSettings,
@@ -182,13 +184,16 @@ class _Runner:
         family = jdbc.family_of(component)
         after = self.options.read_after.get(step.result.step_id)  # an incremental read (docs/run-again.md)
         if family is not None:
-            frame, step.explain = jdbc.read(self.spark, family, step.config, sample,
-                                            self.spark.sparkContext.defaultParallelism, after)
-            return frame
-        if component == "filesystem.csv_extractor":
-            return files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}), sample,
-                                  self.scratch, after)
-        frame, step.outcome = bridge.read_through_driver(self.spark, self._context(step))
+            frame, read = jdbc.read(self.spark, family, step.config, sample,
+                                    self.spark.sparkContext.defaultParallelism, after)
+            step.explain, found = read.explain, read.columns
+        elif component == "filesystem.csv_extractor":
+            frame, sniffed = files.read_csv(self.spark, step.config, step.files or self.options.trust.files({}),
+                                            sample, self.scratch, after)
+            found = [Column(name, kind) for name, kind in sniffed]
+        else:
+            frame, step.outcome, found = bridge.read_through_driver(self.spark, self._context(step))
+        step.columns = engine_columns.matched(found, frame.schema)
         return frame
 
     def _transform(self, step: _Step, steps: dict[str, _Step]) -> DataFrame:
@@ -202,13 +207,17 @@ class _Runner:
         self.spark.catalog.dropTempView("input_df")
         if len(step.inputs) == 1:
             self._view(steps[step.inputs[0]], "input_df")
-        text = _checked_spark_sql(str(step.config["query"]), [table_name(n) for n in step.inputs])
+        query = str(step.config["query"])
+        text = _checked_spark_sql(query, [table_name(n) for n in step.inputs])
         try:
-            return self.spark.sql(text)  # type: ignore[no-any-return]
+            frame: DataFrame = self.spark.sql(text)
         except AnalysisException as error:
             views = sorted(self.views)
             columns = [c for n in step.inputs for c in steps[n].frame.columns]  # type: ignore[union-attr]
             raise errors.analysis_problem(error, views, columns) from None
+        inputs = {table_name(n): steps[n].columns or [] for n in step.inputs}
+        step.columns = engine_columns.of_transform(query, inputs, frame.schema, self.scratch)
+        return frame
 
     def _view(self, step: _Step, name: str) -> None:
         step.frame.createOrReplaceTempView(name)  # type: ignore[union-attr]
@@ -299,20 +308,22 @@ class _Runner:
             where, sample = step.files or self.options.trust.files({}), self.options.sample is not None
             target = files.csv_target(step.config, step.result.step_id, where, sample=sample,
                                       sample_dir=self.options.sample_dir, scratch=self.scratch)
-            files.write_csv(frame, step.config, target, self.scratch, None if sample else where)
+            files.write_csv(frame, step.config, target, self.scratch, None if sample else where,
+                            engine_columns.types(steps[source].columns))
         elif family is not None:
-            bridge.refuse_before_staging(frame, self._context(step))
+            columns = steps[source].columns or engine_columns.of_spark(frame.schema)
+            bridge.refuse_before_staging(frame, self._context(step), columns)
             staged = jdbc.stage_name(family, step.config)
             try:
-                jdbc.stage(frame, family, step.config, staged)
-                bridge.write_through_driver(frame, self._context(step, staged), staged=True)
+                jdbc.stage(frame, family, step.config, staged, engine_columns.types(columns))
+                bridge.write_through_driver(frame, self._context(step, staged), staged=columns)
             except KeyboardInterrupt:
                 self.abandon()  # the JVM's tasks would hold the scratch table until they end
                 raise
             finally:
                 jdbc.drop(family, step.config, staged)
         else:
-            rows = bridge.write_through_driver(frame, self._context(step), staged=False).rows_out
+            rows = bridge.write_through_driver(frame, self._context(step), staged=None).rows_out
         self.listener.step_progress(step.result, rows)
         return rows
 
@@ -324,7 +335,8 @@ class _Runner:
             input_tables=input_tables(step.raw, step.inputs), sample=self.options.sample,
             work_dir=self.scratch, progress=lambda rows: self.listener.step_progress(result, rows),
             secrets=step.secrets, scratch_dir=self.scratch, sample_dir=self.options.sample_dir, files=step.files,
-            staged_table=staged, project_dir=self.options.base_dir)
+            staged_table=staged, project_dir=self.options.base_dir,
+            read_after=self.options.read_after.get(result.step_id) if result.mode == "read" else None)
 
     def abandon(self) -> None:
         """Ctrl-C: stop Spark's jobs now by ending its JVM (osiris.run.spark.session.abandon)."""

@@ -21,6 +21,7 @@ from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.driver import RuntimeProblem
 from osiris.run.problems import redacted
 from osiris.run.spark.columns import parsed_texts
+from osiris.run.spark.nested_json import json_text
 from osiris.run.spark.types import duckdb_columns, spark_ddl
 from osiris.trust.paths import sample_file, sample_name
 
@@ -58,11 +59,12 @@ def csv_target(config: Mapping[str, Any], step_id: str, files: Files, *, sample:
 
 
 def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sample: int | None,
-             scratch: Path, read_after: tuple[str, Any] | None = None) -> DataFrame:
-    """The rows of a CSV extractor's file: the checked file is first brought into `scratch` through
-    handles that refuse links (osiris.trust.handles), and Spark reads that copy, never the name.
-    `read_after`: an incremental read's (cursor, saved value); the rows whose cursor is greater are
-    kept, the value a literal of the column's own type, then the row limit (as on DuckDB)."""
+             scratch: Path, read_after: tuple[str, Any] | None = None) -> tuple[DataFrame, list[tuple[str, str]]]:
+    """The rows of a CSV extractor's file, and the columns DuckDB sniffed (the DuckDB engine's): the
+    checked file is first brought into `scratch` through handles that refuse links
+    (osiris.trust.handles), and Spark reads that copy, never the name. `read_after`: an incremental
+    read's (cursor, saved value); the rows whose cursor is greater are kept, the value a literal of
+    the column's own type, then the row limit (as on DuckDB)."""
     name = str(config["path"])
     path = files.stage(project_file(files, name, existing=True), scratch, name)
     sniffed = _sniffed_columns(path, config)
@@ -83,7 +85,7 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     if read_after is not None:
         frame = _kept_after(frame, *read_after, str(config["path"]))
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
-    return frame.limit(min(limits)) if limits else frame
+    return (frame.limit(min(limits)) if limits else frame), sniffed
 
 
 def _kept_after(frame: DataFrame, cursor: str, value: Any, shown: str) -> DataFrame:
@@ -121,10 +123,12 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
-def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch: Path, files: Files | None) -> None:
+def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch: Path, files: Files | None,
+              columns: Mapping[str, str] | None = None) -> None:
     """Write the rows to `target` as one file; the old file stays until the new one is complete.
     `files`: the boundary of a project file, whose folders are made and which is placed through
-    handles that refuse links; None for a sample's file in Osiris's own folders."""
+    handles that refuse links; None for a sample's file in Osiris's own folders. `columns`: the
+    DuckDB engine's type of each column (osiris.run.spark.engine_columns), when known."""
     form = CsvFormat(config, duckdb_columns(frame.schema))
     name = str(config["path"])
     if config.get("create_dirs", True) and files is not None:
@@ -137,7 +141,7 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     folder = scratch / f"csv-{os.getpid()}-{id(frame)}"
     partial = scratch / f"{folder.name}-{target.name}" if files else target.with_name(f".{target.name}.osiris-partial")
     try:
-        (as_text(frame).coalesce(1).write.mode("overwrite").option("ignoreLeadingWhiteSpace", False)
+        (as_text(frame, columns or {}).coalesce(1).write.mode("overwrite").option("ignoreLeadingWhiteSpace", False)
          .option("ignoreTrailingWhiteSpace", False).option("sep", form.delimiter)
          .option("header", form.header and not form.own_header).option("quote", '"').option("escape", '"')
          .option("emptyValue", '""').option("nullValue", "")
@@ -158,10 +162,11 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def as_text(frame: DataFrame) -> DataFrame:
+def as_text(frame: DataFrame, types: Mapping[str, str]) -> DataFrame:
     """Every value as the DuckDB engine's CSV writer writes it (docs/types.md): numbers in their
     shortest exact text (`1e-10`, `nan`, not `1.0E-10`), decimals in plain digits, instants with
-    their `+00`, binary as `\\x` and hex, lists and objects as JSON."""
+    their `+00`, binary as `\\x` and hex, lists and objects as JSON (`types`: the DuckDB engine's
+    types, which say where that JSON holds JSON values)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
@@ -180,7 +185,7 @@ def as_text(frame: DataFrame) -> DataFrame:
         elif kind == "BinaryType":
             value = F.concat(F.lit("\\x"), F.lower(F.hex(value)))
         elif kind in ("ArrayType", "StructType", "MapType"):
-            value = F.to_json(value)
+            value = json_text(value, types.get(field.name))
         elif kind != "StringType":
             value = value.cast("string")
         columns.append(value.alias(field.name))

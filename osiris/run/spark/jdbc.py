@@ -25,6 +25,8 @@ from osiris.run.spark import columns
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, DataFrameReader, SparkSession
 
+    from osiris.run.spool import Column
+
 
 @dataclass(frozen=True)
 class Dialect:
@@ -55,11 +57,19 @@ def family_of(component: str) -> str | None:
 Explain = Callable[[BaseException], "RuntimeProblem | None"]
 
 
+@dataclass(frozen=True)
+class Read:
+    """What a JDBC read knows besides its rows."""
+
+    explain: Explain  # the OML504 line for a value it refused (osiris.run.spark.columns)
+    columns: list[Column]  # the DuckDB engine's columns for the same rows (osiris.run.spark.engine_columns)
+
+
 def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: int | None,
-         partitions: int, read_after: tuple[str, Any] | None = None) -> tuple[DataFrame, Explain]:
+         partitions: int, read_after: tuple[str, Any] | None = None) -> tuple[DataFrame, Read]:
     """The step's rows as a lazy DataFrame, in up to `partitions` parts: nothing is read until a job asks;
-    and what explains a value it refused (osiris.run.spark.columns). `read_after`: an incremental read's
-    (cursor, saved value), filtered in the database (`after_cursor`)."""
+    and what the read knows besides (Read). `read_after`: an incremental read's (cursor, saved value),
+    filtered in the database (`after_cursor`)."""
     from osiris.run.drivers import family_driver
 
     dialect = DIALECTS[family]
@@ -82,8 +92,9 @@ def read(spark: SparkSession, family: str, config: Mapping[str, Any], sample: in
             raw = (_reader(spark, dialect, config).option("dbtable", typed)
                    .option("partitionColumn", key).option("lowerBound", str(low)).option("upperBound", str(high))
                    .option("numPartitions", str(partitions)).load())
-    return plan.apply(raw), lambda error: (plan.explain(error, raw)
-                                           or _not_a_decimal(error, config, source, decimals))
+    engine = [c.engine for c in described if c.engine is not None]
+    return plan.apply(raw), Read(lambda error: (plan.explain(error, raw)
+                                                or _not_a_decimal(error, config, source, decimals)), engine)
 
 
 def after_cursor(family: str, config: Mapping[str, Any], cursor: str, value: Any) -> str:
@@ -129,13 +140,15 @@ def stage_name(family: str, config: Mapping[str, Any]) -> str:
     return _qualified(dialect, config, STAGE_PREFIX + uuid.uuid4().hex[:12])
 
 
-def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str) -> None:
+def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str,
+          columns: Mapping[str, str] | None = None) -> None:
     """Write the rows into the new scratch table `name` (stage_name). Into an existing PostgreSQL
     target, the scratch table takes the target's column types and PostgreSQL reads each text Spark
     sends as that type (`stringtype=unspecified`), as it reads the DuckDB engine's COPY: a `numeric`,
-    `interval` or `jsonb` column Spark holds as its text goes in as the same value, not refused as text."""
+    `interval` or `jsonb` column Spark holds as its text goes in as the same value, not refused as text.
+    `columns`: the DuckDB engine's type of each column, when known (for the JSON of lists and objects)."""
     dialect = DIALECTS[family]
-    frame = _jdbc_ready(frame, family, config)
+    frame = _jdbc_ready(frame, family, config, columns or {})
     writer = (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
               .option("batchsize", str(int(config.get("batch_size", 1000)))))
     numbers = {n for n, kind in frame.dtypes if kind in _WHOLE_NUMBER_TYPES or kind.startswith("decimal(")}
@@ -148,7 +161,7 @@ def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str) -
     writer.save()
 
 
-def _jdbc_ready(frame: DataFrame, family: str, config: Mapping[str, Any]) -> DataFrame:
+def _jdbc_ready(frame: DataFrame, family: str, config: Mapping[str, Any], columns: Mapping[str, str]) -> DataFrame:
     """`frame` with the columns JDBC would not carry exactly sent as the DuckDB engine's writers send
     them: lists and objects as their JSON text; into MariaDB, timestamps as their proleptic text (its
     driver takes a java.sql.Timestamp in the hybrid Julian calendar: 0001-01-01 became 0001-01-03), and
@@ -156,12 +169,14 @@ def _jdbc_ready(frame: DataFrame, family: str, config: Mapping[str, Any]) -> Dat
     its bytes."""
     from pyspark.sql import functions as F
 
+    from osiris.run.spark.nested_json import json_text
+
     binary = _binary_columns(config) if family == "mysql" else set()
     texts = {}
     for field in frame.schema.fields:
         kind, column = type(field.dataType).__name__, F.col(f"`{field.name.replace('`', '``')}`")
         if kind in ("StructType", "ArrayType", "MapType"):
-            texts[field.name] = F.to_json(column)
+            texts[field.name] = json_text(column, columns.get(field.name))
         elif family == "mysql" and kind in ("TimestampType", "TimestampNTZType"):
             texts[field.name] = F.date_format(column, "yyyy-MM-dd HH:mm:ss.SSSSSS")
         elif kind == "StringType" and field.name in binary:

@@ -143,10 +143,11 @@ def _start(master: str, conf: dict[str, str]) -> SparkSession:
     return session
 
 
-# Functions Osiris's own reads call (never a pipeline's SQL, which the list refuses them in): raise_error
-# stops a JDBC read at a value Spark cannot hold, with a marker and the column's index, never the value
-# (osiris/run/spark/columns.py).
-OSIRIS_OWN_FUNCTIONS = frozenset({"raise_error"})
+# Functions Osiris's own reads and writes call (never a pipeline's SQL, which the list refuses them in):
+# raise_error stops a JDBC read at a value Spark cannot hold, with a marker and the column's index, never
+# the value (osiris/run/spark/columns.py); try_parse_json turns a JSON field of an object into the JSON
+# it holds before the object is written as JSON (osiris/run/spark/nested_json.py).
+OSIRIS_OWN_FUNCTIONS = frozenset({"raise_error", "try_parse_json"})
 
 
 def keep_listed_functions(session: SparkSession) -> None:

@@ -16,8 +16,10 @@ from osiris.validate.issue import Issue, ValidationReport
 
 PROCESSOR = "duckdb.processor"
 OTHER = "OML414"
-# the readers whose incremental reads the Spark engine filters itself (osiris.run.spark.jdbc, .files)
-INCREMENTAL = frozenset({"postgres.extractor", "mysql.extractor", "filesystem.csv_extractor"})
+# the readers whose incremental reads the Spark engine filters itself (osiris.run.spark.jdbc, .files), and
+# those whose own drivers read for it, as on DuckDB (osiris.run.spark.bridge)
+INCREMENTAL = frozenset({"postgres.extractor", "mysql.extractor", "filesystem.csv_extractor", "rest.extractor",
+                         "graphql.extractor", "posthog.extractor", "supabase.extractor"})
 
 
 class NotTranspiled(Exception):
