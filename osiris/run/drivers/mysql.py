@@ -288,7 +288,7 @@ def quote_mysql(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _types(ctx: StepContext, conn: Any, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
+def _types(ctx: StepContext, conn: GuardedConnection, columns: list[tuple[str, str]], keys: list[str]) -> list[tuple[str, str]]:
     """(name, MySQL type) of a table to create; a text column noted numeric gets the DECIMAL its values need."""
     source = next(iter(ctx.input_tables.values()))
     noted = notes(ctx, source)
@@ -296,7 +296,7 @@ def _types(ctx: StepContext, conn: Any, columns: list[tuple[str, str]], keys: li
                            if noted.get(n) == "numeric" and t == "VARCHAR" else None)) for n, t in columns]
 
 
-def _widest(ctx: StepContext, conn: Any, source: str, column: str) -> tuple[int, int] | None:
+def _widest(ctx: StepContext, conn: GuardedConnection, source: str, column: str) -> tuple[int, int] | None:
     """sql_types.widest_decimal; when the Spark engine staged the rows in this database (its DuckDB
     table is empty then), the same measure taken by MySQL over the staging table."""
     if not ctx.staged_table:
