@@ -34,6 +34,17 @@ class RuntimeProblem(Exception):
         self.value = value
 
 
+def restated(problem: RuntimeProblem, message: str, hint: str) -> RuntimeProblem:
+    """`problem` with its message and hint said again (masked a second time), code and value kept."""
+    return RuntimeProblem(problem.code, message, hint, value=problem.value)
+
+
+def internal_problem(component: str, where: str) -> RuntimeProblem:
+    """OML105: an error no driver mapped, a bug in Osiris, told by where it was raised (never its text)."""
+    return RuntimeProblem("OML105", f"the {component} driver stopped at an internal error ({where})",
+                          "this is a bug in Osiris, not in the pipeline: please report it with this line")
+
+
 def quoted_name(text: str) -> str | None:
     """The first quoted name in an error text: `column "emial" does not exist` -> `emial`."""
     match = _QUOTED.search(text)
@@ -57,6 +68,18 @@ def unknown_table_problem(table: str | None, known: Iterable[str]) -> RuntimePro
                           value=table)
 
 
+def engine_table_problem(table: str | None, known: Iterable[str]) -> RuntimeProblem:
+    """OML501: a transform reads a table the engine (DuckDB or Spark) does not have."""
+    return RuntimeProblem("OML501", f'table "{table}" does not exist in the engine',
+                          names_hint("table", table, known).replace("the database knows", "the engine has"), value=table)
+
+
+def unknown_data_type_problem(name: str, reader: str, known: list[str]) -> RuntimeProblem:
+    """OML501: a step names a data type (PostHog's events, persons) its API does not serve."""
+    return RuntimeProblem("OML501", f"unknown PostHog data type '{name}'",
+                          f"{reader} reads: {listing(known)}{did_you_mean(name, known)}", value=name)
+
+
 def missing_target_problem(table: str, create_field: str) -> RuntimeProblem:
     """OML501: a writer's target does not exist. The hint creates it; it never suggests another,
     similar table, which may be the production one."""
@@ -65,11 +88,58 @@ def missing_target_problem(table: str, create_field: str) -> RuntimeProblem:
                           "table name", value=table)
 
 
+def unknown_dtype_column_problem(shown: str, typed: list[str]) -> RuntimeProblem:
+    """OML502: a CSV reader's dtype names a column the file does not have."""
+    return RuntimeProblem(
+        "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
+        "correct the names in dtype to the file's header; without a header (header: false) the columns "
+        "are column0, column1, ...")
+
+
+def uncreatable_target_problem(table: str, reason: str, fix: str) -> RuntimeProblem:
+    """OML501: a writer's target does not exist and this connection cannot create it (`reason`);
+    `fix` says what lets it, or the DDL to run by hand."""
+    return RuntimeProblem("OML501", f"table '{table}' does not exist, and {reason}", fix, value=table)
+
+
 def unknown_column_problem(column: str | None, known: Iterable[str], where: str = "") -> RuntimeProblem:
     """OML502: a column the table (`where`, when named) does not have."""
     place = f" in {where}" if where else ""
     return RuntimeProblem("OML502", f'column "{column}" does not exist{place}', names_hint("column", column, known),
                           value=column)
+
+
+def nothing_to_discover_problem(component: str, hint: str) -> RuntimeProblem:
+    """OML503: `osiris discover` on a step that reads no database of its own (a transform)."""
+    return RuntimeProblem("OML503", f"{component} has nothing to discover", hint)
+
+
+def unreadable_file_problem(shown: str, detail: str, hint: str, value: object = None) -> RuntimeProblem:
+    """OML503: a step's CSV file cannot be read as its config says (`detail`: why, in names and types)."""
+    return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint, value=value)
+
+
+def system_problem(component: str, detail: str) -> RuntimeProblem:
+    """OML503: the operating system stopped a driver (a full disk, a permission, a path), in its words."""
+    return RuntimeProblem("OML503", f"the {component} driver stopped: {detail}",
+                          "check the free space, the permissions and the paths this step uses")
+
+
+def unwritable_file_problem(shown: object, detail: str) -> RuntimeProblem:
+    """OML503: the operating system refused to write a step's file (`detail`: its words)."""
+    return RuntimeProblem("OML503", f"cannot write {shown}: {detail}",
+                          "check the free space and the permissions of the folder it goes to")
+
+
+def no_bounds_problem() -> RuntimeProblem:
+    """OML503: the database gave no min and max of the key a Spark read is partitioned on."""
+    return RuntimeProblem("OML503", "the database returned no bounds for the primary key", "")
+
+
+def spark_inputs_problem(count: int) -> RuntimeProblem:
+    """OML503: a Spark write step with more or fewer than one input (the DuckDB engine says OML519)."""
+    return RuntimeProblem("OML503", f"a writer writes one input, but this step has {count}",
+                          "join or union the inputs in a duckdb.processor step first")
 
 
 def sql_problem(detail: str) -> RuntimeProblem:
@@ -92,6 +162,21 @@ def value_problem(column: str, what: str, fix: str) -> RuntimeProblem:
                           value=column)
 
 
+def not_a_datetime_problem(field: str, given: object) -> RuntimeProblem:
+    """OML504: a setting that takes an ISO 8601 date and time holds something else."""
+    return RuntimeProblem("OML504", f"{field} '{given}' is not an ISO 8601 date and time",
+                          "write it like 2024-01-01T00:00:00Z (a time without a zone is taken as UTC)", value=given)
+
+
+def unencodable_problem(encoding: str, char: str, line: int) -> RuntimeProblem:
+    """OML504: a character a CSV writer's encoding cannot hold; nothing was written."""
+    return RuntimeProblem(
+        "OML504", f"a value does not fit the file's encoding {encoding}: {char!r} (U+{ord(char):04X}) "
+                  f"on line {line} of the file",
+        "set encoding: utf-8 (the default) or utf-16, or replace the character in a duckdb.processor step "
+        "before this one; nothing was written")
+
+
 def inexact_float_problem(column: str) -> RuntimeProblem:
     """OML504: a MySQL FLOAT the query can only read with the text protocol's six digits, since it
     cannot be read as a derived table, where it would be widened to its exact value."""
@@ -112,6 +197,12 @@ def unreadable_value_problem(column: str, duckdb_type: str) -> RuntimeProblem:
                              "read it as text (CAST(x AS TEXT)) in the step's query, or leave those rows out")
     return value_problem(column, f"holds a value the engine's {duckdb_type} cannot hold",
                          "read it as text (CAST(x AS TEXT)) in the step's query")
+
+
+def no_engine_count_problem() -> RuntimeProblem:
+    """OML105, internal and never shown: DuckDB counted no single scan of a fused read, which is then
+    run apart (osiris.run.fused)."""
+    return RuntimeProblem("OML105", "DuckDB counted no single scan of the fused read", "")
 
 
 # --- OML505-OML507: reaching the database --------------------------------------------------------
@@ -139,11 +230,36 @@ def permission_problem(detail: str) -> RuntimeProblem:
         "grant the connection's user the rights this step needs (SELECT to read; INSERT, UPDATE, DELETE to write)")
 
 
+# --- OML509: an API's records -----------------------------------------------------------------
+
+def no_records_problem(path: str, where: str, shape: str) -> RuntimeProblem:
+    """OML509: nothing list- or object-shaped at `path`; `shape` says what the body holds (its
+    top-level keys, never its values)."""
+    shown = f"'{path}'" if path else "'' (the whole body)"
+    return RuntimeProblem("OML509", f"no records at data_path {shown} in the response of {where}",
+                          f"{shape} Set data_path to the dotted path of the list of records.")
+
+
+def no_page_info_problem(path: str, where: str, shape: str) -> RuntimeProblem:
+    """OML509: a GraphQL answer without its pageInfo object at `path`; `shape`: its top-level keys."""
+    return RuntimeProblem(
+        "OML509",
+        f"no pageInfo object at pagination_path '{path}' in the response of {where}",
+        f"{shape} Ask for pageInfo {{ hasNextPage endCursor }} in the query "
+        "and set pagination_path to where it is.",
+    )
+
+
 # --- OML510-OML516 -------------------------------------------------------------------------------
 
 def file_problem(shown: str, hint: str) -> RuntimeProblem:
     """OML510: a file a step reads is not there."""
     return RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+
+
+def no_directory_problem(shown: str) -> RuntimeProblem:
+    """OML510: a writer's file would go into a folder that is not there, and create_dirs is off."""
+    return RuntimeProblem("OML510", f"the directory of {shown} does not exist", "create it, or set create_dirs: true")
 
 
 def unconfigured_problem(reference: str, family: str, alias: str) -> RuntimeProblem:
@@ -166,6 +282,18 @@ def key_problem(keys: list[str], columns: list[str]) -> RuntimeProblem:
         "set the key to columns the rows have, with a primary key or unique index on them in the target")
 
 
+def keys_needed_problem(mode: str, table: object) -> RuntimeProblem:
+    """OML512: a write mode that matches rows by key, on a step that names no key."""
+    return RuntimeProblem("OML512", f"write_mode '{mode}' needs primary_key: the key column(s) of '{table}'",
+                          "Set primary_key to the column (or list of columns) that identifies a row.")
+
+
+def key_not_in_input_problem(key: str, component: str, names: list[str]) -> RuntimeProblem:
+    """OML512: a key column the step's input does not have."""
+    return RuntimeProblem("OML512", f"key column '{key}' is not in the input of the {component} step",
+                          f"The input's columns are: {listing(names)}.")
+
+
 def unique_key_problem(table: str, keys: list[str], field: str) -> RuntimeProblem:
     """OML512: the target has no primary key or unique index on the upsert's key columns."""
     return RuntimeProblem(
@@ -181,10 +309,43 @@ REJECTION_HINTS = {  # the kind of constraint -> what fixes the rows
 }
 
 
+def driver_warning(text: str) -> RuntimeProblem:
+    """OML513: a warning a driver gave in its own words, with no hint."""
+    return RuntimeProblem("OML513", text, "")
+
+
+def empty_sample_problem(described: str, joins: bool) -> RuntimeProblem:
+    """OML513: on samples, a transform found no rows in inputs that have some (`described`: each
+    input's rows); it speaks of keys only for a join."""
+    if joins:
+        return RuntimeProblem(
+            "OML513", f"the transform returned no rows from sampled inputs ({described}); "
+                      "the samples may share no keys",
+            "sample more rows (--sample 1000), or filter the driving table's query so that the samples match")
+    return RuntimeProblem(
+        "OML513", f"the transform returned no rows from sampled inputs ({described}); "
+                  "none of the sampled rows met its conditions",
+        "sample more rows (--sample 1000); if the full run should keep rows, check the values its conditions "
+        "compare with")
+
+
 def rejected_problem(detail: str, constraint: str = "") -> RuntimeProblem:
     """OML514: the target refused the rows (`constraint`: unique, not_null, foreign_key or check)."""
     fix = REJECTION_HINTS.get(constraint, "correct or leave out the offending rows in a transform step")
     return RuntimeProblem("OML514", f"the target rejected the rows: {detail}", f"{fix}; nothing was kept")
+
+
+def invalid_response_problem(where: str, what: str, hint: str) -> RuntimeProblem:
+    """OML515: an API's answer at `where` is not what its component reads (`what` says how)."""
+    return RuntimeProblem("OML515", f"invalid API response from {where}: {what}", hint)
+
+
+def unloadable_record_problem(number: int | None, why: str) -> RuntimeProblem:
+    """OML515: record `number` (or some record) of an API's answer cannot be loaded into the engine."""
+    which = f"record {number:,}" if number is not None else "a record"
+    return RuntimeProblem("OML515", f"invalid API response: {which} cannot be loaded: {why}",
+                          "Ask the API for fewer fields or smaller records (its own parameters in params), "
+                          "or point data_path at the part of the record you need.")
 
 
 def no_driver_problem(component: str, runnable: list[str]) -> RuntimeProblem:
@@ -192,6 +353,12 @@ def no_driver_problem(component: str, runnable: list[str]) -> RuntimeProblem:
     return RuntimeProblem(
         "OML516", f"no runtime driver for the component {component}",
         f"its spec validates, but osiris run can run only: {listing(runnable)}", value=component)
+
+
+def spark_transform_problem(processor: str, component: str) -> RuntimeProblem:
+    """OML516: a transform of another component than the one the Spark engine runs."""
+    return RuntimeProblem("OML516", f"the Spark engine runs transforms of {processor} only",
+                          "run this pipeline on the DuckDB engine", value=component)
 
 
 # --- OML519-OML521 -------------------------------------------------------------------------------
@@ -222,6 +389,24 @@ def setting_problem(message: str, hint: str, value: object = None) -> RuntimePro
     return RuntimeProblem("OML521", message, hint, value=value)
 
 
+# --- OML524, OML535: paging -----------------------------------------------------------------------
+
+def paging_unended_problem(where: str, limit: int) -> RuntimeProblem:
+    """OML524: paging of `where` went on past the default max_pages."""
+    return RuntimeProblem(
+        "OML524",
+        f"paging of {where} did not end after {limit:,} pages (the default max_pages)",
+        "If the API really has more pages, set max_pages to a larger number (0 reads every page); "
+        "if not, check the paging settings: the API may be sending the same pages under new cursors.",
+        value=limit)
+
+
+def paging_stalled_problem(where: str, what: str, check: str, pages: int) -> RuntimeProblem:
+    """OML535: paging of `where` stopped after `pages` pages for `what`; `check` says which setting."""
+    return RuntimeProblem("OML535", f"paging of {where} did not advance: {what}, so the rest of the data cannot "
+                                    "be read", check, value=pages)
+
+
 # --- OML526 --------------------------------------------------------------------------------------
 
 def memory_problem(cap_mb: int) -> RuntimeProblem:
@@ -233,6 +418,32 @@ def memory_problem(cap_mb: int) -> RuntimeProblem:
         "rows this wide do not fit a sort or a write under the cap: leave out wide columns the step does not "
         "need, or sort and write them in a later step; or raise run.memory_limit, or lower run.threads "
         "(docs/run.md, memory); nothing was written")
+
+
+# --- OML527-OML528: the Spark engine --------------------------------------------------------------
+
+def spark_unavailable_problem(detail: str, hint: str) -> RuntimeProblem:
+    """OML527: the Spark engine did not start, or lacks a JDBC driver (`detail` says which)."""
+    return RuntimeProblem("OML527", f"the Spark engine {detail}", hint)
+
+
+def spark_not_started_problem(detail: str) -> RuntimeProblem:
+    """OML527: the Spark engine could not start (no Java, a master it cannot reach)."""
+    return spark_unavailable_problem(f"did not start: {detail}",
+                                     "check run.spark.master (osiris config show) and that Java 17 or newer is installed")
+
+
+def spark_job_problem(detail: str) -> RuntimeProblem:
+    """OML528: a Spark job failed in a way no other code names."""
+    return RuntimeProblem("OML528", f"the Spark job failed: {detail}",
+                          "run again with OSIRIS_DEBUG=1 set to see Spark's own log")
+
+
+def spark_analysis_problem(detail: str) -> RuntimeProblem:
+    """OML414: Spark's analyser refused a transform for a reason other than a name it does not know."""
+    return RuntimeProblem("OML414", f"Spark's analyser refused the transform: {detail}",
+                          "rewrite the query in SQL both engines share (docs/spark.md, what differs), "
+                          "or run this pipeline on the DuckDB engine")
 
 
 # --- OML532-OML533: every run ends ----------------------------------------------------------------
@@ -301,10 +512,32 @@ def unreadable_csv_problem(shown: str, detail: str) -> RuntimeProblem:
     return RuntimeProblem("", f"cannot read {shown} as CSV: {detail}", "check that the file is a CSV file with a header row")
 
 
+def api_problem(code: str, message: str, hint: str, status: int | None = None) -> RuntimeProblem:
+    """A problem an HTTP step met (its code chosen by the client: the server refused, answered an error,
+    or sent what is not JSON); `message` and `hint` already masked, `status` the HTTP status."""
+    return RuntimeProblem(code, message, hint, value=status)
+
+
 def no_endpoint_problem() -> RuntimeProblem:
     """OML521: a GraphQL connection without its endpoint."""
     return RuntimeProblem("OML521", "the connection has no endpoint",
                           "set endpoint: https://.../graphql for the connection in .osiris.yaml")
+
+
+# --- OML537-OML538: a step's checks ----------------------------------------------------------------
+
+def checks_failed_problem(failed: list[str]) -> RuntimeProblem:
+    """OML537: every error-level check that failed, in one line; nothing was written."""
+    return RuntimeProblem(
+        "OML537", f"check{'s' if len(failed) > 1 else ''} failed: {'; '.join(failed)}",
+        "the rows did not pass the step's checks, so nothing was written; fix the source or the query, or make "
+        "the check level: warning (docs/run-again.md)")
+
+
+def check_warning(outcome: str) -> RuntimeProblem:
+    """OML538: a warning-level check that failed; the run went on."""
+    return RuntimeProblem("OML538", f"check {outcome}",
+                          "the run went on (level: warning); look at the source or the query before trusting these rows")
 
 
 # --- OML539: an empty answer's columns ------------------------------------------------------------

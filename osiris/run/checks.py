@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from osiris.oml.checks import Check, check_query, read_checks
 from osiris.oml.values import Config
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, check_warning, checks_failed_problem
 from osiris.text_table import count_rows
 from osiris.trust.engine_words import filtered
 from osiris.trust.sql import refuse_unlisted
@@ -50,19 +50,16 @@ def run_checks(con: duckdb.DuckDBPyConnection, table: str, step: Config, rows: i
         if outcome is None:
             continue
         if check.level == "warning" and not outcome.endswith(_BROKEN):  # a check that cannot run is never a warning
-            warnings.append(RuntimeProblem("OML538", f"check {outcome}", _WARNING_HINT))
+            warnings.append(check_warning(outcome))
         else:
             failed.append(outcome)
     if not failed:
         return None, warnings
-    return RuntimeProblem(CHECK_FAILED, f"check{'s' if len(failed) > 1 else ''} failed: {'; '.join(failed)}", _HINT), warnings
+    return checks_failed_problem(failed), warnings
 
 
 CHECK_FAILED = "OML537"
 _BROKEN = "; the check cannot run"
-_WARNING_HINT = "the run went on (level: warning); look at the source or the query before trusting these rows"
-_HINT = ("the rows did not pass the step's checks, so nothing was written; fix the source or the query, or make "
-         "the check level: warning (docs/run-again.md)")
 
 
 def _outcome(con: duckdb.DuckDBPyConnection, table: str, check: Check, rows: int, columns: list[str], sample: int | None) -> str | None:

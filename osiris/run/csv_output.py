@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from osiris.oml.values import Config
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, unencodable_problem
 from osiris.run.drivers.sql_types import is_nested
 from osiris.run.spool import quote_ident
 from osiris.trust.duckdb_sql import literal as literal  # re-exported: drivers quote with it
@@ -104,11 +104,7 @@ class CsvFormat:
 
     def _unencodable(self, text: str, at: int, line: int) -> RuntimeProblem:
         char = text[at]
-        return RuntimeProblem(
-            "OML504", f"a value does not fit the file's encoding {self.encoding}: {char!r} (U+{ord(char):04X}) "
-                      f"on line {line + text.count(chr(10), 0, at)} of the file",
-            "set encoding: utf-8 (the default) or utf-16, or replace the character in a duckdb.processor step "
-            "before this one; nothing was written")
+        return unencodable_problem(self.encoding, char, line + text.count(chr(10), 0, at))
 
 
 def _texts(path: Path, header: str | None) -> Iterator[str]:

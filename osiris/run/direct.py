@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from osiris.problems import unwritable_file_problem
 from osiris.run.driver import RuntimeProblem, StepContext
 
 
@@ -115,9 +116,7 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
         except Fallback:
             return None
         except OSError as error:
-            raise Failed(writer.step_id, RuntimeProblem(
-                "OML503", f"cannot write {writer.config['path']}: {error.strerror or error}",
-                "check the free space and the permissions of the folder it goes to")) from None
+            raise Failed(writer.step_id, unwritable_file_problem(writer.config['path'], str(error.strerror or error))) from None
         except Exception as error:
             raise Failed(reader.step_id, DRIVER.problem(error, conn, reader.config, reader.secrets)) from None
     reader.progress(rows)

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, api_problem
 from osiris.run.http_deadline import Deadline, deadline_transport
 from osiris.secrets.names import MASK
 from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
@@ -355,7 +355,7 @@ class HttpClient:
 
         Text a server wrote (an error body, GraphQL errors) goes through `server_text` first.
         """
-        return RuntimeProblem(code, self._mask(message), self._mask(hint), value=status)
+        return api_problem(code, self._mask(message), self._mask(hint), status)
 
     def server_text(self, text: str, limit: int = BODY_SNIPPET) -> str:
         """A server's words for a message: one line, every kind of secret masked, then shortened

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, TypeAlias, TypeVar
 
 from osiris.oml.values import Value
+from osiris.problems import invalid_response_problem, no_records_problem, unloadable_record_problem
 from osiris.run.counts import first_value
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.http import safe_url
 from osiris.run.json_numbers import settle_columns, spool_form
 from osiris.run.json_stream import JsonText, Missing, missing
@@ -62,7 +63,7 @@ def records_at(body: Value, path: str, where: str) -> list[Record]:
         return [dict(value)]
     if isinstance(value, list):
         return [dict(item) if isinstance(item, Mapping) else {"value": item} for item in value]
-    raise no_records(path, where, describe_keys(body))
+    raise no_records_problem(path, where, describe_keys(body))
 
 
 class Page:
@@ -108,9 +109,9 @@ class Page:
                 keys = self._read(JsonText.keys)
                 shape = (f"The response's top-level keys are: {listing(sorted(map(str, keys))) or '(none)'}."
                          if keys is not None else "The response is not an object.")
-                raise no_records(data_path, self.where, shape) from None
-            raise RuntimeProblem("OML515", f"invalid API response from {self.where}: {error.reason('JSON')}",
-                                 "Check base_url and endpoint: they must name a JSON API.") from None
+                raise no_records_problem(data_path, self.where, shape) from None
+            raise invalid_response_problem(self.where, error.reason('JSON'),
+                                           "Check base_url and endpoint: they must name a JSON API.") from None
 
     def _read(self, how: Callable[[JsonText], T]) -> T | None:
         """What `how` reads of the body on disk; None when it is not JSON there."""
@@ -128,14 +129,6 @@ def _file_digest(file: IO[bytes]) -> str:
     while chunk := file.read(1 << 20):
         digest.update(chunk)
     return digest.hexdigest()
-
-
-def no_records(path: str, where: str, shape: str) -> RuntimeProblem:
-    """OML509: nothing list- or object-shaped at `path`; `shape` says what the body holds (its
-    top-level keys, never its values)."""
-    shown = f"'{path}'" if path else "'' (the whole body)"
-    return RuntimeProblem("OML509", f"no records at data_path {shown} in the response of {where}",
-                          f"{shape} Set data_path to the dotted path of the list of records.")
 
 
 def describe_keys(body: Value) -> str:
@@ -190,9 +183,9 @@ class RecordSpool:
             try:
                 line = record_line(form)
             except JsonTextError as error:
-                raise _record_problem(self.count + 1, str(error)) from None
+                raise unloadable_record_problem(self.count + 1, str(error)) from None
             if len(line) > MAX_RECORD_BYTES:
-                raise _record_problem(self.count + 1, f"it is {len(line) / (1 << 20):.1f} MiB of JSON, more than "
+                raise unloadable_record_problem(self.count + 1, f"it is {len(line) / (1 << 20):.1f} MiB of JSON, more than "
                                                       f"the {MAX_RECORD_BYTES >> 20} MiB a record may be")
             try:
                 self._file.write(line + "\n")
@@ -247,26 +240,19 @@ class RecordSpool:
             con.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {source})", [str(self.path)])
         except duckdb.InvalidInputException as error:
             if "recursion depth" in str(error):
-                raise _record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
+                raise unloadable_record_problem(None, f"it nests deeper than the {DUCKDB_MAX_DEPTH} levels DuckDB reads") from None
             raise
         except duckdb.NotImplementedException as error:
             twin = _DUPLICATE_NAME.search(str(error))
             if twin is None:
                 raise
-            raise _record_problem(None, f"it has two keys spelt '{twin.group(1)}' but for upper and lower case, "
+            raise unloadable_record_problem(None, f"it has two keys spelt '{twin.group(1)}' but for upper and lower case, "
                                         "which the engine's columns cannot tell apart") from None
         finally:
             con.execute(f"SET threads = {int(threads)}")
 
 
 _DUPLICATE_NAME = re.compile(r'Duplicate name "([^"]*)"')
-
-
-def _record_problem(number: int | None, why: str) -> RuntimeProblem:
-    which = f"record {number:,}" if number is not None else "a record"
-    return RuntimeProblem("OML515", f"invalid API response: {which} cannot be loaded: {why}",
-                          "Ask the API for fewer fields or smaller records (its own parameters in params), "
-                          "or point data_path at the part of the record you need.")
 
 
 def read_pages(pages: Iterator[list[Record]], ctx: StepContext, spool: RecordSpool) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from osiris.oml.values import Config, Value
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, paging_stalled_problem, paging_unended_problem
 from osiris.run.fields import optional_integer
 
 DEFAULT_MAX_PAGES = 1000
@@ -31,12 +31,6 @@ def digest(value: object) -> bytes | None:
     except RecursionError:
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-
-def no_advance(where: str, what: str, check: str, pages: int) -> RuntimeProblem:
-    """OML535: paging of `where` stopped after `pages` pages for `what`; `check` says which setting."""
-    return RuntimeProblem("OML535", f"paging of {where} did not advance: {what}, so the rest of the data cannot "
-                                    "be read", check, value=pages)
 
 
 class PageGuard:
@@ -75,7 +69,7 @@ class PageGuard:
         return self.may_continue()
 
     def _no_advance(self, what: str) -> RuntimeProblem:
-        return no_advance(self.where, what, self.check, self.pages)
+        return paging_stalled_problem(self.where, what, self.check, self.pages)
 
     def may_continue(self) -> bool:
         """Whether another page may be requested after the ones read (max_pages)."""
@@ -83,12 +77,7 @@ class PageGuard:
             return True
         if self.chosen:
             return False
-        raise RuntimeProblem(
-            "OML524",
-            f"paging of {self.where} did not end after {self.limit:,} pages (the default max_pages)",
-            "If the API really has more pages, set max_pages to a larger number (0 reads every page); "
-            "if not, check the paging settings: the API may be sending the same pages under new cursors.",
-            value=self.limit)
+        raise paging_unended_problem(self.where, self.limit)
 
     def _first_seen(self, what: str, value: Value, page: int) -> int | None:
         """The page recorded for `value` before; None (and `page` recorded) the first time."""

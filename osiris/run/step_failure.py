@@ -7,7 +7,7 @@ import sys
 import time
 
 from osiris.errors import where_raised
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, internal_problem, restated, system_problem
 from osiris.run.problems import masked, out_of_memory, redacted
 from osiris.run.results import RunListener, StepResult
 
@@ -26,16 +26,13 @@ def unmapped(error: Exception, component: str, secrets: tuple[str, ...]) -> Runt
     if duckdb is not None and isinstance(error, duckdb.OutOfMemoryException):
         return out_of_memory(error)
     if isinstance(error, OSError):
-        return RuntimeProblem("OML503", f"the {component} driver stopped: {redacted(error.strerror or error, secrets)}",
-                              "check the free space, the permissions and the paths this step uses")
-    return RuntimeProblem("OML105", f"the {component} driver stopped at an internal error ({where_raised(error)})",
-                          "this is a bug in Osiris, not in the pipeline: please report it with this line")
+        return system_problem(component, redacted(error.strerror or error, secrets))
+    return internal_problem(component, where_raised(error))
 
 
 def clean(problem: RuntimeProblem, secrets: tuple[str, ...]) -> RuntimeProblem:
     """Drivers redact and withhold values; this is the second lock on the door."""
-    return RuntimeProblem(problem.code, masked(problem.message, secrets), masked(problem.hint, secrets),
-                          value=problem.value)
+    return restated(problem, masked(problem.message, secrets), masked(problem.hint, secrets))
 
 
 def since(started: float) -> float:

@@ -7,7 +7,8 @@ import re
 from typing import Any
 
 from osiris.run.counts import row_count
-from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
+from osiris.problems import driver_warning, empty_sample_problem
+from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.problems import input_without_table_problem
 from osiris.run.results import RunOptions, StepResult
 from osiris.run.spool import quote_ident
@@ -32,7 +33,7 @@ def prepare_inputs(con: Any, ctx: StepContext) -> None:
 def finish_step(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepContext, options: RunOptions) -> None:
     result.status = "ok"
     result.rows_in, result.rows_out = outcome.rows_in, outcome.rows_out
-    result.warnings = [RuntimeProblem("OML513", w, "") if isinstance(w, str) else w for w in outcome.warnings]
+    result.warnings = [driver_warning(w) if isinstance(w, str) else w for w in outcome.warnings]
     produced = ctx.as_view or has_table(con, ctx.output_table)  # a fused read's view: its columns are known
     known = current() if result.mode != "read" else None  # a source's own columns are its schema
     if produced:
@@ -72,17 +73,7 @@ def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
     if counts and not all(counts.values()):
         return
     described = ", ".join(f"{step_id}: {count_rows(count)}" for step_id, count in counts.items()) or "sampled inputs"
-    if joins:
-        result.warnings.append(RuntimeProblem(
-            "OML513", f"the transform returned no rows from sampled inputs ({described}); "
-                      "the samples may share no keys",
-            "sample more rows (--sample 1000), or filter the driving table's query so that the samples match"))
-        return
-    result.warnings.append(RuntimeProblem(
-        "OML513", f"the transform returned no rows from sampled inputs ({described}); "
-                  "none of the sampled rows met its conditions",
-        "sample more rows (--sample 1000); if the full run should keep rows, check the values its conditions "
-        "compare with"))
+    result.warnings.append(empty_sample_problem(described, joins))
 
 
 def has_table(con: Any, name: str) -> bool:

@@ -12,21 +12,21 @@ import re
 from osiris.oml.values import Config
 from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count, scanned_rows
+from osiris.problems import engine_table_problem, no_engine_count_problem, nothing_to_discover_problem
 from osiris.run.problems import (
     masked,
-    names_hint,
     out_of_memory,
     quoted_name,
     redacted,
     sql_problem,
     type_problem,
+    unknown_column_problem,
 )
 from osiris.run.spool import quote_ident
 from osiris.trust.disclosure import conversion_problem
 from osiris.trust.sandbox import refused
 
 _TABLE_NAME = re.compile(r"with name (\S+) does not exist")
-NO_ENGINE_COUNT = "OML105"  # internal: the fused read is run apart instead (osiris.run.fused), never shown
 
 
 class DuckDBDriver:
@@ -54,15 +54,14 @@ class DuckDBDriver:
         except duckdb.Error as error:
             raise sql_problem(redacted(error, ctx.secrets)) from None
         if fused and scanned is None:
-            raise RuntimeProblem(NO_ENGINE_COUNT, "DuckDB counted no single scan of the fused read", "")
+            raise no_engine_count_problem()
         rows = row_count(ctx.con, ctx.output_table)
         rows_in = sum(row_count(ctx.con, t) for s, t in ctx.input_tables.items() if s not in fused) + (scanned or 0)
         ctx.progress(rows)
         return StepOutcome(rows_in=rows_in, rows_out=rows)
 
     def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
-        raise RuntimeProblem("OML503", "duckdb.processor has nothing to discover",
-                             "discover the connections its inputs read from")
+        raise nothing_to_discover_problem("duckdb.processor", "discover the connections its inputs read from")
 
 
 def _run_counting(ctx: StepContext, statement: str) -> int | None:
@@ -98,9 +97,7 @@ def _unknown_table(ctx: StepContext, error: Exception) -> RuntimeProblem:
     known = [r[0] for r in ctx.con.execute(
         "SELECT table_name FROM duckdb_tables() UNION SELECT view_name FROM duckdb_views() "
         "WHERE NOT internal").fetchall()]
-    return RuntimeProblem("OML501", f'table "{wrong}" does not exist in the engine',
-                          names_hint("table", wrong, known).replace("the database knows", "the engine has"),
-                          value=wrong)
+    return engine_table_problem(wrong, known)
 
 
 def _unknown_column(ctx: StepContext, error: Exception) -> RuntimeProblem:
@@ -110,8 +107,7 @@ def _unknown_column(ctx: StepContext, error: Exception) -> RuntimeProblem:
     wrong = quoted_name(text)
     known = [str(row[0]) for table in ctx.input_tables.values()
              for row in ctx.con.execute(f"DESCRIBE {quote_ident(table)}").fetchall()]
-    return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, known),
-                          value=wrong)
+    return unknown_column_problem(wrong, known)
 
 
 DRIVER = DuckDBDriver()

@@ -27,6 +27,7 @@ from osiris.run.counts import row_count
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import mapping, optional_integer, texts
+from osiris.problems import no_directory_problem, unknown_dtype_column_problem, unreadable_file_problem
 from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
@@ -164,8 +165,7 @@ def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
         if ctx.sample is None:
             files.make_folders(target, shown)
     elif not target.parent.is_dir():
-        raise RuntimeProblem("OML510", f"the directory of {shown} does not exist",
-                             "create it, or set create_dirs: true")
+        raise no_directory_problem(shown)
     return target
 
 
@@ -217,20 +217,17 @@ def _read_problem(shown: str, config: Config, text: str) -> RuntimeProblem:
     if unknown:
         name = unknown.group(1).strip("\"'")
         instead = PANDAS_TYPES.get(name.lower())
-        return RuntimeProblem(
-            "OML503", f"cannot read {shown} as CSV: dtype names the type '{name}', which DuckDB does not know",
+        return unreadable_file_problem(
+            shown, f"dtype names the type '{name}', which DuckDB does not know",
             (f"write {instead} for '{name}'; " if instead else "") + f"dtype takes DuckDB type names: {DUCKDB_TYPE_NAMES}",
             value=name)
     if "COLUMN_TYPES error" in text:  # DuckDB's text withholds the names: they are the step's own
         typed = sorted(mapping(config, "dtype"))
-        return RuntimeProblem(
-            "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
-            "correct the names in dtype to the file's header; without a header (header: false) the columns "
-            "are column0, column1, ...")
+        return unknown_dtype_column_problem(shown, typed)
     detail = conversion_problem(text)  # DuckDB's words: filtered there (docs/security.md)
     hint = ("set dtype for that column to a type its values fit (VARCHAR reads anything), or clean the file"
             if "does not convert" in detail else "check delimiter, header and encoding for this file")
-    return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint)
+    return unreadable_file_problem(shown, detail, hint)
 
 
 def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str:

@@ -18,7 +18,8 @@ from collections.abc import Iterator, Mapping
 
 from osiris.oml.incremental import with_request_value
 from osiris.oml.values import Config, Value
-from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.problems import no_page_info_problem
+from osiris.run.driver import Family, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
 from osiris.run.fields import mapping
@@ -101,12 +102,7 @@ def _next_cursor(payload: Value, config: Config, where: str) -> Value:
     path = str(config.get("pagination_path") or "data.pageInfo")
     info = dig(payload, path)
     if not isinstance(info, Mapping):
-        raise RuntimeProblem(
-            "OML509",
-            f"no pageInfo object at pagination_path '{path}' in the response of {where}",
-            f"{describe_keys(payload)} Ask for pageInfo {{ hasNextPage endCursor }} in the query "
-            "and set pagination_path to where it is.",
-        )
+        raise no_page_info_problem(path, where, describe_keys(payload))
     has_next = info.get(str(config.get("pagination_has_next_field") or "hasNextPage"))
     cursor = info.get(str(config.get("pagination_cursor_field") or "endCursor"))
     return cursor if has_next and cursor not in (None, "") else None

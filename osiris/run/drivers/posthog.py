@@ -35,15 +35,20 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 from osiris.oml.values import Config, Value
+from osiris.problems import (
+    invalid_response_problem,
+    not_a_datetime_problem,
+    paging_stalled_problem,
+    unknown_data_type_problem,
+)
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.fields import integer, texts
 from osiris.run.json_records import Record, RecordSpool, describe_keys, read_pages, spooled_outcome
-from osiris.run.paging import no_advance
 from osiris.run.problems import setting_problem
-from osiris.suggest import did_you_mean, listing
+from osiris.suggest import did_you_mean
 
 BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
 DEFAULT_DAYS = 30  # how far back events and sessions are read without initial_since
@@ -90,9 +95,7 @@ class PostHogDriver:
         """Each data type's columns and PostHog types, from a `LIMIT 0` query (which proves the key)."""
         for name in tables or []:
             if name not in DATA_TYPES:
-                raise RuntimeProblem("OML501", f"unknown PostHog data type '{name}'",
-                                     f"posthog.extractor reads: {listing(list(DATA_TYPES))}"
-                                     f"{did_you_mean(name, DATA_TYPES)}", value=name)
+                raise unknown_data_type_problem(name, "posthog.extractor", list(DATA_TYPES))
         with client_for(config, ()) as client:
             url = query_url(config)
             return [_describe(client, url, config, name) for name in tables or list(DATA_TYPES)]
@@ -141,9 +144,7 @@ def time_window(config: Config) -> tuple[datetime, datetime]:
     try:
         since = datetime.fromisoformat(str(given).strip())
     except ValueError:
-        raise RuntimeProblem("OML504", f"initial_since '{given}' is not an ISO 8601 date and time",
-                             "write it like 2024-01-01T00:00:00Z (a time without a zone is taken as UTC)",
-                             value=given) from None
+        raise not_a_datetime_problem("initial_since", given) from None
     return (since.replace(tzinfo=UTC) if since.tzinfo is None else since.astimezone(UTC)), until
 
 
@@ -209,7 +210,7 @@ class Read:
         else:
             return following
         first, second = self.kind.key
-        raise no_advance(safe_url(url), why, f"rows are paged by {first}, then {second}: every row needs both, and "
+        raise paging_stalled_problem(safe_url(url), why, f"rows are paged by {first}, then {second}: every row needs both, and "
                          f"each page must start after the last row read (rows with a greater {first}, or the "
                          f"same {first} and a greater {second}); check that region and custom_base_url name a "
                          "PostHog whose query API applies the query's WHERE and ORDER BY", pages)
@@ -333,13 +334,13 @@ def rows(payload: Value, url: str) -> list[Record]:
     results = payload.get("results") if isinstance(payload, Mapping) else None
     columns = payload.get("columns") if isinstance(payload, Mapping) else None
     if not isinstance(results, list) or not isinstance(columns, list):
-        raise RuntimeProblem("OML515", f"invalid API response from {safe_url(url)}: no 'results' and 'columns' lists",
-                             f"{describe_keys(payload)} Check region and custom_base_url: they must name a "
-                             "PostHog, whose query API answers with both.")
+        raise invalid_response_problem(safe_url(url), "no 'results' and 'columns' lists",
+                                       f"{describe_keys(payload)} Check region and custom_base_url: they must name a "
+                                       "PostHog, whose query API answers with both.")
     names = [str(name) for name in columns]
     if any(not isinstance(row, list) or len(row) != len(names) for row in results):
-        raise RuntimeProblem("OML515", f"invalid API response from {safe_url(url)}: a row does not match "
-                                       f"the {len(names)} columns", "Check region and custom_base_url.")
+        raise invalid_response_problem(safe_url(url), f"a row does not match the {len(names)} columns",
+                                       "Check region and custom_base_url.")
     return [dict(zip(names, row, strict=True)) for row in results]
 
 

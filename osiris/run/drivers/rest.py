@@ -28,7 +28,8 @@ from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_fo
 from osiris.run.fields import mapping, optional_integer
 from osiris.run.json_records import Page, Record, RecordSpool, read_pages, records_at, spooled_outcome
 from osiris.run.json_stream import missing
-from osiris.run.paging import PageGuard, no_advance
+from osiris.problems import paging_stalled_problem
+from osiris.run.paging import PageGuard
 from osiris.secrets.names import is_secret_key
 
 if TYPE_CHECKING:
@@ -179,12 +180,12 @@ def _next_link(response: httpx.Response, url: str, guard: PageGuard) -> str:
         return ""
     joined = join_url(response, link)
     if joined is None:
-        raise no_advance(guard.where, f"the next link after page {guard.pages} is not a URL", guard.check,
+        raise paging_stalled_problem(guard.where, f"the next link after page {guard.pages} is not a URL", guard.check,
                          guard.pages)
     target = str(joined)
     here, there = urlsplit(url), urlsplit(target)
     if (here.scheme, here.netloc) != (there.scheme, there.netloc):
-        raise no_advance(guard.where, f"the next page after page {guard.pages} is on another site "
+        raise paging_stalled_problem(guard.where, f"the next page after page {guard.pages} is on another site "
                                       f"({safe_url(target)}), which is not followed", guard.check, guard.pages)
     return target
 

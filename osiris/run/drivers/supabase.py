@@ -38,6 +38,7 @@ from urllib.parse import quote
 
 from osiris.oml.incremental import incremental_of
 from osiris.oml.values import Config, Scalar
+from osiris.problems import key_not_in_input_problem, keys_needed_problem, uncreatable_target_problem
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.drivers import postgres
@@ -279,10 +280,9 @@ def _cannot_create(config: Config, columns: list[tuple[str, str]], keys: list[st
               "project's Postgres connection" if http_sql else
               "create_if_missing needs the project's Postgres connection to create it")
     fix = "use ddl_channel: auto with pg_dsn" if http_sql else "add pg_dsn"
-    return RuntimeProblem("OML501", f"table '{table}' does not exist, and {reason}",
-                          f"{fix} (or host, port, database, user and password) in the step's supabase connection, "
-                          f"or create it in the Supabase SQL editor: {create_table_sql(config, columns, keys)}",
-                          value=table)
+    return uncreatable_target_problem(
+        table, reason, f"{fix} (or host, port, database, user and password) in the step's supabase connection, "
+                       f"or create it in the Supabase SQL editor: {create_table_sql(config, columns, keys)}")
 
 
 def create_table_sql(config: Config, columns: list[tuple[str, str]], keys: list[str]) -> str:
@@ -295,12 +295,10 @@ def _check_keys(config: Config, mode: str, keys: list[str], names: list[str]) ->
     """Fail before anything is written when the mode lacks keys or the input lacks a key column."""
     table = config["table"]
     if mode in ("upsert", "replace") and not keys:
-        raise RuntimeProblem("OML512", f"write_mode '{mode}' needs primary_key: the key column(s) of '{table}'",
-                             "Set primary_key to the column (or list of columns) that identifies a row.")
+        raise keys_needed_problem(mode, table)
     missing = [k for k in keys if k not in names]
     if missing:
-        raise RuntimeProblem("OML512", f"key column '{missing[0]}' is not in the input of the supabase.writer step",
-                             f"The input's columns are: {listing(names)}.")
+        raise key_not_in_input_problem(missing[0], "supabase.writer", names)
 
 
 def _check_target(client: HttpClient, config: Config, keys: list[str], names: list[str]) -> None:

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.connections import resolve_step_config
+from osiris.problems import spark_inputs_problem, spark_transform_problem
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.deadline import RunLimit, not_started
 from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _pending, _since
 from osiris.run.interrupts import Interrupts
 from osiris.run.checks import CHECK_FAILED, checked_first
-from osiris.run.problems import deadline_problem
+from osiris.run.problems import deadline_problem, input_without_table_problem
 from osiris.run.spark import bridge, engine_columns, errors, files, jdbc
 from osiris.run.spark.checks import run_checks_on
 from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
@@ -157,7 +158,7 @@ class _Runner:
     def plan(self, step: _Step, steps: dict[str, _Step]) -> None:
         writers = [n for n in step.inputs if steps[n].result.mode == "write"] if reads_inputs(step.raw) else []
         if writers:
-            step.problem = _no_table(writers[0])
+            step.problem = input_without_table_problem(writers[0])
         if step.problem or any(steps[n].problem for n in step.inputs):
             return  # it fails, or is skipped, when the steps run
         try:
@@ -200,8 +201,7 @@ class _Runner:
         from pyspark.errors import AnalysisException
 
         if step.result.component != PROCESSOR:
-            raise RuntimeProblem("OML516", f"the Spark engine runs transforms of {PROCESSOR} only",
-                                 "run this pipeline on the DuckDB engine", value=step.result.component)
+            raise spark_transform_problem(PROCESSOR, step.result.component)
         for step_id in step.inputs:
             self._view(steps[step_id], table_name(step_id))
         self.spark.catalog.dropTempView("input_df")
@@ -296,12 +296,11 @@ class _Runner:
 
     def _write(self, step: _Step, steps: dict[str, _Step]) -> int:
         if len(step.inputs) != 1:
-            raise RuntimeProblem("OML503", f"a writer writes one input, but this step has {len(step.inputs)}",
-                                 "join or union the inputs in a duckdb.processor step first")
+            raise spark_inputs_problem(len(step.inputs))
         (source,) = step.inputs
         frame = steps[source].frame
         if frame is None:
-            raise _no_table(source)
+            raise input_without_table_problem(source)
         rows = steps[source].result.rows_out
         component, family = step.result.component, jdbc.family_of(step.result.component)
         if component == "filesystem.csv_writer":
@@ -406,7 +405,3 @@ def _checked_spark_sql(query: str, inputs: list[str]) -> str:
     return text
 
 
-def _no_table(source: str) -> RuntimeProblem:
-    return RuntimeProblem(
-        "OML501", f"its input '{source}' leaves no table to read (a writer has no output)",
-        "name the step whose rows this one takes: needs: [<that step's id>] (docs/run.md, step order)", value=source)

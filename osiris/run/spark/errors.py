@@ -10,11 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from osiris.problems import (
+    engine_table_problem,
+    spark_analysis_problem,
+    spark_job_problem,
+    spark_not_started_problem,
+    spark_unavailable_problem,
+    unknown_column_problem,
+)
 from osiris.run.driver import RuntimeProblem
 from osiris.run.problems import (
     auth_problem,
     connect_problem,
-    names_hint,
     permission_problem,
     redacted,
     rejected_problem,
@@ -22,7 +29,6 @@ from osiris.run.problems import (
     type_problem,
 )
 
-ENGINE_UNAVAILABLE, JOB_FAILED = "OML527", "OML528"
 _CLASS_NAME = re.compile(r"\b(?:[a-z][a-z0-9_]*\.)+[A-Z][A-Za-z0-9_$]*(?:Exception|Error)\b:?\s*")
 _NOISE = re.compile(r"\s*(SQLSTATE: \w+|Error Code: \d+|\(SQLSTATE [^)]*\))\.?")
 _QUOTED_VALUE = re.compile(r"'[^']*'")
@@ -52,8 +58,8 @@ def problem_from(error: BaseException, family: str, config: dict[str, object], s
     if "password authentication failed" in lowered or "access denied for user" in lowered:
         return auth_problem(family, config.get("user"), "password authentication failed")
     if "classnotfoundexception" in lowered and family:  # a driver jar named in run.spark.conf that is not there
-        return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine has no JDBC driver for {family}: {text}",
-                              "name the driver's jar in run.spark.jars (docs/spark.md, JDBC)")
+        return spark_unavailable_problem(f"has no JDBC driver for {family}: {text}",
+                                         "name the driver's jar in run.spark.jars (docs/spark.md, JDBC)")
     if "connection refused" in lowered or "could not connect" in lowered or "socket fail to connect" in lowered:
         return connect_problem(family, config.get("host"), config.get("port"), "connection refused")
     if "permission denied" in lowered or "command denied" in lowered:
@@ -65,8 +71,7 @@ def problem_from(error: BaseException, family: str, config: dict[str, object], s
         return type_problem(_QUOTED_VALUE.sub("'…'", text))
     if family and ("syntax" in lowered or "does not exist" in lowered or "doesn't exist" in lowered):
         return sql_problem(text)
-    return RuntimeProblem(JOB_FAILED, f"the Spark job failed: {text}",
-                          "run again with OSIRIS_DEBUG=1 set to see Spark's own log")
+    return spark_job_problem(text)
 
 
 def analysis_problem(error: BaseException, views: Iterable[str], columns: Iterable[str]) -> RuntimeProblem:
@@ -76,29 +81,23 @@ def analysis_problem(error: BaseException, views: Iterable[str], columns: Iterab
     parameters = _parameters(error)
     if condition.startswith("TABLE_OR_VIEW_NOT_FOUND"):
         wrong = parameters.get("relationName", "").strip("`")
-        return RuntimeProblem("OML501", f'table "{wrong}" does not exist in the engine',
-                              names_hint("table", wrong, views).replace("the database knows", "the engine has"),
-                              value=wrong)
+        return engine_table_problem(wrong, views)
     if condition.startswith("UNRESOLVED_COLUMN"):
         wrong = parameters.get("objectName", "").strip("`").split("`.`")[-1]
-        return RuntimeProblem("OML502", f'column "{wrong}" does not exist', names_hint("column", wrong, columns),
-                              value=wrong)
-    return RuntimeProblem("OML414", f"Spark's analyser refused the transform: {clean_text(error)}",
-                          "rewrite the query in SQL both engines share (docs/spark.md, what differs), "
-                          "or run this pipeline on the DuckDB engine")
+        return unknown_column_problem(wrong, columns)
+    return spark_analysis_problem(clean_text(error))
 
 
 def engine_problem(error: BaseException) -> RuntimeProblem:
     """The Spark engine could not start (no Java, a master it cannot reach)."""
-    return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine did not start: {clean_text(error)}",
-                          "check run.spark.master (osiris config show) and that Java 17 or newer is installed")
+    return spark_not_started_problem(clean_text(error))
 
 
 def missing_driver_problem(family: str, jar: str) -> RuntimeProblem:
     """No JDBC driver jar for a database step (docs/spark.md, JDBC)."""
     package = {"postgres": "libpostgresql-jdbc-java", "mysql": "libmariadb-java"}.get(family, "")
-    return RuntimeProblem(ENGINE_UNAVAILABLE, f"the Spark engine has no JDBC driver for {family}: {jar} is missing",
-                          f"install it (apt-get install {package}), or name the driver's jar in run.spark.jars")
+    return spark_unavailable_problem(f"has no JDBC driver for {family}: {jar} is missing",
+                                     f"install it (apt-get install {package}), or name the driver's jar in run.spark.jars")
 
 
 def _condition(error: BaseException) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import no_directory_problem, unreadable_file_problem
 from osiris.run.problems import redacted
 from osiris.run.spark.columns import parsed_texts
 from osiris.run.spark.nested_json import json_text
@@ -118,8 +118,8 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
             if exact:  # the DuckDB engine: a column a double would not carry is DECIMAL(p,s) or its text
                 rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config, exact)})").fetchall()
     except duckdb.Error as error:
-        raise RuntimeProblem("OML503", f"cannot read {config['path']} as CSV: {redacted(error)}",
-                             "check delimiter, header and encoding for this file") from None
+        raise unreadable_file_problem(str(config['path']), redacted(error),
+                                      "check delimiter, header and encoding for this file") from None
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
@@ -136,8 +136,7 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     elif config.get("create_dirs", True):
         target.parent.mkdir(parents=True, exist_ok=True)
     elif not target.parent.is_dir():
-        raise RuntimeProblem("OML510", f"the directory of {name} does not exist",
-                             "create it, or set create_dirs: true")
+        raise no_directory_problem(name)
     folder = scratch / f"csv-{os.getpid()}-{id(frame)}"
     partial = scratch / f"{folder.name}-{target.name}" if files else target.with_name(f".{target.name}.osiris-partial")
     try:

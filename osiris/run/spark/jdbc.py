@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.driver import RuntimeProblem
+from osiris.problems import RuntimeProblem, no_bounds_problem
 from osiris.run.spark import columns
 
 if TYPE_CHECKING:
@@ -306,5 +306,5 @@ def _bounds(spark: SparkSession, dialect: Dialect, config: Mapping[str, Any], so
     query = f"(SELECT min({column}) AS low, max({column}) AS high FROM ({source}) osiris_source) osiris_bounds"
     row = _reader(spark, dialect, config).option("dbtable", query).load().first()
     if row is None:
-        raise RuntimeProblem("OML503", "the database returned no bounds for the primary key", "")
+        raise no_bounds_problem()
     return row["low"], row["high"]
