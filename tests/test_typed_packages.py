@@ -34,3 +34,11 @@ def test_no_signature_names_any(package: str) -> None:
                     share.names_any(a) for a in share.annotations(node)):
                 naming.append(f"{Path(path).relative_to(REPO)}:{node.lineno} {node.name}")
     assert naming == [], "annotate with Value, Config or object (osiris/oml/values.py), not Any:\n" + "\n".join(naming)
+
+
+def test_the_whole_package_stays_far_under_its_any_goal() -> None:
+    """Issue 37's goal is at most 15% of signatures naming `Any`; the code reached 3.6%, and this
+    ceiling keeps a new module from bringing the dicts back (lower it as the share falls)."""
+    total, naming, _ = _any_share().signatures(REPO / "osiris")
+    assert total > 1500
+    assert naming / total <= 0.05, f"{naming} of {total} signatures name Any ({naming / total:.1%})"
