@@ -46,7 +46,6 @@ PROBLEMS_LEFT = {
 
 # Fallbacks in code for a field some spec gives a default, still to remove.
 DEFAULTS_LEFT = {
-    "osiris/run/csv_output.py": 5,
     "osiris/run/direct.py": 1,
     "osiris/run/drivers/filesystem.py": 4,
     "osiris/run/drivers/graphql.py": 8,

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from osiris.oml.values import Config, Value
 
-__all__ = ["integer", "mapping", "optional_integer", "optional_text", "text", "texts"]
+__all__ = ["flag", "integer", "mapping", "optional_integer", "optional_text", "text", "texts"]
 
 
 def _wrong(name: str, value: Value, expected: str) -> TypeError:
@@ -65,6 +65,16 @@ def integer(config: Config, name: str, default: int) -> int:
     """The field as a whole number; `default` when it is missing or null."""
     found = optional_integer(config, name)
     return default if found is None else found
+
+
+def flag(config: Config, name: str) -> bool:
+    """A true/false field; a TypeError when it is missing (the spec's default is merged, so it is there)."""
+    value = config.get(name)
+    if value is None:
+        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+    if isinstance(value, bool):
+        return value
+    raise _wrong(name, value, "true or false")
 
 
 def texts(config: Config, name: str) -> list[str]:
