@@ -48,7 +48,7 @@ PROBLEMS_LEFT = {
 DEFAULTS_LEFT = {
     "osiris/run/direct.py": 1,
     "osiris/run/drivers/filesystem.py": 4,
-    "osiris/run/drivers/graphql.py": 8,
+    "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/mysql.py": 5,
     "osiris/run/drivers/postgres.py": 5,
     "osiris/run/drivers/posthog.py": 4,
