@@ -49,14 +49,9 @@ def discover_connection(connections: Mapping[str, Mapping[str, Config]], env: Ma
 def reader_defaults(components: Iterable[str]) -> Config:
     """The spec defaults of the family's extractor: what a read step of the connection would run with
     (docs/architecture.md, "Where each rule lives"), so that a driver reads no default from code."""
-    from osiris.registry.registry import load_registry
+    from osiris.registry.registry import spec_defaults
 
-    registry = load_registry()
-    for name in components:
-        spec = registry.get(name)
-        if name.endswith(".extractor") and spec is not None:
-            return spec.defaults
-    return {}
+    return next((spec_defaults(name) for name in components if name.endswith(".extractor")), {})
 
 
 def masked_table(table: TableInfo, redactor: Redactor) -> TableInfo:
