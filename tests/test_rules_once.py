@@ -29,7 +29,6 @@ PROBLEMS_LEFT = {
     "osiris/run/csv_output.py": 1,
     "osiris/run/direct.py": 1,
     "osiris/run/drivers/duckdb.py": 3,
-    "osiris/run/drivers/filesystem.py": 4,
     "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/posthog.py": 4,
     "osiris/run/drivers/supabase.py": 3,
@@ -47,7 +46,6 @@ PROBLEMS_LEFT = {
 # Fallbacks in code for a field some spec gives a default, still to remove.
 DEFAULTS_LEFT = {
     "osiris/run/direct.py": 1,
-    "osiris/run/drivers/filesystem.py": 4,
     "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/mysql.py": 5,
     "osiris/run/drivers/postgres.py": 5,
