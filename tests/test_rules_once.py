@@ -27,7 +27,6 @@ PROBLEMS = "osiris/problems.py"
 PROBLEMS_LEFT = {
     "osiris/run/checks.py": 2,
     "osiris/run/csv_output.py": 1,
-    "osiris/run/direct.py": 1,
     "osiris/run/drivers/duckdb.py": 3,
     "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/posthog.py": 4,
@@ -45,7 +44,6 @@ PROBLEMS_LEFT = {
 
 # Fallbacks in code for a field some spec gives a default, still to remove.
 DEFAULTS_LEFT = {
-    "osiris/run/direct.py": 1,
     "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/mysql.py": 5,
     "osiris/run/drivers/postgres.py": 5,
