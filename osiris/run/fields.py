@@ -61,10 +61,14 @@ def optional_integer(config: Config, name: str) -> int | None:
     raise _wrong(name, value, "a whole number")
 
 
-def integer(config: Config, name: str, default: int) -> int:
-    """The field as a whole number; `default` when it is missing or null."""
+def integer(config: Config, name: str, default: int | None = None) -> int:
+    """The field as a whole number; `default` when it is missing or null (a TypeError when there is none)."""
     found = optional_integer(config, name)
-    return default if found is None else found
+    if found is not None:
+        return found
+    if default is None:
+        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+    return default
 
 
 def flag(config: Config, name: str) -> bool:
