@@ -48,7 +48,6 @@ DEFAULTS_LEFT = {
     "osiris/run/drivers/postgres.py": 5,
     "osiris/run/drivers/rest.py": 2,
     "osiris/run/drivers/sql_base.py": 3,
-    "osiris/run/drivers/supabase.py": 9,
     "osiris/run/results.py": 1,
     "osiris/run/http.py": 6,
     "osiris/run/spark/files.py": 5,

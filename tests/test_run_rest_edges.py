@@ -148,7 +148,7 @@ def test_a_retry_after_date_in_the_past_is_no_wait(api: ApiServer, waits: list[f
 
 
 def test_the_supabase_client_checks_tls_certificates() -> None:
-    with supabase_client({"url": "https://example.invalid", "key": "k" * 40}, ()) as client:
+    with supabase_client(effective("supabase.writer", {"url": "https://example.invalid", "key": "k" * 40}), ()) as client:
         assert client.verify is True
 
 
