@@ -132,7 +132,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
     def read(self, ctx: StepContext, conn: GuardedConnection, query: str, params: tuple[Value, ...] = ()) -> int:
         import pymysql.cursors
 
-        batch_size = integer(ctx.config, "batch_size", 10_000)
+        batch_size = integer(ctx.config, "batch_size")
         query, floats = _single_floats(conn, query, params)
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
             cursor.execute(query, params or None)
@@ -205,7 +205,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
         select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
         with conn.cursor() as cursor:
-            for batch in input_batches(ctx, source, select, integer(ctx.config, "batch_size", 1000)):
+            for batch in input_batches(ctx, source, select, integer(ctx.config, "batch_size")):
                 cursor.executemany(statement, batch)
                 rows += len(batch)
                 ctx.progress(rows)
