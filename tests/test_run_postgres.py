@@ -151,7 +151,7 @@ def test_unknown_column_names_the_closest_column(proj):
 def test_discover_lists_tables_columns_types_and_keys(proj, postgres_server):
     from osiris.run.drivers import driver_for
 
-    found = driver_for("postgres.extractor").discover(postgres_server.connection(), ["customers"])
+    found = driver_for("postgres.extractor").discover(effective("postgres.extractor", postgres_server.connection()), ["customers"])
     assert [(t.name, t.primary_key) for t in found] == [("customers", ["id"])]
     assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
         ("id", "integer", False), ("email", "text", True), ("score", "numeric(6,2)", True),

@@ -74,7 +74,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
     def open(self, config: Config) -> GuardedConnection:
         from osiris.run.drivers.mysql_load import GuardedConnection
 
-        return GuardedConnection(host=text(config, "host", "localhost"), port=integer(config, "port", 3306),
+        return GuardedConnection(host=text(config, "host"), port=integer(config, "port"),
                                user=optional_text(config, "user"), password=text(config, "password", ""),
                                database=optional_text(config, "database"), connect_timeout=10, autocommit=False,
                                charset="utf8mb4", init_command="SET time_zone = '+00:00'",

@@ -67,9 +67,9 @@ class PostgresDialect(SqlDialect["PgConnection"]):
     def open(self, config: Config) -> PgConnection:
         import psycopg
 
-        sslmode = text(config, "sslmode", "prefer")
+        sslmode = text(config, "sslmode")
         return psycopg.connect(
-            host=text(config, "host", "localhost"), port=integer(config, "port", 5432), user=optional_text(config, "user"),
+            host=text(config, "host"), port=integer(config, "port"), user=optional_text(config, "user"),
             password=optional_text(config, "password"), dbname=optional_text(config, "database"), sslmode=sslmode,
             connect_timeout=10, application_name="osiris", options=SESSION_OPTIONS,
             require_auth=None if sslmode in ENCRYPTED_SSLMODES else "!password")  # None: libpq's default
