@@ -28,18 +28,12 @@ PROBLEMS_LEFT: dict[str, int] = {}
 
 # Fallbacks in code for a field some spec gives a default, still to remove.
 DEFAULTS_LEFT = {
-    "osiris/run/csv_output.py": 5,
-    "osiris/run/direct.py": 1,
-    "osiris/run/drivers/filesystem.py": 4,
-    "osiris/run/drivers/graphql.py": 8,
-    "osiris/run/drivers/mysql.py": 5,
-    "osiris/run/drivers/postgres.py": 5,
-    "osiris/run/drivers/posthog.py": 4,
-    "osiris/run/drivers/rest.py": 9,
-    "osiris/run/drivers/sql_base.py": 3,
-    "osiris/run/drivers/supabase.py": 9,
+    "osiris/run/drivers/graphql.py": 1,
+    "osiris/run/drivers/mysql.py": 1,
+    "osiris/run/drivers/rest.py": 2,
+    "osiris/run/drivers/sql_base.py": 1,
     "osiris/run/results.py": 1,
-    "osiris/run/http.py": 8,
+    "osiris/run/http.py": 6,
     "osiris/run/spark/files.py": 5,
     "osiris/run/spark/jdbc.py": 8,
     "osiris/run/spark/transpile.py": 3,

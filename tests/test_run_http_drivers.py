@@ -22,6 +22,7 @@ from osiris.run import http
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.drivers import driver_for
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.effective_config import effective
 from tests.servers.http_apis import API_KEY, PASSWORD, RECORDS, TOKEN, USER, ApiServer
 from tests.servers.process import free_port
 
@@ -38,7 +39,8 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 def run(component: str, config: dict[str, Any], sample: int | None = None) -> tuple[StepOutcome, list[tuple]]:
     con = duckdb.connect()
-    ctx = StepContext("get", component, "read", config, con, "df_get", {}, sample=sample, secrets=tuple(PLANTED))
+    ctx = StepContext("get", component, "read", effective(component, config), con, "df_get", {}, sample=sample,
+                      secrets=tuple(PLANTED))
     outcome = driver_for(component).run(ctx)
     return outcome, con.execute("SELECT * FROM df_get").fetchall()
 
@@ -327,7 +329,8 @@ def test_a_next_link_to_another_site_is_not_followed_and_fails_the_step(api: Api
 def test_progress_reports_the_rows_so_far_after_each_page(api: ApiServer) -> None:
     seen: list[int] = []
     endpoint, extra = STYLES["page"]
-    ctx = StepContext("get", "rest.extractor", "read", rest(api, endpoint, **extra), duckdb.connect(), "df_get", {},
+    ctx = StepContext("get", "rest.extractor", "read", effective("rest.extractor", rest(api, endpoint, **extra)),
+                      duckdb.connect(), "df_get", {},
                       progress=seen.append)
     driver_for("rest.extractor").run(ctx)
     assert seen == [5, 10, 15, 20, 23]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.effective_config import effective
 from tests.run_helpers import RunProject, mysql_step, pg_step
 
 
@@ -112,7 +113,7 @@ def test_unknown_table_and_column(proj):
 def test_discover_lists_tables_columns_types_and_keys(proj, mariadb_server):
     from osiris.run.drivers import driver_for
 
-    found = driver_for("mysql.writer").discover(mariadb_server.connection(), ["orders"])
+    found = driver_for("mysql.writer").discover(effective("mysql.extractor", mariadb_server.connection()), ["orders"])
     assert [(t.name, t.primary_key) for t in found] == [("orders", ["id"])]
     assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
         ("id", "int(11)", False), ("item", "varchar(50)", True), ("price", "decimal(8,2)", True),

@@ -8,6 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.effective_config import effective
 from tests.run_helpers import RunProject, csv_step, pg_step, sql_step
 
 
@@ -99,7 +100,8 @@ def test_the_write_is_one_copy_statement_sent_batch_size_rows_at_a_time(proj, pg
     server = postgres_server
     config = {"host": server.host, "port": server.port, "user": server.user, "password": server.password,
               "database": server.database, "table": "batched", **batch}
-    ctx = StepContext(step_id="write", component="postgres.writer", mode="write", config=config, con=con,
+    ctx = StepContext(step_id="write", component="postgres.writer", mode="write",
+                      config=effective("postgres.writer", config), con=con,
                       output_table="df_write", input_tables={"make": "df_make"}, progress=heard.append,
                       scratch_dir=proj.root)
     outcome = DRIVER.run(ctx)
@@ -149,7 +151,7 @@ def test_unknown_column_names_the_closest_column(proj):
 def test_discover_lists_tables_columns_types_and_keys(proj, postgres_server):
     from osiris.run.drivers import driver_for
 
-    found = driver_for("postgres.extractor").discover(postgres_server.connection(), ["customers"])
+    found = driver_for("postgres.extractor").discover(effective("postgres.extractor", postgres_server.connection()), ["customers"])
     assert [(t.name, t.primary_key) for t in found] == [("customers", ["id"])]
     assert [(c.name, c.type, c.nullable) for c in found[0].columns] == [
         ("id", "integer", False), ("email", "text", True), ("score", "numeric(6,2)", True),
@@ -196,7 +198,8 @@ def test_a_write_stopped_mid_copy_stops_duckdbs_export_before_the_error_leaves_t
     def interrupt(rows: int) -> None:
         raise KeyboardInterrupt
 
-    ctx = StepContext(step_id="write", component="postgres.writer", mode="write", config=config, con=con,
+    ctx = StepContext(step_id="write", component="postgres.writer", mode="write",
+                      config=effective("postgres.writer", config), con=con,
                       output_table="df_write", input_tables={"make": "df_make"}, progress=interrupt,
                       scratch_dir=proj.root)
     try:

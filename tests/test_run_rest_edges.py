@@ -23,6 +23,7 @@ import yaml
 
 from osiris.run.drivers.rest import rest_client as client_for
 from osiris.run.drivers.supabase import client_for as supabase_client
+from tests.effective_config import effective
 from tests.servers.http_apis import ApiServer
 from tests.test_run_http_drivers import GRAPHQL, api, api_server, fails, run, silent_port, waits  # noqa: F401
 
@@ -36,14 +37,14 @@ def spec_default(component: str, field: str) -> object:
 
 @pytest.mark.parametrize("component", ["rest.extractor", "graphql.extractor"])
 def test_the_clients_defaults_are_the_specs_defaults(component: str) -> None:
-    with client_for({}, ()) as client:
+    with client_for(effective(component, {}), ()) as client:  # ctx.config as the engine builds it
         assert client.timeout == spec_default(component, "timeout") == 30
         assert client.max_retries == spec_default(component, "max_retries") == 3
         assert client.verify is spec_default(component, "validate_ssl") is True
 
 
 def test_tls_checking_is_off_only_when_asked() -> None:
-    with client_for({"validate_ssl": False, "timeout": 7, "max_retries": 0}, ()) as client:
+    with client_for(effective("rest.extractor", {"validate_ssl": False, "timeout": 7, "max_retries": 0}), ()) as client:
         assert (client.verify, client.timeout, client.max_retries) == (False, 7.0, 0)
 
 
@@ -147,7 +148,7 @@ def test_a_retry_after_date_in_the_past_is_no_wait(api: ApiServer, waits: list[f
 
 
 def test_the_supabase_client_checks_tls_certificates() -> None:
-    with supabase_client({"url": "https://example.invalid", "key": "k" * 40}, ()) as client:
+    with supabase_client(effective("supabase.writer", {"url": "https://example.invalid", "key": "k" * 40}), ()) as client:
         assert client.verify is True
 
 

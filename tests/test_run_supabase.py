@@ -16,6 +16,7 @@ import pytest
 
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.drivers import driver_for
+from tests.effective_config import effective
 from tests.servers.postgrest import KEY, PostgrestStandIn, query_rows, reset, running_standin
 
 SETUP = """
@@ -47,16 +48,23 @@ def fingerprint(sb: PostgrestStandIn) -> tuple:
 
 def read(sb: PostgrestStandIn, sample: int | None = None, **config: Any) -> tuple[StepOutcome, list[tuple]]:
     con = duckdb.connect()
-    ctx = StepContext("get", "supabase.extractor", "read", {"url": sb.url, "key": KEY, **config}, con, "df_get", {},
+    ctx = StepContext("get", "supabase.extractor", "read", effective("supabase.extractor", {"url": sb.url, "key": KEY, **config}),
+                      con, "df_get", {},
                       sample=sample, secrets=(KEY,))
     outcome = driver_for("supabase.extractor").run(ctx)
     return outcome, con.execute("SELECT * FROM df_get").fetchall()
 
 
+def as_discovered(sb: PostgrestStandIn, **fields: Any) -> dict[str, Any]:
+    """The stand-in's connection as `osiris discover` hands it to the driver: the extractor's spec defaults merged."""
+    return effective("supabase.extractor", {"url": sb.url, "key": KEY, **fields})
+
+
 def write(sb: PostgrestStandIn, rows_sql: str, sample: int | None = None, **config: Any) -> StepOutcome:
     con = duckdb.connect()
     con.execute(f"CREATE TABLE df_src AS {rows_sql}")
-    ctx = StepContext("put", "supabase.writer", "write", {"url": sb.url, "key": KEY, **config}, con, "df_put",
+    ctx = StepContext("put", "supabase.writer", "write", effective("supabase.writer", {"url": sb.url, "key": KEY, **config}),
+                      con, "df_put",
                       {"src": "df_src"}, sample=sample, secrets=(KEY,))
     return driver_for("supabase.writer").run(ctx)
 
@@ -216,7 +224,7 @@ def test_a_sample_write_finds_a_column_the_table_lacks(sb: PostgrestStandIn) -> 
 
 
 def test_discover_reads_tables_columns_and_keys_from_the_openapi_root(sb: PostgrestStandIn) -> None:
-    tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY}, None)
+    tables = driver_for("supabase.extractor").discover(as_discovered(sb), None)
     assert [(t.name, t.primary_key) for t in tables] == [("daily", ["day", "user_id"]), ("users", ["id"])]
     users = tables[1]
     assert [(c.name, c.type, c.nullable) for c in users.columns] == [
@@ -225,7 +233,7 @@ def test_discover_reads_tables_columns_and_keys_from_the_openapi_root(sb: Postgr
 
 
 def test_discover_of_an_unknown_table_is_oml501(sb: PostgrestStandIn) -> None:
-    problem = fails(driver_for("supabase.writer").discover, {"url": sb.url, "key": KEY}, ["dayly"])
+    problem = fails(driver_for("supabase.writer").discover, as_discovered(sb), ["dayly"])
     assert problem.message == "unknown table 'dayly' in the schema 'public' (did you mean 'daily'?)"
 
 
@@ -250,7 +258,7 @@ def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed
               "INSERT INTO notes VALUES (1, '{\"a\": 1}', NULL)")
     sb.openapi_open, sb.openapi_closed_status = False, status
     try:
-        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["users", "notes"]},
+        tables = driver_for("supabase.extractor").discover(as_discovered(sb, tables=["users", "notes"]),
                                                            None)
     finally:
         sb.openapi_open, sb.openapi_closed_status = True, 401
@@ -265,7 +273,7 @@ def test_discover_falls_back_to_the_known_tables_when_the_openapi_root_is_closed
 def test_discover_with_a_closed_root_and_no_known_tables_is_oml506(sb: PostgrestStandIn) -> None:
     sb.openapi_open = False
     try:
-        problem = fails(driver_for("supabase.extractor").discover, {"url": sb.url, "key": KEY}, None)
+        problem = fails(driver_for("supabase.extractor").discover, as_discovered(sb), None)
     finally:
         sb.openapi_open = True
     assert problem.message == f"authentication failed: GET {sb.url}/rest/v1/ answered 401 Unauthorized"
@@ -314,7 +322,7 @@ def test_without_retries_a_failing_upsert_is_tried_four_times_as_the_spec_says(s
 def test_discover_of_an_empty_known_table_behind_a_closed_root_has_no_columns(sb: PostgrestStandIn) -> None:
     sb.openapi_open = False
     try:
-        tables = driver_for("supabase.extractor").discover({"url": sb.url, "key": KEY, "tables": ["daily"]}, None)
+        tables = driver_for("supabase.extractor").discover(as_discovered(sb, tables=["daily"]), None)
     finally:
         sb.openapi_open = True
     assert [(t.name, t.columns, t.primary_key) for t in tables] == [("daily", [], [])]

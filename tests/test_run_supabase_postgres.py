@@ -21,6 +21,7 @@ from osiris.run.drivers import driver_for
 from osiris.run.drivers.supabase_postgres import database_fields
 from tests.run_helpers import RunProject
 from tests.servers.postgrest import KEY, PostgrestStandIn, reset
+from tests.effective_config import effective
 from tests.test_run_supabase import pg, standin  # noqa: F401 (standin: the module's stand-in fixture)
 
 SETUP = """
@@ -47,7 +48,7 @@ def fingerprint(sb: PostgrestStandIn) -> tuple:
 def write(sb: PostgrestStandIn, rows_sql: str, sample: int | None = None, **config: Any) -> StepOutcome:
     con = duckdb.connect()
     con.execute(f"CREATE TABLE df_src AS {rows_sql}")
-    fields = {"url": sb.url, "key": KEY, "pg_dsn": sb.dsn, **config}
+    fields = effective("supabase.writer", {"url": sb.url, "key": KEY, "pg_dsn": sb.dsn, **config})
     ctx = StepContext("put", "supabase.writer", "write", fields, con, "df_put", {"src": "df_src"}, sample=sample,
                       secrets=(KEY,))
     return driver_for("supabase.writer").run(ctx)

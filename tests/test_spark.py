@@ -22,6 +22,7 @@ import yaml
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.conftest import osiris_here
 from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.effective_config import effective
 from tests.support import clean_env, shows_number
 
 pytestmark = pytest.mark.xdist_group("spark")
@@ -240,7 +241,7 @@ def test_partitioned_read_splits_on_the_primary_key(postgres_server, pg):
     from osiris.settings.model import SparkSettings
 
     spark = spark_session(SparkSettings(master="local[1]"))
-    config = {**postgres_server.connection(), "table": "spark_orders"}
+    config = effective("postgres.extractor", {**postgres_server.connection(), "table": "spark_orders"})  # as the engine
     frame, _ = jdbc.read(spark, "postgres", config, None, partitions=3)
     assert frame.rdd.getNumPartitions() == 3
     assert sorted(r["id"] for r in frame.collect()) == list(range(1, 301))

@@ -35,14 +35,23 @@ def discover_connection(connections: Mapping[str, Mapping[str, Config]], env: Ma
     if facts is None or not facts.discoverable:
         why = f"there is no {name} runtime driver" if facts is None else f"{facts.title} has no tables to read"
         raise UsageError(f"'{name}' connections cannot be discovered: {why}")
-    config = resolve_connection(connections, env, name, alias)
+    connection = resolve_connection(connections, env, name, alias)
     driver = family_discoverer(name)
-    redactor = Redactor(known_values=list(secret_values(config)))
+    redactor = Redactor(known_values=list(secret_values(connection)))
+    config = {**reader_defaults(facts.components), **connection}  # as a read step's effective config
     try:
         return [masked_table(table, redactor) for table in driver.discover(config, tables)]
     except RuntimeProblem as problem:
         hint = f" ({redactor.text(problem.hint)})" if problem.hint else ""
         raise DiscoveryFailed(f"cannot discover {reference}: {redactor.text(problem.message)}{hint}") from None
+
+
+def reader_defaults(components: Iterable[str]) -> Config:
+    """The spec defaults of the family's extractor: what a read step of the connection would run with
+    (docs/architecture.md, "Where each rule lives"), so that a driver reads no default from code."""
+    from osiris.registry.registry import spec_defaults
+
+    return next((spec_defaults(name) for name in components if name.endswith(".extractor")), {})
 
 
 def masked_table(table: TableInfo, redactor: Redactor) -> TableInfo:

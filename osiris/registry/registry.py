@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +89,18 @@ def load_registry(extra_dirs: Iterable[Path] = (), *, check_builtins: bool = Fal
     cache = SpecCache(cache_dir, (builtin / META_SCHEMA_FILE).read_text(encoding="utf-8")) if cache_dir else None
     specs, problems = read_specs(spec_files([builtin, *extra_dirs]), trusted=trusted, cache=cache)
     return Registry(specs, problems)
+
+
+@functools.cache
+def _builtin() -> Registry:
+    return load_registry()
+
+
+def spec_defaults(component: str) -> Config:
+    """A built-in component's spec defaults, for a driver config built outside a validated step
+    (`osiris discover`, the sample run's facts): merged under it as `StepConfig.merged` does."""
+    spec = _builtin().get(component)
+    return spec.defaults if spec is not None else {}
 
 
 def _concrete(pointer: str, config: Config) -> list[str]:

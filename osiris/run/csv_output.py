@@ -27,6 +27,7 @@ from pathlib import Path
 from osiris.oml.values import Config
 from osiris.problems import RuntimeProblem, unencodable_problem
 from osiris.run.drivers.sql_types import is_nested
+from osiris.run.fields import flag, text
 from osiris.run.spool import quote_ident
 from osiris.trust.duckdb_sql import literal as literal  # re-exported: drivers quote with it
 
@@ -41,11 +42,11 @@ class CsvFormat:
     pass is needed."""
 
     def __init__(self, config: Config, columns: list[tuple[str, str]]) -> None:
-        self.delimiter = str(config.get("delimiter", ","))
-        self.header = bool(config.get("header", True))
-        self.newline = NEWLINES[str(config.get("newline", "lf")).lower()]
-        self.quoting = str(config.get("quoting", "minimal")).lower()
-        self.encoding = str(config.get("encoding", "utf-8")).lower()
+        self.delimiter = text(config, "delimiter")
+        self.header = flag(config, "header")
+        self.newline = NEWLINES[text(config, "newline").lower()]
+        self.quoting = text(config, "quoting").lower()
+        self.encoding = text(config, "encoding").lower()
         self.columns = columns
 
     @property

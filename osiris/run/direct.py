@@ -29,6 +29,7 @@ from typing import Any
 
 from osiris.problems import unwritable_file_problem
 from osiris.run.driver import RuntimeProblem, StepContext
+from osiris.run.fields import flag
 
 
 @dataclass
@@ -111,7 +112,7 @@ def postgres_to_csv(reader: StepContext, writer: StepContext) -> Copied | None:
             return None
         try:
             with csv_output(writer, target=target) as partial, open(partial, "wb") as out:
-                rows = copy_csv(cursor, conn, query, description, bool(writer.config.get("header", True)),
+                rows = copy_csv(cursor, conn, query, description, flag(writer.config, "header"),
                                 out.write, reader.progress)
         except Fallback:
             return None

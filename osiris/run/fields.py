@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from osiris.oml.values import Config, Value
 
-__all__ = ["integer", "mapping", "optional_integer", "optional_text", "text", "texts"]
+__all__ = ["flag", "integer", "mapping", "optional_integer", "optional_text", "text", "texts"]
 
 
 def _wrong(name: str, value: Value, expected: str) -> TypeError:
@@ -61,10 +61,24 @@ def optional_integer(config: Config, name: str) -> int | None:
     raise _wrong(name, value, "a whole number")
 
 
-def integer(config: Config, name: str, default: int) -> int:
-    """The field as a whole number; `default` when it is missing or null."""
+def integer(config: Config, name: str, default: int | None = None) -> int:
+    """The field as a whole number; `default` when it is missing or null (a TypeError when there is none)."""
     found = optional_integer(config, name)
-    return default if found is None else found
+    if found is not None:
+        return found
+    if default is None:
+        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+    return default
+
+
+def flag(config: Config, name: str) -> bool:
+    """A true/false field; a TypeError when it is missing (the spec's default is merged, so it is there)."""
+    value = config.get(name)
+    if value is None:
+        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+    if isinstance(value, bool):
+        return value
+    raise _wrong(name, value, "true or false")
 
 
 def texts(config: Config, name: str) -> list[str]:

@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.problems import RuntimeProblem, api_problem
+from osiris.run.fields import text
 from osiris.run.http_deadline import Deadline, deadline_transport
 from osiris.secrets.names import MASK
 from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
@@ -100,7 +101,7 @@ def sleep(seconds: float) -> None:
 def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
     """The headers of `auth_type` (none, bearer, basic, api_key) over the step's own `headers`."""
     headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
-    kind = config.get("auth_type") or "none"
+    kind = text(config, "auth_type")
     token = str(config.get("auth_token") or "")
     if kind == "bearer":
         headers["Authorization"] = f"Bearer {token}"
@@ -108,7 +109,7 @@ def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
         pair = f"{config.get('auth_username') or ''}:{token}".encode()
         headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
     elif kind == "api_key":
-        headers[str(config.get("auth_header_name") or "X-API-Key")] = token
+        headers[text(config, "auth_header_name")] = token
     return headers
 
 

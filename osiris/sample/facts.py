@@ -76,13 +76,14 @@ def _known(step: Config, options: SampleOptions) -> Known:
 
 def _resolved(step: Config, options: SampleOptions) -> tuple[Config, tuple[str, ...]]:
     """The step's config with its connection and `${ENV}` values, and its secret values."""
+    from osiris.registry.registry import spec_defaults
     from osiris.run.connections import resolve_step_config
 
     component = str(step.get("component", ""))
     config = config_of(step)
     resolved = resolve_step_config(config, options.connections, options.env, options.secret_fields(component))
     (options.boundary or Boundary(options.base_dir)).check_step(component, config, resolved.connection)
-    return resolved.config, resolved.secrets
+    return {**spec_defaults(component), **resolved.config}, resolved.secrets  # as the step's effective config
 
 
 def _database_dialect(component: str) -> str | None:

@@ -26,7 +26,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.counts import row_count
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
-from osiris.run.fields import mapping, optional_integer, texts
+from osiris.run.fields import flag, mapping, optional_integer, text, texts
 from osiris.problems import no_directory_problem, unknown_dtype_column_problem, unreadable_file_problem
 from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
@@ -161,7 +161,7 @@ def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
     config, shown = ctx.config, str(ctx.config["path"])
     files = files or ctx.files or _files_of(config)
     target = files.resolve(shown, write=True)
-    if config.get("create_dirs", True):
+    if flag(config, "create_dirs"):
         if ctx.sample is None:
             files.make_folders(target, shown)
     elif not target.parent.is_dir():
@@ -233,14 +233,14 @@ def _read_problem(shown: str, config: Config, text: str) -> RuntimeProblem:
 def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str:
     """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
     A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
-    parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(str(config.get('delimiter', ',')))}",
-             f"header = {'true' if config.get('header', True) else 'false'}", "allow_quoted_nulls = false"]
+    parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(text(config, 'delimiter'))}",
+             f"header = {'true' if flag(config, 'header') else 'false'}", "allow_quoted_nulls = false"]
     skip = optional_integer(config, "skip_rows")
     if skip:
         parts.append(f"skip = {skip}")
     if config.get("comment"):
         parts.append(f"comment = {literal(str(config['comment']))}")
-    encoding = str(config.get("encoding", "utf-8")).lower()
+    encoding = text(config, "encoding").lower()
     if encoding not in ("utf-8", "ascii"):
         parts.append(f"encoding = {literal(encoding.replace('iso-8859-1', 'latin-1'))}")
     if config.get("compression") and config["compression"] != "infer":

@@ -22,7 +22,7 @@ from osiris.problems import no_page_info_problem
 from osiris.run.driver import Family, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
-from osiris.run.fields import mapping
+from osiris.run.fields import flag, mapping, text
 from osiris.run.json_records import Record, RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
 from osiris.run.graphql_selection import Unknowable, columns_at
 from osiris.run.paging import PageGuard
@@ -34,7 +34,7 @@ MAX_ERRORS_SHOWN = 3
 class GraphQLDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
         config = with_request_value(ctx.config, "variables", ctx.read_after)  # an incremental read (docs/run-again.md)
-        flat = bool(config.get("flatten_result", True))
+        flat = flag(config, "flatten_result")
         with rest_client(config, ctx.secrets) as client, RecordSpool(ctx.work_dir, flat=flat) as spool:
             read_pages(_pages(client, config), ctx, spool)
             if spool.count:
@@ -55,7 +55,7 @@ def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
     endpoint = str(config["endpoint"])
     where = safe_url(endpoint)
     variables = dict(mapping(config, "variables"))
-    paginate = bool(config.get("pagination_enabled", False))
+    paginate = flag(config, "pagination_enabled")
     variable = _variable(config)
     guard = PageGuard(config, where, client.notes,
                       f"check that the query passes ${variable} (pagination_variable_name) to the paged field, e.g. "
@@ -90,21 +90,21 @@ def selected_columns(config: Config, flat: bool) -> list[str]:
 
 
 def _data_path(config: Config) -> str:
-    return str(config.get("data_path", "data"))
+    return text(config, "data_path")
 
 
 def _variable(config: Config) -> str:
-    return str(config.get("pagination_variable_name") or "after")
+    return text(config, "pagination_variable_name")
 
 
 def _next_cursor(payload: Value, config: Config, where: str) -> Value:
     """The cursor of the next page, or None on the last page."""
-    path = str(config.get("pagination_path") or "data.pageInfo")
+    path = text(config, "pagination_path")
     info = dig(payload, path)
     if not isinstance(info, Mapping):
         raise no_page_info_problem(path, where, describe_keys(payload))
-    has_next = info.get(str(config.get("pagination_has_next_field") or "hasNextPage"))
-    cursor = info.get(str(config.get("pagination_cursor_field") or "endCursor"))
+    has_next = info.get(text(config, "pagination_has_next_field"))
+    cursor = info.get(text(config, "pagination_cursor_field"))
     return cursor if has_next and cursor not in (None, "") else None
 
 

@@ -74,7 +74,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
     def open(self, config: Config) -> GuardedConnection:
         from osiris.run.drivers.mysql_load import GuardedConnection
 
-        return GuardedConnection(host=text(config, "host", "localhost"), port=integer(config, "port", 3306),
+        return GuardedConnection(host=text(config, "host"), port=integer(config, "port"),
                                user=optional_text(config, "user"), password=text(config, "password", ""),
                                database=optional_text(config, "database"), connect_timeout=10, autocommit=False,
                                charset="utf8mb4", init_command="SET time_zone = '+00:00'",
@@ -132,7 +132,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
     def read(self, ctx: StepContext, conn: GuardedConnection, query: str, params: tuple[Value, ...] = ()) -> int:
         import pymysql.cursors
 
-        batch_size = integer(ctx.config, "batch_size", 10_000)
+        batch_size = integer(ctx.config, "batch_size")
         query, floats = _single_floats(conn, query, params)
         with conn.cursor(pymysql.cursors.SSCursor) as cursor:
             cursor.execute(query, params or None)
@@ -205,7 +205,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
         select = select_list(columns, lambda name, kind: render(name, kind, existing.get(name)))
         rows = 0
         with conn.cursor() as cursor:
-            for batch in input_batches(ctx, source, select, integer(ctx.config, "batch_size", 1000)):
+            for batch in input_batches(ctx, source, select, integer(ctx.config, "batch_size")):
                 cursor.executemany(statement, batch)
                 rows += len(batch)
                 ctx.progress(rows)

@@ -67,9 +67,9 @@ class PostgresDialect(SqlDialect["PgConnection"]):
     def open(self, config: Config) -> PgConnection:
         import psycopg
 
-        sslmode = text(config, "sslmode", "prefer")
+        sslmode = text(config, "sslmode")
         return psycopg.connect(
-            host=text(config, "host", "localhost"), port=integer(config, "port", 5432), user=optional_text(config, "user"),
+            host=text(config, "host"), port=integer(config, "port"), user=optional_text(config, "user"),
             password=optional_text(config, "password"), dbname=optional_text(config, "database"), sslmode=sslmode,
             connect_timeout=10, application_name="osiris", options=SESSION_OPTIONS,
             require_auth=None if sslmode in ENCRYPTED_SSLMODES else "!password")  # None: libpq's default
@@ -121,7 +121,7 @@ class PostgresDialect(SqlDialect["PgConnection"]):
             cursor.execute(f"SELECT * FROM ({query}) AS osiris_source LIMIT 0", params or None)
             columns = [engine_column(c) for c in cursor.description or []]
             spool = CsvSpool(ctx.con, ctx.output_table, columns, spool_path(ctx),
-                             integer(ctx.config, "batch_size", 10_000), ctx.progress)
+                             integer(ctx.config, "batch_size"), ctx.progress)
             try:
                 with cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT CSV)", params or None) as copy:
                     spool.add_lines(copied_rows(copy, conn))
@@ -193,7 +193,7 @@ class PostgresDialect(SqlDialect["PgConnection"]):
                 bits = {quote_ident(n): shape for n, shape in into_bits.items()}
                 select = select_list(columns, lambda name, kind: bits_text(name, bits[name]) if name in bits
                                      else _copy_text(name, kind))
-                batches = csv_batches(ctx, source, select, integer(ctx.config, "batch_size", 1000))
+                batches = csv_batches(ctx, source, select, integer(ctx.config, "batch_size"))
                 # closing(): a failed write or Ctrl-C stops DuckDB's export now, not when the generator is
                 # collected; until then DuckDB would wait on the pipe and the engine's close on DuckDB.
                 with closing(batches), cursor.copy(f"COPY {'osiris_stage' if staged else into} ({names}) "

@@ -45,7 +45,7 @@ from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, S
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, HttpDefaults, safe_url
 from osiris.run.http import client_for as http_client
-from osiris.run.fields import integer, texts
+from osiris.run.fields import flag, integer, text, texts
 from osiris.run.json_records import Record, RecordSpool, describe_keys, read_pages, spooled_outcome
 from osiris.run.problems import setting_problem
 from osiris.suggest import did_you_mean
@@ -119,7 +119,7 @@ def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
 
 def query_url(config: Config) -> str:
     """`{base}/api/projects/{project_id}/query/` for the region, or the self-hosted base."""
-    region = str(config.get("region") or "us")
+    region = text(config, "region")
     if region == "self_hosted":
         base = str(config.get("custom_base_url") or "").strip()
         if not base:
@@ -169,9 +169,9 @@ class Read:
     def __init__(self, kind: DataType, window: tuple[datetime, datetime], config: Config,
                  sample: int | None, after: str | None = None) -> None:
         self.kind, self.window, self.sample, self.after = kind, window, sample, after
-        self.page_size = integer(config, "page_size", 0) or 1000
+        self.page_size = integer(config, "page_size")
         self.event_types = texts(config, "event_types") if kind.table == "events" else []
-        dedupe = bool(config.get("deduplication_enabled", True)) and kind.table == "events"
+        dedupe = flag(config, "deduplication_enabled") and kind.table == "events"
         self.seen = RecentIds(RECENT_UUIDS) if dedupe else None
         self.config = config
         self.notes: list[str] = []
@@ -325,7 +325,7 @@ def _status_hint(status: int | None, config: Config) -> str | None:
         return (f"The key was accepted but may not run queries in project {project}: give it the query:read "
                 "scope and access to that project.")
     if status == 404:
-        return f"Check project_id ({project}) and region ({config.get('region') or 'us'}): no such project there."
+        return f"Check project_id ({project}) and region ({text(config, 'region')}): no such project there."
     return None
 
 

@@ -25,7 +25,7 @@ from osiris.oml.incremental import with_request_value
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
-from osiris.run.fields import mapping, optional_integer
+from osiris.run.fields import mapping, optional_integer, text
 from osiris.run.json_records import Page, Record, RecordSpool, read_pages, records_at, spooled_outcome
 from osiris.run.json_stream import missing
 from osiris.problems import paging_stalled_problem
@@ -86,7 +86,7 @@ def catalog_columns(config: Config, project_dir: Path | None = None) -> list[tup
     for catalog in list_catalogs(root):
         for path, entry in catalog.tables.items():
             if (catalog.family == "rest" and path.partition("?")[0] == endpoint and entry.get("base_url") == base
-                    and entry.get("data_path") == str(config.get("data_path") or "") and entry.get("duckdb_types")):
+                    and entry.get("data_path") == text(config, "data_path") and entry.get("duckdb_types")):
                 return [(str(name), str(kind)) for name, kind in entry["duckdb_types"].items()]
     return None
 
@@ -111,12 +111,12 @@ def endpoint_url(config: Config) -> str:
 def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
     """Each page's records, requesting the next page only when the caller asks for it."""
     url = endpoint_url(config)
-    method = str(config.get("method") or "GET").upper()
-    style = str(config.get("pagination") or "none")
+    method = text(config, "method").upper()
+    style = text(config, "pagination")
     params = _first_params(config, style)
     body = config.get("body") if method == "POST" else None
-    data_path = str(config.get("data_path") or "")
-    page_param = str(config.get("page_param") or "page")
+    data_path = text(config, "data_path")
+    page_param = text(config, "page_param")
     start = str(params.get(page_param, 1 if style == "page" else 0))
     number = int(start) if start.isdigit() else (1 if style == "page" else 0)
     guard = PageGuard(config, safe_url(url), client.notes, _paging_check(config, style, page_param))
@@ -141,7 +141,7 @@ def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
             following = page.value_at(str(config.get("cursor_path") or ""))
             if following is missing or following in (None, "") or not guard.may_follow("cursor", following):
                 return
-            params[str(config.get("cursor_param") or "cursor")] = following
+            params[text(config, "cursor_param")] = following
         elif style == "link_header":
             guard.visited("link", str(response.url))
             url = _next_link(response, url, guard)
@@ -157,7 +157,7 @@ def _paging_check(config: Config, style: str, page_param: str) -> str:
                 "set page_param to the one its documentation names")
     if style == "cursor":
         return (f"check cursor_path ('{config.get('cursor_path') or ''}': the next cursor in a response) and "
-                f"cursor_param ('{config.get('cursor_param') or 'cursor'}': the parameter it is sent back in)")
+                f"cursor_param ('{text(config, 'cursor_param')}': the parameter it is sent back in)")
     return ("check pagination: link_header: the API's Link rel=\"next\" must lead to a new page of the same site; "
             "an API whose pages are elsewhere needs its base_url, and paging by another style")
 

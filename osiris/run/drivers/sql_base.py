@@ -26,7 +26,7 @@ from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
 from osiris.oml.values import Config, Value
-from osiris.run.fields import optional_integer, texts
+from osiris.run.fields import integer, optional_integer, texts
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.sql_common import input_columns, key_list, tables_in
 from osiris.run.drivers.sql_types import Refusal, refuse
@@ -220,7 +220,7 @@ class SqlDriver(Generic[Conn]):
                 raise
             kind, text = found
             detail = redacted(" ".join(text.split()), (*secrets, str(config.get("password") or "")))
-            host, port = config.get("host", "localhost"), config.get("port", dialect.default_port)
+            host, port = str(config["host"]), integer(config, "port")  # open() read both
             if kind is ErrorKind.AUTH:
                 raise auth_problem(name, config.get("user"), detail) from None
             if kind is ErrorKind.PERMISSION:

@@ -49,7 +49,7 @@ from osiris.run.spool import quote_ident
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
 from osiris.run.http import HttpClient, safe_url
 from osiris.run.http import client_for as http_client
-from osiris.run.fields import integer, mapping, optional_text, texts
+from osiris.run.fields import integer, mapping, optional_text, text, texts
 from osiris.run.json_records import Record, RecordSpool, read_pages, spooled_outcome
 from osiris.suggest import did_you_mean, listing
 
@@ -66,7 +66,7 @@ def rest_root(config: Config) -> str:
 
 def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
     key = str(config.get("key") or "")
-    schema = str(config.get("schema") or "public")
+    schema = text(config, "schema")
     headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
     return http_client(config, secrets, headers)
 
@@ -141,7 +141,7 @@ def _unknown_table(client: HttpClient, config: Config, name: str,
             known = catalog(client, config)
         except RuntimeProblem:  # the key may not read the OpenAPI root; the message still stands
             known = {}
-    schema = config.get("schema") or "public"
+    schema = text(config, "schema")
     hint = f"Tables in '{schema}': {listing(sorted(known))}." if known else "Check the table name and schema."
     return client.problem("OML501", f"unknown table '{name}' in the schema '{schema}'{did_you_mean(name, known)}",
                           hint)
@@ -161,7 +161,7 @@ _DUCKDB_TYPES = {"smallint": "SMALLINT", "integer": "INTEGER", "bigint": "BIGINT
 
 
 def _select(config: Config) -> str:
-    return str(config.get("select") or "*")
+    return text(config, "select")
 
 
 def _table_columns(client: HttpClient, config: Config) -> list[tuple[str, str]] | None:
@@ -187,8 +187,8 @@ def _table_columns(client: HttpClient, config: Config) -> list[tuple[str, str]] 
 def _pages(ctx: StepContext, client: HttpClient) -> Iterator[list[Record]]:
     """Pages of `limit` rows from `offset` until a short page (or the sample is complete)."""
     config = ctx.config
-    size = integer(config, "limit", 0) or 1000
-    offset = integer(config, "offset", 0)
+    size = integer(config, "limit")
+    offset = integer(config, "offset")
     params: list[tuple[str, Scalar]] = [("select", _select(config)), *_filters(config), *_after_cursor(ctx)]
     incremental = incremental_of(config)
     order = optional_text(config, "order") or (f"{incremental.cursor}.asc" if incremental else None)
@@ -235,7 +235,7 @@ def _where(config: Config) -> str:
 
 def _write(ctx: StepContext, client: HttpClient) -> StepOutcome:
     config = ctx.config
-    mode = str(config.get("write_mode") or "append")
+    mode = text(config, "write_mode")
     source, described = input_columns(ctx)
     names = [name for name, _ in described]
     keys = key_list(config.get("primary_key"))
@@ -287,7 +287,7 @@ def _cannot_create(config: Config, columns: list[tuple[str, str]], keys: list[st
 
 def create_table_sql(config: Config, columns: list[tuple[str, str]], keys: list[str]) -> str:
     """The PostgreSQL DDL for a table shaped like the input, as the Postgres path runs it."""
-    target = f"{quote_ident(str(config.get('schema') or 'public'))}.{quote_ident(str(config['table']))}"
+    target = f"{quote_ident(text(config, 'schema'))}.{quote_ident(str(config['table']))}"
     return postgres.create_table_sql(target, columns, keys) + ";"
 
 
@@ -327,14 +327,14 @@ def _missing_key(client: HttpClient, config: Config, keys: list[str]) -> Runtime
 
 def _post_batches(ctx: StepContext, client: HttpClient, source: str, mode: str, keys: list[str]) -> int:
     config = ctx.config
-    prefer = str(config.get("prefer") or "return=minimal")
+    prefer = text(config, "prefer")
     params: dict[str, str] = {}
     if mode in ("upsert", "replace"):
         ignore = prefer == "resolution=ignore-duplicates"
         prefer = ("resolution=ignore-duplicates" if ignore else "resolution=merge-duplicates") + ",return=minimal"
         params["on_conflict"] = ",".join(keys)
     headers = {"Prefer": prefer, "Content-Type": "application/json"}
-    size = integer(config, "batch_size", 0) or 100
+    size = integer(config, "batch_size")
     cursor = ctx.con.cursor()
     cursor.execute(f"SELECT CAST(to_json(t) AS VARCHAR) FROM (SELECT * FROM {source}) t")
     written = 0
