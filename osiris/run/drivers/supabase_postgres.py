@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from osiris.oml.values import Config, MutableConfig
+from osiris.registry.registry import spec_defaults
 from osiris.run.driver import StepContext, StepOutcome
 from osiris.run.drivers import postgres
 from osiris.run.drivers.sql_types import is_nested
@@ -75,8 +76,10 @@ def json_columns(ctx: StepContext, source: str, columns: list[tuple[str, str]]) 
 
 def write_through_database(ctx: StepContext, database: Config, source: str,
                            create: bool) -> StepOutcome:
-    """The step as postgres.writer writes it, into the project's database; `create`: create a missing table."""
-    config = {**database, **{name: ctx.config[name] for name in PASSED_ON if name in ctx.config},
+    """The step as postgres.writer writes it, into the project's database; `create`: create a missing table.
+    Its config is postgres.writer's effective one: that spec's defaults (sslmode, batch_size...) under
+    the database's fields and what the step passes on."""
+    config = {**spec_defaults("postgres.writer"), **database, **{name: ctx.config[name] for name in PASSED_ON if name in ctx.config},
               "create_if_missing": create, "keep_existing": ctx.config.get("prefer") == "resolution=ignore-duplicates"}
     given = [ctx.config.get(name) for name in DSN_FIELDS] + [database.get("password")]
     secrets = (*ctx.secrets, *(str(value) for value in given if value))
