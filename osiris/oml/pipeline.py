@@ -21,6 +21,7 @@ from typing import Literal
 from osiris.oml.checks import Check, read_checks
 from osiris.oml.config import StepConfig
 from osiris.oml.graph import run_order, step_dependencies
+from osiris.oml.narrow import config_of
 from osiris.oml.values import Config, Value
 
 Mode = Literal["read", "write", "transform"]
@@ -87,13 +88,8 @@ def _typed_step(raw: Sequence[Value], index: int, item: Value,
     checks, mistakes = read_checks(item.get("checks"))
     if mistakes:
         return None
-    config = step_configs.get(step_id) or StepConfig(_config_of(item))
+    config = step_configs.get(step_id) or StepConfig(config_of(item))
     return Step(step_id, component, _mode(mode), config, tuple(step_dependencies(raw, index)), tuple(checks), item)
-
-
-def _config_of(step: Config) -> Config:
-    config = step.get("config")
-    return config if isinstance(config, Mapping) else {}
 
 
 def _mode(mode: object) -> Mode:

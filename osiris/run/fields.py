@@ -4,10 +4,11 @@ A driver's config is a `Config` (osiris.oml.values): the step's config over its 
 the spec's defaults merged. The validator has checked each field against the spec, so a driver
 reads it through these helpers instead of trusting `Any`:
 
-    batch_size = integer(ctx.config, "batch_size", 10_000)
-    host = text(ctx.config, "host", "localhost")
+    batch_size = integer(ctx.config, "batch_size")
+    query = optional_text(ctx.config, "query")
 
-A field that is missing or null takes the default given; a value of the wrong kind (a list where
+A field the merged defaults must hold and that is missing is a TypeError naming it; a default given
+here would repeat the spec's (tests/test_rules_once.py counts those). A value of the wrong kind (a list where
 the spec says a number) is a bug in the validation, raised as a TypeError naming the field, never
 guessed around.
 """
@@ -24,6 +25,10 @@ __all__ = ["flag", "integer", "mapping", "optional_integer", "optional_text", "t
 def _wrong(name: str, value: Value, expected: str) -> TypeError:
     return TypeError(f"the config field '{name}' is {type(value).__name__} {value!r:.40}, not {expected}: "
                      "the validator should have refused it")
+
+
+def _missing(name: str) -> TypeError:
+    return TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
 
 
 def optional_text(config: Config, name: str) -> str | None:
@@ -43,7 +48,7 @@ def text(config: Config, name: str, default: str | None = None) -> str:
     if found is not None:
         return found
     if default is None:
-        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+        raise _missing(name)
     return default
 
 
@@ -67,7 +72,7 @@ def integer(config: Config, name: str, default: int | None = None) -> int:
     if found is not None:
         return found
     if default is None:
-        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+        raise _missing(name)
     return default
 
 
@@ -75,7 +80,7 @@ def flag(config: Config, name: str) -> bool:
     """A true/false field; a TypeError when it is missing (the spec's default is merged, so it is there)."""
     value = config.get(name)
     if value is None:
-        raise TypeError(f"the config field '{name}' is missing: the validator should have refused the step")
+        raise _missing(name)
     if isinstance(value, bool):
         return value
     raise _wrong(name, value, "true or false")

@@ -26,6 +26,7 @@ from osiris.oml.incremental import (
     save_state,
     state_path,
 )
+from osiris.oml.narrow import config_of, steps_of
 from osiris.oml.params import as_text
 from osiris.oml.values import Config, Value
 
@@ -121,18 +122,6 @@ def advanced(pipeline: Config, state: State, keys: Mapping[str, ParamsKey],
         if value is not None:
             after[(step_id, keys.get(step_id, ()))] = {"cursor": incremental.cursor, "value": value}
     return after
-
-
-def steps_of(pipeline: Config) -> list[Config]:
-    """The pipeline's steps (validated: each is a mapping)."""
-    steps = pipeline.get("steps")
-    return [step for step in steps if isinstance(step, Mapping)] if isinstance(steps, list) else []
-
-
-def config_of(step: Config) -> Config:
-    """A step's config ({} when it has none)."""
-    config = step.get("config")
-    return config if isinstance(config, Mapping) else {}
 
 
 def highest(con: duckdb.DuckDBPyConnection, table: str, column: str) -> int | str | None:

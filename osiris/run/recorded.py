@@ -91,7 +91,8 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
     from osiris.trust.boundary import Boundary
 
     from osiris.errors import UsageError
-    from osiris.run.incremental import plan_reads, steps_of
+    from osiris.oml.narrow import steps_of
+    from osiris.run.incremental import plan_reads
 
     try:
         reads = plan_reads(effective.project_root, pipeline, str(pipeline.get("name") or Path(pipeline_path).stem),
