@@ -81,6 +81,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
                oml(extract_step(table="${params.table}"), csv_step(), params={"table": {"default": "customers"}}), {}),
     "OML319": (oml(extract_step(incremental={"cursor": "id"}, limit=10), csv_step()),
                oml(extract_step(incremental={"cursor": "id"}), csv_step()), {}),
+    "OML320": (oml(extract_step(incremental={"cursor": "updated_at"}, columns=["id", "email"]), csv_step()),
+               oml(extract_step(incremental={"cursor": "updated_at"}, columns=["id", "updated_at"]), csv_step()), {}),
     "OML401": (oml(extract_step(), csv_step(needs=["extract-customer"])), GOOD, {}),
     "OML402": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["b"]),
                    step("b", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),

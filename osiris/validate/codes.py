@@ -57,6 +57,7 @@ CODES: dict[str, Code] = {
     "OML317": Code(3, "error", "path outside the project"),
     "OML318": Code(3, "error", "parameter has no value"),
     "OML319": Code(3, "error", "incremental read with a limit"),
+    "OML320": Code(3, "error", "incremental cursor not among columns"),
     "OML401": Code(4, "error", "unknown dependency"),
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),

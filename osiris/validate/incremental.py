@@ -1,5 +1,7 @@
 """An extractor's `incremental` read (docs/run-again.md): OML319 when its step also has a `limit`.
-The next run starts after the highest cursor read, so rows a limit left out would never be read."""
+The next run starts after the highest cursor read, so rows a limit left out would never be read;
+and OML320 when its `columns` leave the cursor out, since that highest value is taken from the
+rows the step keeps."""
 
 from __future__ import annotations
 
@@ -17,9 +19,16 @@ def check_incremental(steps: list[Value], findings: Findings, base: str = "/step
         if not isinstance(step, dict):
             continue
         config = step.get("config")
-        if not isinstance(config, dict) or incremental_of(config) is None or config.get("limit") is None:
+        following = incremental_of(config) if isinstance(config, dict) else None
+        if not isinstance(config, dict) or following is None:
             continue
-        if step.get("component") in PAGE_SIZE_LIMIT:
+        columns = config.get("columns")
+        if isinstance(columns, list) and columns and following.cursor not in columns:
+            findings.add("OML320", join(base, index, "config", "columns"),
+                         f"columns leave out the incremental cursor '{following.cursor}': the next run starts "
+                         "after the highest value of it this run keeps",
+                         f"add '{following.cursor}' to columns", value=following.cursor)
+        if config.get("limit") is None or step.get("component") in PAGE_SIZE_LIMIT:
             continue
         findings.add("OML319", join(base, index, "config", "limit"),
                      "an incremental read cannot have a limit: the next run starts after the highest value "

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
+from osiris.run.csv_columns import kept_columns
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import flag, mapping, optional_integer, text, texts
@@ -74,11 +75,13 @@ class FilesystemDriver:
         if ctx.as_view:  # fused into its transform: the file stays staged until the run's scratch goes
             path = _existing(files.resolve(shown), shown, files)
             source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
+            whole = f"osiris_file_{ctx.output_table}" if config.get("columns") else ctx.output_table  # not df_<id>
             try:
-                columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
+                columns = exact_view(ctx.con, quote_ident(whole), literal(str(source)),
                                      lambda types: _read_options(config, types), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
+            columns = _kept(ctx, whole, columns, "VIEW")
             return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
         with staged_input(ctx, files) as source:
             try:
@@ -86,6 +89,8 @@ class FilesystemDriver:
                              lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
                 if ctx.read_after is not None:
                     _keep_after(ctx, *ctx.read_after, limit)
+                table = quote_ident(ctx.output_table)
+                _kept(ctx, ctx.output_table, ctx.con.execute(f"DESCRIBE {table}").fetchall(), "TABLE")
             except duckdb.OutOfMemoryException as error:
                 raise out_of_memory(error) from None
             except duckdb.Error as error:
@@ -153,6 +158,20 @@ def _keep_after(ctx: StepContext, cursor: str, value: Value, limit: str) -> None
         raise unknown_column_problem(cursor, columns, str(ctx.config.get("path")))
     ctx.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {table} WHERE {quote_ident(cursor)} > ?{limit}",
                     [value])
+
+
+def _kept(ctx: StepContext, whole: str, described: Sequence[Sequence[object]], kind: str) -> list[tuple[str, str]]:
+    """The step's output (`kind`: VIEW or TABLE) as the file's columns `described` (DuckDB's
+    DESCRIBE rows of `whole`) the step keeps (osiris.run.csv_columns); those (name, type) columns."""
+    found = [(str(row[0]), str(row[1])) for row in described]
+    kept = kept_columns(ctx.config, [name for name, _ in found], str(ctx.config["path"]))
+    if kept is None and whole == ctx.output_table:
+        return found
+    names = kept if kept is not None else [name for name, _ in found]
+    ctx.con.execute(f"CREATE OR REPLACE {kind} {quote_ident(ctx.output_table)} AS "
+                    f"SELECT {', '.join(quote_ident(n) for n in names)} FROM {quote_ident(whole)}")
+    types = dict(found)
+    return [(name, types[name]) for name in names]
 
 
 def csv_target(ctx: StepContext, files: Files | None = None) -> Path:

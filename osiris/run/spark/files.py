@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from osiris.run.csv_columns import kept_columns
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.problems import no_directory_problem, unreadable_file_problem
 from osiris.run.problems import redacted
@@ -84,6 +85,10 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     frame = parsed_texts(reader.csv(str(path)), parsed)
     if read_after is not None:
         frame = _kept_after(frame, *read_after, str(config["path"]))
+    kept = kept_columns(config, [column for column, _ in sniffed], str(config["path"]))
+    if kept is not None:  # the step's `columns`, in its order, as on DuckDB
+        types = dict(sniffed)
+        frame, sniffed = frame.select(*[f"`{c.replace('`', '``')}`" for c in kept]), [(c, types[c]) for c in kept]
     limits = [int(n) for n in (config.get("limit"), sample) if n is not None]
     return (frame.limit(min(limits)) if limits else frame), sniffed
 

@@ -1,0 +1,82 @@
+"""A CSV read's `columns` (docs/components.md): the step keeps those
+columns of the file, in the order it lists them, on every engine and on the fused read; a name the
+file lacks is OML502 naming the file's columns. Before, every engine read every column in silence:
+a column the person left out (here `secret`) reached the target."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from tests.run_helpers import RunProject, csv_step, sql_step
+
+pytestmark = pytest.mark.xdist_group("spark")  # the Spark cell starts a JVM: one worker runs them all
+
+PEOPLE = 'id,email,secret,amount\n1,a@x.org,s3cr3t-1,10.5\n2,"b, jr@x.org",s3cr3t-2,\n'
+ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
+
+
+def project(tmp_path, engine: str) -> RunProject:
+    proj = RunProject(tmp_path / "p")
+    (proj.root / "people.csv").write_text(PEOPLE, encoding="utf-8")
+    settings_file = proj.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
+    return proj
+
+
+def after(step: dict, *inputs: str) -> dict:
+    return {**step, "needs": list(inputs)}
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_a_read_keeps_the_listed_columns_in_their_order(tmp_path, engine):
+    proj = project(tmp_path, engine)
+    path = proj.pipeline([csv_step("read", "read", "people.csv", columns=["amount", "id", "email"]),
+                          after(csv_step("write", "write", "out/kept.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (proj.root / "out" / "kept.csv").read_bytes() == b'amount,id,email\n10.5,1,a@x.org\n,2,"b, jr@x.org"\n'
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_a_listed_column_the_file_lacks_is_oml502_naming_the_files_columns(tmp_path, engine):
+    proj = project(tmp_path, engine)
+    path = proj.pipeline([csv_step("read", "read", "people.csv", columns=["id", "emial"]),
+                          after(csv_step("write", "write", "out/kept.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 6, result.stdout + result.stderr
+    assert f"{path} OML502 step 'read': column \"emial\" does not exist in people.csv\n" in result.stderr
+    assert "(did you mean 'email'?)" in result.stderr
+    assert not (proj.root / "out" / "kept.csv").exists()
+    assert "s3cr3t" not in result.stdout + result.stderr
+
+
+def test_a_read_fused_into_its_transform_sees_only_the_listed_columns(tmp_path):
+    proj = project(tmp_path, "duckdb")
+    path = proj.pipeline([
+        csv_step("read", "read", "people.csv", columns=["id", "amount"]),
+        sql_step("shape", "SELECT * FROM df_read ORDER BY id", needs=["read"]),
+        after(csv_step("write", "write", "out/shaped.csv"), "shape")])
+    result = proj.run(str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert (proj.root / "out" / "shaped.csv").read_bytes() == b"id,amount\n1,10.5\n2,\n"
+    steps = {step["id"]: step for step in json.loads(result.stdout)["steps"]}
+    assert steps["read"]["fused_into"] == "shape"  # the fused path was the one taken
+    assert steps["read"]["rows_out"] == 2
+
+
+def test_a_transform_naming_a_column_the_read_left_out_is_oml502_naming_the_kept_ones(tmp_path):
+    proj = project(tmp_path, "duckdb")
+    path = proj.pipeline([
+        csv_step("read", "read", "people.csv", columns=["id", "amount"]),
+        sql_step("shape", "SELECT id, secret FROM df_read", needs=["read"]),
+        after(csv_step("write", "write", "out/shaped.csv"), "shape")])
+    result = proj.run(str(path))
+    assert result.returncode == 6
+    assert f"{path} OML502 step 'shape': column \"secret\" does not exist\n" in result.stderr
+    assert "hint: columns the database knows: amount, id\n" in result.stderr
+    assert "s3cr3t" not in result.stdout + result.stderr
+    assert not (proj.root / "out" / "shaped.csv").exists()
