@@ -29,6 +29,8 @@ def _step_text(step: StepResult, sample: bool) -> str:
         warned = f"  {len(step.warnings)} warning(s)" if step.warnings else ""
         rows = f"{count_rows(step.rows_in)} ({ROLLED_BACK})" if sample and step.mode == "write" else count_rows(step.rows_out)
         return f"{step.step_id}  ok  {rows}  {step.duration_ms / 1000:.1f} s{warned}"
+    if step.status == "skipped" and step.halted:
+        return f"{step.step_id}  skipped (the run stopped at step '{step.skipped_because}')"
     if step.status == "skipped":
         return f"{step.step_id}  skipped (its input '{step.skipped_because}' did not complete)"
     if step.status == "interrupted":

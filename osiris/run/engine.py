@@ -81,6 +81,7 @@ def run_pipeline(pipeline: Mapping[str, Any], options: RunOptions, listener: Run
             blocked = [n for n in dependencies[step_id] if results[n].status != "ok"] + halted
             if blocked:
                 result.status, result.skipped_because = "skipped", blocked[0]
+                result.halted = blocked[0] not in dependencies[step_id]
                 listener.step_finished(result)
                 continue
             writer, transform = copies.get(step_id), fused.get(step_id)

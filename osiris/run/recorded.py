@@ -182,6 +182,7 @@ def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, red
             "problem": issue(s.problem) if s.problem else None,
             "warnings": [issue(w) for w in s.warnings],
             "skipped_because": s.skipped_because,
+            **({"halted": True} if s.halted else {}),  # skipped_because is not an input: the run stopped there
             **({"fused_into": s.fused_into} if s.fused_into else {}),  # a read its transform ran (ADR 0202)
             "target": step_target(s, sample),
         } for s in result.steps],

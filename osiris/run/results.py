@@ -62,7 +62,8 @@ class StepResult:
     text_numbers: list[str] = field(default_factory=list)  # columns holding numbers as their exact text
     warnings: list[RuntimeProblem] = field(default_factory=list)
     problem: RuntimeProblem | None = None
-    skipped_because: str | None = None
+    skipped_because: str | None = None  # the step whose failure kept this one from running
+    halted: bool = False  # skipped_because is not an input: the whole run stopped there (a check, a plan)
     preview: tuple[list[str], list[tuple[object, ...]]] | None = None  # sample rows, for the display
     target: WriteTarget | None = None  # a writer's table or file (osiris.run.targets)
     watermark: int | str | None = None  # an incremental read's highest cursor value read (None: no row)

@@ -87,6 +87,8 @@ class RunTrail:
             record["problem"] = {"code": step.problem.code, "message": step.problem.message, "hint": step.problem.hint}
         if step.skipped_because:
             record["skipped_because"] = step.skipped_because
+        if step.halted:  # not an input: the run stopped at that step
+            record["halted"] = True
         if step.fused_into:  # rows counted by DuckDB in that transform's query (osiris.run.fused)
             record["fused_into"] = step.fused_into
         if step.route:

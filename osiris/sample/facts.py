@@ -45,6 +45,8 @@ def step_fact(step: StepResult) -> str:
     head = f"step '{step.step_id}' ({step.component})"
     if step.status == "failed" and step.problem is not None:
         return f"{head}: failed with {step.problem.code}"
+    if step.status == "skipped" and step.halted:
+        return f"{head}: not run, the run stopped at step '{step.skipped_because}'"
     if step.status == "skipped":
         return f"{head}: not run, its input '{step.skipped_because}' failed"
     if step.status != "ok":

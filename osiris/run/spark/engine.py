@@ -238,6 +238,7 @@ class _Runner:
         if step.problem is None and (blocked or not planned):
             result.status = "skipped"
             result.skipped_because = blocked[0] if blocked else next(s for s in steps.values() if s.problem).result.step_id
+            result.halted = result.skipped_because not in step.inputs
             self.listener.step_finished(result)
             return
         self.listener.step_started(result)
