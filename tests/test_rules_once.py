@@ -1,7 +1,7 @@
 """Rules written once (docs/architecture.md, "Where each rule lives"), pinned by reading the source.
 
-- Runtime problems are built in `osiris/problems.py`: `RuntimeProblem(...)` anywhere else is a second
-  copy of a code's message and hint.
+- Runtime problems are built in the package `osiris/problems/` (one module per family of codes):
+  `RuntimeProblem(...)` anywhere else is a second copy of a code's message and hint.
 - Drivers (and the rest of the runtime, osiris/run/) read defaults from the spec:
   `config.get("delimiter", ",")` or `config.get("delimiter") or ","` on a field a component spec
   gives a `default` repeats the spec in code, and the two drift.
@@ -21,9 +21,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 OSIRIS = REPO / "osiris"
-PROBLEMS = "osiris/problems.py"
+PROBLEMS = "osiris/problems/"
 
-# RuntimeProblem(...) built outside osiris/problems.py: none left; keep it so.
+# RuntimeProblem(...) built outside osiris/problems/: none left; keep it so.
 PROBLEMS_LEFT: dict[str, int] = {}
 
 # Fallbacks in code for a field some spec gives a default, still to remove.
@@ -97,11 +97,38 @@ def _per_file(count: object, root: Path = OSIRIS) -> Counter[str]:
     return +found
 
 
+def problems_by_place(root: Path = OSIRIS) -> tuple[int, dict[str, int]]:
+    """How many `RuntimeProblem(...)` the modules of the problems package under `root` build, and the
+    files elsewhere that build more than PROBLEMS_LEFT allows (named from `root`'s parent)."""
+    inside, outside = 0, {}
+    for path in sorted(root.rglob("*.py")):
+        name = path.relative_to(root.parent).as_posix()
+        built = problems_built(path.read_text(encoding="utf-8"))
+        if name.startswith(PROBLEMS):
+            inside += built
+        elif built > PROBLEMS_LEFT.get(name, 0):
+            outside[name] = built
+    return inside, outside
+
+
 def test_runtime_problems_are_built_in_osiris_problems_only() -> None:
-    found = _per_file(problems_built)
-    assert found.pop(PROBLEMS) > 20
-    grown = {name: n for name, n in found.items() if n > PROBLEMS_LEFT.get(name, 0)}
-    assert grown == {}, "build these problems with a constructor of osiris/problems.py"
+    inside, outside = problems_by_place()
+    assert inside > 20
+    assert outside == {}, "build these problems with a constructor of osiris/problems/"
+
+
+def test_the_problems_scan_accepts_the_package_only(tmp_path: Path) -> None:
+    """A problem built anywhere but in a module of osiris/problems/ is found: next to the package, in
+    the runtime's door to it (run/problems.py), or in a file whose name only starts like it."""
+    built = "from osiris.problems.base import RuntimeProblem\nX = RuntimeProblem('OML501', 'm', 'h')\n"
+    for name in ("problems/base.py", "problems/writes.py", "problems/__init__.py", "problems.py",
+                 "problems_extra.py", "run/problems.py", "run/drivers/rest.py"):
+        (tmp_path / "osiris" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "osiris" / name).write_text(built, encoding="utf-8")
+    (tmp_path / "osiris" / "run" / "fields.py").write_text("from osiris.problems import RuntimeProblem\n", encoding="utf-8")
+    assert problems_by_place(tmp_path / "osiris") == (3, {
+        "osiris/problems.py": 1, "osiris/problems_extra.py": 1, "osiris/run/problems.py": 1,
+        "osiris/run/drivers/rest.py": 1})
 
 
 def test_no_spec_default_is_repeated_in_code() -> None:

@@ -1,0 +1,40 @@
+"""OML502, OML503, OML510: a step's files, read or written, and a CSV file `osiris discover` reads."""
+
+from __future__ import annotations
+
+from osiris.problems.base import RuntimeProblem
+from osiris.suggest import listing
+
+
+def unknown_dtype_column_problem(shown: str, typed: list[str]) -> RuntimeProblem:
+    """OML502: a CSV reader's dtype names a column the file does not have."""
+    return RuntimeProblem(
+        "OML502", f"dtype names a column {shown} does not have (dtype names: {listing(typed)})",
+        "correct the names in dtype to the file's header; without a header (header: false) the columns "
+        "are column0, column1, ...")
+
+
+def unreadable_file_problem(shown: str, detail: str, hint: str, value: object = None) -> RuntimeProblem:
+    """OML503: a step's CSV file cannot be read as its config says (`detail`: why, in names and types)."""
+    return RuntimeProblem("OML503", f"cannot read {shown} as CSV: {detail}", hint, value=value)
+
+
+def unwritable_file_problem(shown: object, detail: str) -> RuntimeProblem:
+    """OML503: the operating system refused to write a step's file (`detail`: its words)."""
+    return RuntimeProblem("OML503", f"cannot write {shown}: {detail}",
+                          "check the free space and the permissions of the folder it goes to")
+
+
+def file_problem(shown: str, hint: str) -> RuntimeProblem:
+    """OML510: a file a step reads is not there."""
+    return RuntimeProblem("OML510", f"file not found: {shown}", hint, value=shown)
+
+
+def no_directory_problem(shown: str) -> RuntimeProblem:
+    """OML510: a writer's file would go into a folder that is not there, and create_dirs is off."""
+    return RuntimeProblem("OML510", f"the directory of {shown} does not exist", "create it, or set create_dirs: true")
+
+
+def unreadable_csv_problem(shown: str, detail: str) -> RuntimeProblem:
+    """`osiris discover FILE.csv` could not read the file (a command's failure, no OML code)."""
+    return RuntimeProblem("", f"cannot read {shown} as CSV: {detail}", "check that the file is a CSV file with a header row")
