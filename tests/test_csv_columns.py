@@ -49,7 +49,7 @@ def test_a_listed_column_the_file_lacks_is_oml502_naming_the_files_columns(tmp_p
     result = proj.run(str(path))
     assert result.returncode == 6, result.stdout + result.stderr
     assert f"{path} OML502 step 'read': column \"emial\" does not exist in people.csv\n" in result.stderr
-    assert "(did you mean 'email'?)" in result.stderr
+    assert "    hint: columns of people.csv: id, email, secret, amount (did you mean 'email'?)\n" in result.stderr
     assert not (proj.root / "out" / "kept.csv").exists()
     assert "s3cr3t" not in result.stdout + result.stderr
 

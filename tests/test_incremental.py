@@ -185,7 +185,8 @@ def test_a_csv_file_is_read_after_its_cursor_and_a_missing_cursor_is_named(tmp_p
     steps = [csv_step("read", "read", "orders.csv", incremental={"cursor": "chnged", "initial": "x"}),
              csv_step("write", "write", "out.csv")]
     _, stderr = proj.run_failing(steps, name="orders-sync")
-    assert "OML502 step 'read': column \"chnged\" does not exist in orders.csv" in stderr
+    assert "OML502 step 'read': column \"chnged\" does not exist in orders.csv\n" in stderr
+    assert "    hint: columns of orders.csv: id, changed (did you mean 'changed'?)\n" in stderr
     del steps[0]["config"]["incremental"]["initial"]  # the first read takes every row: the cursor is still needed
     _, stderr = proj.run_failing(steps, name="orders-sync")
     assert ("OML502 step 'read': column \"chnged\" does not exist in the step's rows (its incremental cursor)"

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from osiris.problems.base import RuntimeProblem
-from osiris.suggest import listing
+from osiris.suggest import did_you_mean, listing
+
+
+def file_column_problem(column: str, known: Sequence[str], shown: str) -> RuntimeProblem:
+    """OML502: a CSV step names a column (in `columns`, or as its incremental cursor) that the file
+    `shown` does not have; the hint lists the file's columns in their order."""
+    return RuntimeProblem("OML502", f'column "{column}" does not exist in {shown}',
+                          f"columns of {shown}: {listing(list(known))}{did_you_mean(column, list(known))}", value=column)
 
 
 def unknown_dtype_column_problem(shown: str, typed: list[str]) -> RuntimeProblem:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from osiris.oml.values import Config
 from osiris.run.fields import texts
-from osiris.run.problems import unknown_column_problem
+from osiris.problems import file_column_problem
 
 
 def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] | None:
@@ -22,5 +22,5 @@ def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] 
         return None
     for name in wanted:
         if name not in found:
-            raise unknown_column_problem(name, found, shown)
+            raise file_column_problem(name, found, shown)
     return wanted

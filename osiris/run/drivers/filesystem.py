@@ -28,8 +28,8 @@ from osiris.run.csv_columns import kept_columns
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import flag, mapping, optional_integer, text, texts
-from osiris.problems import no_directory_problem, unknown_dtype_column_problem, unreadable_file_problem
-from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory, unknown_column_problem
+from osiris.problems import file_column_problem, no_directory_problem, unknown_dtype_column_problem, unreadable_file_problem
+from osiris.run.problems import file_problem, inputs_problem, masked, out_of_memory
 from osiris.run.spool import CSV_BUFFER_BYTES, quote_ident
 from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
@@ -155,7 +155,7 @@ def _keep_after(ctx: StepContext, cursor: str, value: Value, limit: str) -> None
     table = quote_ident(ctx.output_table)
     columns = [str(row[0]) for row in ctx.con.execute(f"DESCRIBE {table}").fetchall()]
     if cursor not in columns:
-        raise unknown_column_problem(cursor, columns, str(ctx.config.get("path")))
+        raise file_column_problem(cursor, columns, str(ctx.config["path"]))
     ctx.con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {table} WHERE {quote_ident(cursor)} > ?{limit}",
                     [value])
 

@@ -98,11 +98,11 @@ def _kept_after(frame: DataFrame, cursor: str, value: Any, shown: str) -> DataFr
     columns, as on DuckDB (osiris.run.drivers.filesystem)."""
     from pyspark.sql import functions as F
 
-    from osiris.run.problems import unknown_column_problem
+    from osiris.problems import file_column_problem
 
     fields = {f.name: f.dataType for f in frame.schema.fields}
     if cursor not in fields:
-        raise unknown_column_problem(cursor, list(fields), shown)
+        raise file_column_problem(cursor, list(fields), shown)
     return frame.where(F.col(f"`{cursor.replace('`', '``')}`") > F.lit(value).cast(fields[cursor]))
 
 
