@@ -1,7 +1,9 @@
-"""A CSV read's `columns` (docs/components.md): the step keeps those
+"""What a CSV read keeps, never less in silence. `columns` (docs/components.md): the step keeps those
 columns of the file, in the order it lists them, on every engine and on the fused read; a name the
 file lacks is OML502 naming the file's columns. Before, every engine read every column in silence:
-a column the person left out (here `secret`) reached the target."""
+a column the person left out (here `secret`) reached the target. And `skip_blank_lines: false`,
+which neither engine can honour (a blank line is no row to DuckDB's reader or Spark's), is refused
+when validated: it was accepted and a blank line dropped in silence."""
 
 from __future__ import annotations
 
@@ -80,3 +82,14 @@ def test_a_transform_naming_a_column_the_read_left_out_is_oml502_naming_the_kept
     assert "hint: columns the database knows: amount, id\n" in result.stderr
     assert "s3cr3t" not in result.stdout + result.stderr
     assert not (proj.root / "out" / "shaped.csv").exists()
+
+
+def test_skip_blank_lines_false_is_refused_before_anything_runs(tmp_path):
+    proj = project(tmp_path, "duckdb")
+    path = proj.pipeline([csv_step("read", "read", "people.csv", skip_blank_lines=False),
+                          after(csv_step("write", "write", "out/kept.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "OML307 skip_blank_lines is false, which is not one of the allowed values\n" in result.stderr
+    assert "    hint: set skip_blank_lines to one of: true\n" in result.stderr
+    assert not (proj.root / "out").exists()

@@ -57,8 +57,9 @@ def _describe_field(name: str, prop: Config, required: bool, aliases: list[str],
                     from_connection: bool = False) -> str:
     """E.g. `batch_size integer 100..100000 =10000` or `write_mode string [append|replace] (not mode)`."""
     parts = [name + ("*" if required else ""), type_of(prop)]
-    if "enum" in prop:
-        parts.append("[" + "|".join(str(v) for v in items_of(prop["enum"])) + "]")
+    allowed = items_of(prop["enum"]) if "enum" in prop else []
+    if allowed and allowed != [prop.get("default")]:  # one value that is the default: `=true` says it
+        parts.append("[" + "|".join(v if isinstance(v, str) else json.dumps(v) for v in allowed) + "]")
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None or high is not None:
         parts.append(f"{'' if low is None else low}..{'' if high is None else high}")
