@@ -55,7 +55,7 @@ def test_a_preview_shows_a_duration_as_hours_minutes_seconds(micros: int, shown:
     from datetime import timedelta
 
     from osiris.run.display import preview_lines
-    from osiris.run.engine import StepResult
+    from osiris.run.duckdb_run import StepResult
     from osiris.sample.dry_run import DryRun
     from osiris.sample.preview import step_previews
 

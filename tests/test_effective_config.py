@@ -16,7 +16,7 @@ import yaml
 from osiris.oml.config import StepConfig
 from osiris.run import drivers
 from osiris.run.driver import StepContext, StepOutcome
-from osiris.run.engine import RunOptions, run_pipeline
+from osiris.run.duckdb_run import RunOptions, run_pipeline
 from tests.run_helpers import RunProject, csv_step
 from tests.test_contract_differential import Quiet
 from tests.validate_helpers import oml, step, validator

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from osiris.run.engine import RunOptions, RunResult, StepResult, run_pipeline
+from osiris.run.duckdb_run import RunOptions, RunResult, StepResult, run_pipeline
 from tests.run_helpers import csv_step, sql_step
 from tests.support import run_osiris
 

@@ -40,7 +40,7 @@ from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
 from osiris.retry.budget import SpendingCapReached
-from osiris.retry.engine import GenerationEngine
+from osiris.retry.generation_engine import GenerationEngine
 from osiris.session.events import LlmCallCancelled
 from osiris.oml.narrow import objects_in
 
@@ -373,7 +373,7 @@ class ChatLoop:
 
     def _history(self, _argument: str) -> bool:
         """Every cycle of the session, from its retry trails: a resumed chat shows the cycles before it."""
-        from osiris.retry.trail import attempt_summary
+        from osiris.retry.attempt_trail import attempt_summary
         from osiris.session.reader import SessionRecord, read_trails
 
         cycles: list[tuple[Value, Value, list[Config]]] = [

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from osiris.mcp.project import Project
     from osiris.oml.values import Value
-    from osiris.mcp.trail import ServerTrail
+    from osiris.mcp.call_trail import ServerTrail
 
 INSTRUCTIONS = """\
 Osiris checks, tests and saves OML data pipelines for this project. Start with oml_schema_get,
@@ -110,7 +110,7 @@ def build_server(project: Project, trail: ServerTrail, *, allow_run: bool) -> Os
 
 def open_trail(project: Project) -> ServerTrail:
     """The server's session (command `mcp`), in the project's `sessions.dir`."""
-    from osiris.mcp.trail import ServerTrail
+    from osiris.mcp.call_trail import ServerTrail
     from osiris.session import Session
 
     settings = project.effective.settings

@@ -9,7 +9,7 @@ from dataclasses import replace
 from osiris.retry.progress import Observer, SamplesTested, TestingSamples
 from osiris.retry.result import Attempt
 from osiris.retry.seams import SampleTester
-from osiris.retry.trail import attempt_dir, sha256
+from osiris.retry.attempt_trail import attempt_dir, sha256
 
 
 def try_on_samples(tier: SampleTester | None, cycle: int, attempt: Attempt, total: int, previous: Attempt | None,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
+from osiris.run.duckdb_run import RunListener, RunOptions, RunResult, StepResult
 from osiris.run.results import Redact
 from osiris.trust.boundary import Boundary
 from osiris.oml.narrow import config_of, steps_of
@@ -84,7 +84,7 @@ def sample_run(pipeline: Config, options: SampleOptions, listener: RunListener,
     (`read_after`, osiris.run.incremental: the sample shows what the next run would read; it never
     writes the state). Ctrl-C is re-raised after the running writer rolled back."""
     from osiris.run.deadline import RunLimit
-    from osiris.run.engine import run_pipeline
+    from osiris.run.duckdb_run import run_pipeline
 
     started = time.perf_counter()
     run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_run
 from osiris.sample.facts import problem_headline, sample_facts
 from osiris.sample.policy import Ask, DryRunPolicy, sources
-from osiris.sample.trail import SampleTrail
+from osiris.sample.sample_trail import SampleTrail
 from osiris.oml.narrow import steps_of
 from osiris.session import Session, events
 from osiris.trust.boundary import Boundary

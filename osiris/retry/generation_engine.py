@@ -28,7 +28,7 @@ from osiris.prompt import (
 from osiris.prompt.component_slice import MessageDetails
 from osiris.prompt.request import pipeline_message
 from osiris.request import scrub_request
-from osiris.retry import trail
+from osiris.retry import attempt_trail
 from osiris.retry.budget import SpendingCap, stop_before_call
 from osiris.retry.delta import delta_prompt
 from osiris.retry.history import Turn, history_messages
@@ -176,7 +176,7 @@ class GenerationEngine:
 
     def escalate(self, result: CycleResult) -> list[dict[str, Value]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
-        shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
+        shown = [attempt_trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
         self.session.emit(ev.HitlEscalation(
             cycle=result.cycle, stop_reason=result.stop_reason, attempts=shown, token_usage=result.usage.to_dict(),
         ))
@@ -189,8 +189,8 @@ class GenerationEngine:
     def accept(self, result: CycleResult, saved_to: str | None = None) -> str:
         """Mark a valid pipeline accepted: save it in the session and return its sha256."""
         oml = result.oml_text or ""
-        digest = trail.sha256(oml)
-        self.session.write_text(f"{trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
+        digest = attempt_trail.sha256(oml)
+        self.session.write_text(f"{attempt_trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
         tested = result.dry_run.status if result.dry_run is not None else "off"
         self.session.emit(ev.PipelineAccepted(cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested))
         return digest
@@ -265,7 +265,7 @@ class GenerationEngine:
             reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
             result.stop_reason = cast("StopReason", reason)
             self._book_unrecorded(result)
-            trail.write_trail(self.session, result, status=reason)
+            attempt_trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
             self.session.emit(ev.RetryStopped(cycle=cycle, stop_reason=reason, attempts=len(attempts)))
             raise
@@ -321,7 +321,7 @@ class GenerationEngine:
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
         self._unrecorded = None
-        trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
+        attempt_trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
         self.session.book(
             tokens=attempt.usage.to_dict(),
             llm_ms=attempt.llm_ms,
@@ -359,7 +359,7 @@ class GenerationEngine:
         self.observer(ApiErrorRetrying(error, delay, n, self.config.backoff.retries))
 
     def _finish_cycle(self, result: CycleResult) -> CycleResult:
-        result.trail_path = trail.write_trail(self.session, result)
+        result.trail_path = attempt_trail.write_trail(self.session, result)
         self.session.checkpoint()
         if result.valid:
             self._remember_turn(result.request, result.oml_text or "")

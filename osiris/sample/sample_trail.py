@@ -9,8 +9,8 @@ personal data, which an audit trail should not collect by default (docs/dry-run.
 from __future__ import annotations
 
 
-from osiris.run.engine import StepResult
-from osiris.run.trail import RunTrail, run_end
+from osiris.run.duckdb_run import StepResult
+from osiris.run.run_trail import RunTrail, run_end
 from osiris.sample.dry_run import DryRun
 from osiris.session import Session, events
 
