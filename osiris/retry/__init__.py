@@ -20,7 +20,8 @@ attempt is then run on samples, and a failure there is retried like any other (d
 The engine gets every collaborator in its constructor; nothing is set on it afterwards.
 """
 
-from osiris.retry.generation_engine import EngineConfig, GenerationEngine
+from osiris.retry.engine_config import EngineConfig
+from osiris.retry.generation_engine import GenerationEngine
 from osiris.retry.result import Attempt, CycleResult
 from osiris.retry.setup import open_engine
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from osiris.errors import OsirisError, UsageError
-from osiris.llm.backoff import BackoffPolicy, call_with_backoff
+from osiris.llm.backoff import call_with_backoff
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, Message, Provider, TokenUsage
 from osiris.prompt import (
@@ -31,6 +31,7 @@ from osiris.request import scrub_request
 from osiris.retry import attempt_trail
 from osiris.retry.budget import SpendingCap, stop_before_call
 from osiris.retry.delta import delta_prompt
+from osiris.retry.engine_config import EngineConfig
 from osiris.retry.history import Turn, history_messages
 from osiris.retry.progress import (
     ApiErrorRetrying,
@@ -51,33 +52,7 @@ from osiris.session import events as ev
 
 if TYPE_CHECKING:
     from osiris.oml.values import Value
-    from osiris.settings.model import Settings
     from osiris.validate.issue import Issue, ValidationReport
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """The retry knobs of docs/configuration.md, usually from `EngineConfig.from_settings(effective.settings)`."""
-
-    max_attempts: int = 2
-    history_limit: int = 3
-    max_tokens: int = 4096
-    save_failed_oml: bool = True
-    backoff: BackoffPolicy = BackoffPolicy()
-    may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
-    dry_run_attempts: int = 2  # how many of the retries sample-run failures may use
-
-    @classmethod
-    def from_settings(cls, settings: Settings, *, may_ask: bool = False) -> EngineConfig:
-        return cls(
-            may_ask=may_ask,
-            max_attempts=settings.validation.retry.max_attempts,
-            history_limit=settings.validation.retry.history_limit,
-            dry_run_attempts=settings.validation.retry.dry_run_attempts,
-            max_tokens=settings.llm.max_tokens,
-            save_failed_oml=settings.sessions.save_failed_oml,
-            backoff=BackoffPolicy(retries=settings.llm.api_retries),
-        )
 
 
 NO_DETAILS, NO_CAP = MessageDetails(), SpendingCap()  # messages with nothing added; no spending cap

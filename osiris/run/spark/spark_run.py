@@ -35,6 +35,7 @@ from osiris.run.spark.checks import run_checks_on
 from osiris.oml.step_graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
+from osiris.run.spark.watermark import watermark
 from osiris.run.spool import Column
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, current, knowing, shown_columns
@@ -283,7 +284,7 @@ class _Runner:
         columns = duckdb_columns(frame.schema)
         if result.mode == "read":  # a source's own columns are its schema; later steps may name them
             self.known = self.known.more([name for name, _ in columns])
-            result.watermark = _watermark(step, frame, rows)
+            result.watermark = watermark(step.raw, frame, rows)
         known = current() if result.mode != "read" else None
         names = shown_columns([name for name, _ in columns], known)  # made from data: column_<n>
         result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
@@ -371,29 +372,6 @@ class _Runner:
         if self.spark is not None:
             for name in self.views:
                 self.spark.catalog.dropTempView(name)
-
-
-def _watermark(step: _Step, frame: DataFrame, rows: int) -> Any:
-    """An incremental read's highest cursor value read, as the DuckDB engine keeps it
-    (osiris.run.incremental.state_value); None for another read or no row."""
-    import datetime
-
-    from pyspark.sql import functions as F
-
-    from osiris.oml.incremental import incremental_of
-    from osiris.run.incremental import state_value
-    from osiris.run.problems import unknown_column_problem
-
-    following = incremental_of(step.raw.get("config") or {})
-    if following is None or not rows:
-        return None
-    if following.cursor not in frame.columns:
-        raise unknown_column_problem(following.cursor, list(frame.columns), "the step's rows (its incremental cursor)")
-    found = frame.agg(F.max(F.col(f"`{following.cursor.replace('`', '``')}`"))).first()
-    value = found[0] if found else None
-    if type(frame.schema[following.cursor].dataType).__name__ == "TimestampType" and value is not None:
-        value = value.astimezone(datetime.UTC)  # PySpark gives an instant as a naive local time
-    return state_value(value)
 
 
 def _checked_spark_sql(query: str, inputs: list[str]) -> str:
