@@ -194,7 +194,7 @@ def test_columns_a_step_lacks_are_oml406_where_the_pipeline_tells():
 
 
 def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path: Path):
-    from osiris.sample.dry_run import SampleOptions, sample_run
+    from osiris.sample.sample_run import SampleOptions, sample_run
 
     class Quiet:
         def step_started(self, step: Any) -> None: ...

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from osiris.oml.values import Value
     from osiris.retry.generation_engine import GenerationEngine
     from osiris.retry.result import CycleResult
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.session import Session
 
 STDIN = "-"
@@ -174,7 +174,7 @@ def _print_json(args: argparse.Namespace, result: CycleResult, session: Session,
     print(json.dumps(session.redactor.data(payload), indent=2))
 
 
-def _dry_run_json(dry_run: DryRun | None) -> dict[str, Value] | None:
+def _dry_run_json(dry_run: SampleRun | None) -> dict[str, Value] | None:
     """The last attempt's sample run: verdict, why it was skipped, and each step's rows (no values)."""
     if dry_run is None:
         return None

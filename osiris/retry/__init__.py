@@ -16,7 +16,7 @@
 
 Progress events (for the observer) are in `osiris.retry.progress`; results in `osiris.retry.result`.
 With `validation.dry_run` on, `open_engine` gives the engine a sample tier (osiris.sample): a valid
-attempt is then run on samples, and a failure there is retried like any other (docs/dry-run.md).
+attempt is then run on samples, and a failure there is retried like any other (docs/sample-run.md).
 The engine gets every collaborator in its constructor; nothing is set on it afterwards.
 """
 

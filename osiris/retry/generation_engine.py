@@ -129,7 +129,7 @@ class GenerationEngine:
         self.observer(Validating(cycle, 1, 1))
         report, validate_ms = self._validate(oml_text, truncated=False)
         attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
-        try_on_samples(self.sample_tier, cycle, attempt, 1, None, self.observer)  # tier 5
+        try_on_samples(self.sample_tier, cycle, attempt, 1, None, self.observer)  # the sample run
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
         result = CycleResult(

@@ -1,4 +1,4 @@
-"""Tier 5 inside a cycle (docs/dry-run.md): a valid attempt is run on sample rows when the tier wants
+"""The sample run inside a cycle (docs/sample-run.md): a valid attempt is run on sample rows when the tier wants
 it; a failure there adds its OML5xx errors to the attempt's report, so the retry loop handles them
 like any other issue."""
 
