@@ -95,10 +95,12 @@ def test_config_show_prints_the_dry_run_settings_with_their_sources(project):
     assert shown["validation.sample_rows"] == {"value": 10, "source": "default"}
 
 
-def test_the_flags_are_mutually_exclusive(project):
-    done = run_osiris("generate", "x", "--dry-run", "--no-dry-run", cwd=project)
+@pytest.mark.parametrize("flags", [("--sample-run", "--no-sample-run"), ("--dry-run", "--no-dry-run"),
+                                   ("--sample-run", "--no-dry-run")])
+def test_the_flags_are_mutually_exclusive(project, flags):
+    done = run_osiris("generate", "x", *flags, cwd=project)
     assert done.returncode == 2
-    assert "argument --no-dry-run: not allowed with argument --dry-run" in done.stderr
+    assert "argument --no-sample-run/--no-dry-run: not allowed with argument --sample-run/--dry-run" in done.stderr
 
 
 def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
