@@ -23,7 +23,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from osiris.run.engine import RunOptions, run_pipeline  # noqa: E402
+from osiris.run.duckdb_run import RunOptions, run_pipeline  # noqa: E402
 from osiris.validate import Validator  # noqa: E402
 from osiris.registry import load_registry  # noqa: E402
 from tests.random_pipelines import random_pipeline, write_data  # noqa: E402

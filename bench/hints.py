@@ -24,7 +24,7 @@ import sys, time
 from osiris.registry import load_registry
 from osiris.validate import Validator
 from osiris.validate.findings import Findings
-from osiris.validate.graph import check_graph
+from osiris.validate.dependencies import check_graph
 from osiris.validate.step_config import check_step_config
 steps, case = int(sys.argv[1]), sys.argv[2]
 registry = load_registry()

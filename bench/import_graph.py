@@ -32,7 +32,7 @@ FLOW = ["request", "prompt", "llm", "extract", "validate", "explain", "retry"]
 
 
 def package_of(module: str) -> str:
-    """"osiris.retry.engine" -> "retry"; "osiris.cli" -> "cli"."""
+    """"osiris.retry.generation_engine" -> "retry"; "osiris.cli" -> "cli"."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "osiris"
 

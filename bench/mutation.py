@@ -1,6 +1,6 @@
 """Mutation testing for one module: how many small deliberate bugs do the tests catch?
 
-    .venv/bin/python bench/mutation.py osiris/validate/graph.py [tests/test_a.py ...]
+    .venv/bin/python bench/mutation.py osiris/validate/dependencies.py [tests/test_a.py ...]
         [--max N] [--only N,N,...] [--sample K] [--then TESTS] [--timeout S] [--json]
 
 Each mutant changes one thing in the module (a comparison flipped, `and`/`or` swapped, `not`

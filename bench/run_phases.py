@@ -43,7 +43,7 @@ def timed(owner, name, phase):
             marks[phase] = marks.get(phase, 0.0) + time.perf_counter() - begin
     setattr(owner, name, wrapper)
 import osiris.cli, osiris.commands.run, osiris.commands.validate, osiris.settings, osiris.validate
-import osiris.validate.validator, osiris.trust.redactor, osiris.run.recorded, osiris.run.engine, osiris.run.trail
+import osiris.validate.validator, osiris.trust.redactor, osiris.run.recorded, osiris.run.duckdb_run, osiris.run.run_trail
 import osiris.session, osiris.run.step_run, osiris.run.duckdb_engine, osiris.run.display
 marks["import Osiris's run path"] = time.perf_counter() - started
 begin = time.perf_counter()
@@ -54,7 +54,7 @@ timed(osiris.validate, "load_validator", "validator load (registry)")
 timed(osiris.validate.validator.Validator, "validate", "validate the file")
 timed(osiris.trust.redactor, "build_redactor", "redactor (secrets, keyring probe)")
 timed(osiris.session.Session, "create", "session create")
-timed(osiris.run.trail.RunTrail, "finish", "trail finish (run.json, session.json)")
+timed(osiris.run.run_trail.RunTrail, "finish", "trail finish (run.json, session.json)")
 engine = osiris.run.duckdb_engine.Engine
 real_getattr = engine.__getattr__
 def first_use(self, name):
@@ -73,7 +73,7 @@ def step(step, *args, **kwargs):
         return real_step(step, *args, **kwargs)
     finally:
         marks[f"step {step['id']}"] = time.perf_counter() - begin
-osiris.run.engine.run_step = step
+osiris.run.duckdb_run.run_step = step
 begin = time.perf_counter()
 code = osiris.cli.main(sys.argv[1:])
 marks["the command, in all"] = time.perf_counter() - begin

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duckdb  # noqa: E402
 
 from osiris.run.display import Listeners  # noqa: E402
-from osiris.run.engine import RunOptions, run_pipeline  # noqa: E402
+from osiris.run.duckdb_run import RunOptions, run_pipeline  # noqa: E402
 from osiris.trust import sandbox  # noqa: E402
 
 

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 CELL_WIDTH = 24  # the widest a data value is shown in a preview, in terminal cells
 NO_ROWS = "(no rows matched on the sample)"
-ROLLED_BACK = "rolled back, nothing kept"  # a writer's rows on a sample run: `run --sample`, the dry run
+ROLLED_BACK = "rolled back, nothing kept"  # a writer's rows on a sample run: `run --sample`, the sample run
 
 
 def format_table(headers: Sequence[object], rows: Sequence[Sequence[object]]) -> list[str]:

@@ -108,7 +108,7 @@ class Arena:
     def attempt(self, pipeline: dict[str, Any], number: int) -> tuple[list[str], list[str], list[str]]:
         """(escapes, leaks, crashes) of one hostile pipeline: through `run --sample` and the engine."""
         from osiris.run.display import Listeners
-        from osiris.run.engine import RunOptions, run_pipeline
+        from osiris.run.duckdb_run import RunOptions, run_pipeline
 
         path = self.project / PIPELINE
         written = yaml.safe_dump(pipeline, sort_keys=False, allow_unicode=True).encode()

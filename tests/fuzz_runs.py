@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 RAW_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:Error|Exception)\b|Traceback|File \"")
-UNMAPPED = "stopped at an internal error"  # OML105: a library error no driver mapped (osiris/run/engine.py)
+UNMAPPED = "stopped at an internal error"  # OML105: a library error no driver mapped (osiris/run/duckdb_run.py)
 
 TEXTS = ["plain", "", " lead", "trail ", "a,b", 'q"uote', "line\nbreak", "cr\rhere", "#hash", "\\x00", "李小龍",
          "e\u0301", "\u202etxt", "NULL", "null", "NaN", "-0", "1e309", "9" * 40, "2024-02-30", "true", "\x1b[31m"]

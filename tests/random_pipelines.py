@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from osiris.oml.graph import table_name
+from osiris.oml.step_graph import table_name
 
 DATA = {"data/people.csv": "id,city\n1,Oslo\n2,Rome\n3,Oslo\n", "data/places.csv": "id,city\n7,Lima\n8,Oslo\n"}
 IDS = ["read-a", "read_b", "readC", "t1", "t-2", "T1", "mix", "w", "w-2", "w_2", "out", "load1", "x.y", "bad id"]

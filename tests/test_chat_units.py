@@ -142,7 +142,7 @@ def test_an_answer_goes_back_with_the_request_and_the_question():
 
 def test_attempt_rows_read_the_engine_attempt_summary():
     from osiris.retry.result import Attempt
-    from osiris.retry.trail import attempt_summary
+    from osiris.retry.attempt_trail import attempt_summary
     from osiris.validate.issue import ValidationReport
 
     report = ValidationReport(issues=[Issue("OML212", 2, "error", "/steps/0/mode", "bad mode")])

@@ -194,7 +194,7 @@ def test_columns_a_step_lacks_are_oml406_where_the_pipeline_tells():
 
 
 def test_the_dry_run_counts_the_checks_and_hands_the_failure_to_the_llm(tmp_path: Path):
-    from osiris.sample.dry_run import SampleOptions, sample_run
+    from osiris.sample.sample_run import SampleOptions, sample_run
 
     class Quiet:
         def step_started(self, step: Any) -> None: ...
@@ -233,7 +233,7 @@ def test_the_spark_engine_refuses_only_incremental_reads_it_cannot_filter():
 def test_an_expression_off_the_list_is_refused_at_run_time_when_validation_was_skipped(files, expression, said):
     # validation would give OML408; with it skipped, the exact SQL the engine is about to run is held to the list
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.duckdb_run import RunOptions, run_pipeline
 
     pipeline = {"oml_version": "0.1.0", "name": "checked",
                 "steps": [checked([{"expression": expression}]), csv_step("write", "write", "out.csv")]}

@@ -55,14 +55,14 @@ def test_a_preview_shows_a_duration_as_hours_minutes_seconds(micros: int, shown:
     from datetime import timedelta
 
     from osiris.run.display import preview_lines
-    from osiris.run.engine import StepResult
-    from osiris.sample.dry_run import DryRun
+    from osiris.run.duckdb_run import StepResult
+    from osiris.sample.sample_run import SampleRun
     from osiris.sample.preview import step_previews
 
     value = timedelta(microseconds=micros)
     step = StepResult("read", "mysql.extractor", "read", status="ok", rows_out=1, preview=(["tm"], [(value,)]))
     assert preview_lines(step) == ["  tm", f"  {shown}"]  # osiris run --sample
-    dry_run = DryRun.__new__(DryRun)
+    dry_run = SampleRun.__new__(SampleRun)
     dry_run.steps = [step]
     [preview] = step_previews(dry_run)  # the preview before a generated pipeline is accepted
     assert preview.rows == [[shown]]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from osiris.run.engine import RunOptions, RunResult, StepResult, run_pipeline
+from osiris.run.duckdb_run import RunOptions, RunResult, StepResult, run_pipeline
 from tests.random_pipelines import random_pipeline, write_data
 from tests.validate_helpers import validator
 

@@ -16,7 +16,7 @@ import yaml
 from osiris.oml.config import StepConfig
 from osiris.run import drivers
 from osiris.run.driver import StepContext, StepOutcome
-from osiris.run.engine import RunOptions, run_pipeline
+from osiris.run.duckdb_run import RunOptions, run_pipeline
 from tests.run_helpers import RunProject, csv_step
 from tests.test_contract_differential import Quiet
 from tests.validate_helpers import oml, step, validator
@@ -87,8 +87,8 @@ def test_osiris_run_hands_each_driver_its_effective_config(project, monkeypatch)
 def test_the_sample_tier_hands_the_attempts_effective_config_to_the_run(project, monkeypatch):
     from osiris.retry.result import Attempt
     from osiris.retry.samples import try_on_samples
-    from osiris.sample.dry_run import SampleOptions
-    from osiris.sample.policy import DryRunPolicy
+    from osiris.sample.sample_run import SampleOptions
+    from osiris.sample.policy import SampleRunPolicy
     from osiris.sample.tier import SampleTier
     from osiris.secrets.redact import Redactor
     from osiris.session import Session
@@ -98,7 +98,7 @@ def test_the_sample_tier_hands_the_attempts_effective_config_to_the_run(project,
     report = validator().validate(text)
     session = Session.create(project.root / "sessions", provider="fake", model="fake", redactor=Redactor(),
                              settings={}, command="test")
-    tier = SampleTier(DryRunPolicy("sample", 2), SampleOptions(2, {}, {}, project.root), session, save_samples=False)
+    tier = SampleTier(SampleRunPolicy("sample", 2), SampleOptions(2, {}, {}, project.root), session, save_samples=False)
     attempt = Attempt(1, "generate", "p", text, report)
     try_on_samples(tier, 1, attempt, 3, None, lambda event: None)
     assert attempt.dry_run.status == "passed"

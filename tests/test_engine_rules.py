@@ -208,7 +208,7 @@ def test_accept_returns_the_sha256_it_records(project, fake_api):
 def test_engine_settings_do_not_ask_unless_told(project):
     import dataclasses
 
-    from osiris.retry.engine import EngineConfig
+    from osiris.retry.engine_config import EngineConfig
     from osiris.settings import load_settings
 
     config = EngineConfig.from_settings(load_settings(cwd=project, env={}).settings)

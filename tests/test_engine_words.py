@@ -195,7 +195,7 @@ def test_a_column_made_from_data_is_shown_as_column_n(tmp_path: Path) -> None:
     """PIVOT turns cells into column names; what is shown names them by position. The engine is run
     without validation (the SQL allowlist may refuse PIVOT there, and again at run time: then the
     step fails, and its problem names no cell either)."""
-    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.duckdb_run import RunOptions, run_pipeline
 
     root = tmp_path / "p"
     root.mkdir()

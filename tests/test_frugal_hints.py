@@ -5,7 +5,7 @@ from __future__ import annotations
 from osiris.registry import load_registry
 from osiris.suggest import NameIndex, closest
 from osiris.validate.findings import MAX_ISSUES, Findings
-from osiris.validate.graph import check_graph
+from osiris.validate.dependencies import check_graph
 from osiris.validate.step_config import check_step_config
 
 NAMES = [f"extract-{word}-{n}" for n in range(300) for word in ("orders", "users")]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from osiris.oml.graph import input_step, run_order, step_dependencies
+from osiris.oml.step_graph import input_step, run_order, step_dependencies
 from tests.validate_helpers import oml, step, validator
 
 VALIDATOR = validator()

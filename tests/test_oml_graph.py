@@ -1,4 +1,4 @@
-"""The one step-graph rule (osiris/oml/graph.py, ADR 0051) that validation and the run share: what a
+"""The one step-graph rule (osiris/oml/step_graph.py, ADR 0051) that validation and the run share: what a
 step depends on for every form of `needs` and `inputs`, the tables it reads, and the run order;
 then the two pipelines that used to pass `osiris validate` and end the run in an internal error."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from osiris.oml.graph import dependencies_of, input_step, input_tables, run_order, table_name
+from osiris.oml.step_graph import dependencies_of, input_step, input_tables, run_order, table_name
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 

@@ -100,7 +100,7 @@ def test_a_created_postgres_table_keeps_numeric_each_value_with_the_columns_scal
 
 
 def test_the_dry_runs_facts_tell_the_model_which_numbers_are_text():
-    from osiris.run.engine import StepResult
+    from osiris.run.duckdb_run import StepResult
     from osiris.sample.facts import step_fact
 
     step = StepResult("read", "postgres.extractor", "read", status="ok", rows_out=2,

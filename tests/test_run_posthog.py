@@ -390,7 +390,7 @@ def test_a_component_with_a_spec_but_no_driver_fails_its_step_with_oml516(tmp_pa
 def test_the_dry_run_in_chat_and_generate_is_skipped_only_for_components_without_a_driver(tmp_path: Path) -> None:
     """Before the sample tier runs anything, it asks the same registry: a posthog step can be
     sampled; a spec in a family that has a driver (rest) but no driver of its own cannot."""
-    from osiris.sample.dry_run import SampleOptions, not_runnable
+    from osiris.sample.sample_run import SampleOptions, not_runnable
 
     connections = {"posthog": {"ph": {"api_key": "${POSTHOG_API_KEY}", "project_id": "1"}},
                    "rest": {"main": {"host": "h"}}}

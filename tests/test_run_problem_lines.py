@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from osiris.run.engine import RunOptions, RunResult, StepResult, run_pipeline
+from osiris.run.duckdb_run import RunOptions, RunResult, StepResult, run_pipeline
 from tests.run_helpers import csv_step, sql_step
 from tests.support import run_osiris
 
@@ -68,7 +68,7 @@ def test_the_dry_run_keeps_an_out_of_memory_step_from_the_llm() -> None:
     from osiris.run.driver import RuntimeProblem
     from osiris.run.duckdb_engine import started_cap_mb
     from osiris.run.problems import memory_problem, sql_problem
-    from osiris.sample.dry_run import judge
+    from osiris.sample.sample_run import judge
 
     def failed(problem: RuntimeProblem) -> RunResult:
         step = StepResult("sort", "duckdb.processor", "transform", status="failed", problem=problem)

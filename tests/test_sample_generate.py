@@ -122,7 +122,7 @@ def test_a_second_sample_failure_that_says_something_else_is_retried_within_the_
                                                                                               api):
     """Issue 26: the same code at the same path, but another message (the model moved to another
     endpoint, which has no `data` either) is progress, not `no_progress`; and the default
-    dry_run_attempts (2, docs/dry-run.md) lets the third answer be tested."""
+    dry_run_attempts (2, docs/sample-run.md) lets the third answer be tested."""
     proj = SampleProject(tmp_path / "p", fake_api)
     write = csv_step("write-csv", "write", "output/items.csv")
 

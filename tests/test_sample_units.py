@@ -9,7 +9,7 @@ import pytest
 
 from osiris.errors import SettingsError
 from osiris.sample.facts import describe_shape
-from osiris.sample.policy import DryRunPolicy, question, sources, systems
+from osiris.sample.policy import SampleRunPolicy, question, sources, systems
 from osiris.settings import load_settings
 from tests.conftest import cli_env, run_osiris, write_settings
 
@@ -30,7 +30,7 @@ def test_the_question_names_what_the_pipeline_reads():
 
 def test_ask_asks_once_and_the_answer_holds_for_the_session():
     asked: list[str] = []
-    policy = DryRunPolicy("ask", 10, ask=lambda text: asked.append(text) or False)
+    policy = SampleRunPolicy("ask", 10, ask=lambda text: asked.append(text) or False)
     pipeline = {"steps": [PG_READ, CSV_WRITE]}
     assert [policy.wants_run(pipeline) for _ in range(3)] == [False, False, False]
     assert asked == ["Test on 10 sample rows from @postgres.default? [Y/n] "]
@@ -39,10 +39,10 @@ def test_ask_asks_once_and_the_answer_holds_for_the_session():
 def test_ask_leaves_local_file_pipelines_alone_and_sample_tests_them():
     files_only = {"steps": [CSV_READ, CSV_WRITE]}
     assert systems(files_only) == []
-    assert DryRunPolicy("ask", 10, ask=lambda text: pytest.fail("asked")).wants_run(files_only) is False
-    assert DryRunPolicy("sample", 10).wants_run(files_only) is True
-    assert DryRunPolicy("off", 10, ask=lambda text: True).wants_run({"steps": [PG_READ]}) is False
-    assert DryRunPolicy("ask", 10).wants_run({"steps": [PG_READ]}) is False  # nobody to ask: generate
+    assert SampleRunPolicy("ask", 10, ask=lambda text: pytest.fail("asked")).wants_run(files_only) is False
+    assert SampleRunPolicy("sample", 10).wants_run(files_only) is True
+    assert SampleRunPolicy("off", 10, ask=lambda text: True).wants_run({"steps": [PG_READ]}) is False
+    assert SampleRunPolicy("ask", 10).wants_run({"steps": [PG_READ]}) is False  # nobody to ask: generate
 
 
 def test_an_api_shape_names_keys_and_types_never_values():
@@ -95,10 +95,12 @@ def test_config_show_prints_the_dry_run_settings_with_their_sources(project):
     assert shown["validation.sample_rows"] == {"value": 10, "source": "default"}
 
 
-def test_the_flags_are_mutually_exclusive(project):
-    done = run_osiris("generate", "x", "--dry-run", "--no-dry-run", cwd=project)
+@pytest.mark.parametrize("flags", [("--sample-run", "--no-sample-run"), ("--dry-run", "--no-dry-run"),
+                                   ("--sample-run", "--no-dry-run")])
+def test_the_flags_are_mutually_exclusive(project, flags):
+    done = run_osiris("generate", "x", *flags, cwd=project)
     assert done.returncode == 2
-    assert "argument --no-dry-run: not allowed with argument --dry-run" in done.stderr
+    assert "argument --no-sample-run/--no-dry-run: not allowed with argument --sample-run/--dry-run" in done.stderr
 
 
 def test_a_sample_retry_asks_to_change_what_the_runtime_errors_name():
@@ -122,7 +124,7 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
     from osiris.retry.result import Attempt
     from osiris.retry.samples import try_on_samples
     from osiris.sample import tier as tier_module
-    from osiris.sample.dry_run import SampleOptions
+    from osiris.sample.sample_run import SampleOptions
     from osiris.sample.tier import SampleTier
     from osiris.secrets.redact import Redactor
     from osiris.session import Session
@@ -136,7 +138,7 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
     pipeline = {"steps": [CSV_READ, CSV_WRITE]}
     attempt = Attempt(1, "generate", "p", "a", ValidationReport(pipeline=pipeline, oml_text="x"))
     seen: list = []
-    tier = SampleTier(DryRunPolicy("sample", 10), SampleOptions(10, {}, {}, tmp_path), session, save_samples=False)
+    tier = SampleTier(SampleRunPolicy("sample", 10), SampleOptions(10, {}, {}, tmp_path), session, save_samples=False)
 
     try_on_samples(tier, 1, attempt, 3, None, seen.append)
 
@@ -146,7 +148,7 @@ def test_a_sample_run_that_breaks_outside_every_step_leaves_the_pipeline_unteste
 
 
 def test_the_dry_run_budget_default_is_what_the_docs_say(project):
-    """docs/configuration.md's table, docs/dry-run.md's budget section and `config show` agree."""
+    """docs/configuration.md's table, docs/sample-run.md's budget section and `config show` agree."""
     import re
 
     from tests.support import REPO
@@ -155,7 +157,7 @@ def test_the_dry_run_budget_default_is_what_the_docs_say(project):
     default = shown["validation.retry.dry_run_attempts"]
     table = re.search(r"^\| `validation.retry.dry_run_attempts` \| `(\d+)` \|", (REPO / "docs" / "configuration.md")
                       .read_text(), re.MULTILINE)
-    budget = re.search(r"`validation.retry.dry_run_attempts`\n\(default \*\*(\d+)\*\*", (REPO / "docs" / "dry-run.md")
+    budget = re.search(r"`validation.retry.dry_run_attempts`\n\(default \*\*(\d+)\*\*", (REPO / "docs" / "sample-run.md")
                        .read_text())
     assert default == {"value": int(table.group(1)), "source": "default"} == {"value": int(budget.group(1)),
                                                                             "source": "default"}

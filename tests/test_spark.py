@@ -603,8 +603,8 @@ def test_the_trust_boundary_holds_on_spark_when_validation_was_skipped(tmp_path,
     """Issue 22 on the Spark engine (docs/security.md): Spark has no DuckDB sandbox, so each step is
     checked before Spark sees it. The pipelines go straight to the engine, as an unvalidated one would."""
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions
-    from osiris.run.spark.engine import run_on_spark
+    from osiris.run.duckdb_run import RunOptions
+    from osiris.run.spark.spark_run import run_on_spark
     from osiris.settings.model import SparkSettings
     from tests.servers.http_apis import TOKEN
 

@@ -79,8 +79,8 @@ from pathlib import Path
 from osiris.run.spark import session
 from osiris.run.spark.session import running_tasks
 from osiris.run.deadline import RunLimit
-from osiris.run.engine import RunOptions
-from osiris.run.spark.engine import run_on_spark
+from osiris.run.duckdb_run import RunOptions
+from osiris.run.spark.spark_run import run_on_spark
 from osiris.settings.model import SparkSettings
 
 root, never_ends = Path(sys.argv[1]), sys.argv[2]

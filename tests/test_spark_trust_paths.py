@@ -22,9 +22,9 @@ GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n"
 
 def test_hidden_and_linked_paths_are_refused_on_spark(tmp_path, monkeypatch):
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions
+    from osiris.run.duckdb_run import RunOptions
     from osiris.run.spark import files
-    from osiris.run.spark.engine import run_on_spark
+    from osiris.run.spark.spark_run import run_on_spark
     from osiris.settings.model import SparkSettings
 
     project, outside = tmp_path / "p", tmp_path / "outside"

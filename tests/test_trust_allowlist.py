@@ -171,7 +171,7 @@ def test_the_twins_run_on_duckdb(tmp_path):
 @pytest.mark.parametrize("name, query, code, said", ATTACKS, ids=[a[0] for a in ATTACKS])
 def test_the_duckdb_engine_refuses_each_attack_when_validation_was_skipped(tmp_path, name, query, code, said):
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.duckdb_run import RunOptions, run_pipeline
 
     project = Project(tmp_path, "duckdb")
     pipeline = yaml.safe_load(project.pipeline((name, query), write=name).read_text())
@@ -186,7 +186,7 @@ def test_the_duckdb_engine_refuses_each_attack_when_validation_was_skipped(tmp_p
 
 def test_a_second_statement_after_the_query_is_refused_on_duckdb(tmp_path):
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.duckdb_run import RunOptions, run_pipeline
 
     project = Project(tmp_path, "duckdb")
     query = f"SELECT 1 AS x FROM df_read; COPY df_read TO '{project.outside}/copied.csv'"
@@ -296,8 +296,8 @@ def test_spark_refuses_each_attack_when_validation_was_skipped_and_runs_the_twin
     """All attacks as steps of one pipeline, straight to the Spark engine; then the twins through
     `osiris run` on Spark (validated, run, written)."""
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions
-    from osiris.run.spark.engine import run_on_spark
+    from osiris.run.duckdb_run import RunOptions
+    from osiris.run.spark.spark_run import run_on_spark
     from osiris.settings.model import SparkSettings
 
     project = Project(tmp_path, "spark")

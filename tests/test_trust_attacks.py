@@ -25,7 +25,7 @@ import pytest
 import yaml
 
 from osiris.run.display import Listeners
-from osiris.run.engine import RunOptions, RunResult, run_pipeline
+from osiris.run.duckdb_run import RunOptions, RunResult, run_pipeline
 from tests.api_fixtures import api, api_server, serving  # noqa: F401  (fixtures)
 from tests.conftest import TEST_API_KEY
 from tests.fake_anthropic import FakeAnthropic, Reply

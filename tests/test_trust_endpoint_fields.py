@@ -24,7 +24,7 @@ import pytest
 from osiris.registry import load_registry
 from osiris.run.display import Listeners
 from osiris.run.drivers import families
-from osiris.run.engine import RunOptions, run_pipeline
+from osiris.run.duckdb_run import RunOptions, run_pipeline
 from osiris.trust.endpoints import endpoint_fields
 
 ENDPOINTISH = re.compile(r"(^|_)(host|hostname|server|port|url|uri|dsn|endpoint|region|account|ssl|sslmode|"

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from osiris.run.display import Listeners
-from osiris.run.engine import RunOptions, RunResult, run_pipeline
+from osiris.run.duckdb_run import RunOptions, RunResult, run_pipeline
 from osiris.trust.paths import static_breach
 from tests.conftest import TEST_API_KEY
 from tests.fake_anthropic import Reply

@@ -28,7 +28,7 @@ def test_a_valid_report_carries_the_pipeline_as_typed_steps():
     assert [(s.id, s.component, s.mode) for s in pipeline.steps] == [
         ("extract", "mysql.extractor", "read"), ("shape", "duckdb.processor", "transform"),
         ("write-csv", "filesystem.csv_writer", "write")]
-    # no `needs` written: a transform and a write take the step before them (osiris/oml/graph.py)
+    # no `needs` written: a transform and a write take the step before them (osiris/oml/step_graph.py)
     assert [s.needs for s in pipeline.steps] == [(), ("extract",), ("shape",)]
     assert [c.label for c in pipeline.step("shape").checks] == ["not_null(id)"]
 

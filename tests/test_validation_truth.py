@@ -6,7 +6,7 @@ import pytest
 
 from osiris.prompt.retry import build_retry_prompt
 from osiris.explain import compact
-from osiris.oml.graph import run_order, step_dependencies
+from osiris.oml.step_graph import run_order, step_dependencies
 from tests.support import run_osiris
 from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 

@@ -208,7 +208,7 @@ def test_what_was_found_before_the_fault_is_kept(monkeypatch):
 
 def test_the_location_is_the_last_line_of_osiris_the_fault_passed(monkeypatch):
     """A fault deep in a check names that module, not the validator."""
-    import osiris.validate.graph as graph
+    import osiris.validate.dependencies as graph
 
     def fault(*args, **kwargs):
         raise ValueError(SECRET_IN_ERROR)
@@ -217,7 +217,7 @@ def test_the_location_is_the_last_line_of_osiris_the_fault_passed(monkeypatch):
     report = validator().validate(oml())
 
     [stop] = [issue for issue in report.issues if issue.code == "OML105"]
-    assert re.match(r"^the checks stopped at an internal error \(ValueError in osiris/validate/graph\.py:\d+\)$",
+    assert re.match(r"^the checks stopped at an internal error \(ValueError in osiris/validate/dependencies\.py:\d+\)$",
                     stop.message), stop.message
 
 

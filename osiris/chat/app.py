@@ -16,7 +16,7 @@ from osiris.chat.warm_up import warm_up_in_background
 
 if TYPE_CHECKING:
     from osiris.chat.display import Display
-    from osiris.retry.engine import GenerationEngine
+    from osiris.retry.generation_engine import GenerationEngine
     from osiris.secrets.redact import Redactor
     from osiris.settings.loader import EffectiveSettings
 

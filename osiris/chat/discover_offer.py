@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from osiris.chat.display import Display
     from osiris.chat.reader import LineReader
     from osiris.oml.values import Config
-    from osiris.retry.engine import GenerationEngine
+    from osiris.retry.generation_engine import GenerationEngine
 
 _REFERENCE = re.compile(r"@([a-z0-9_-]+)\.([a-z0-9_-]+)", re.IGNORECASE)
 

@@ -28,19 +28,13 @@ from osiris.chat.render import (
     show_pipeline,
     show_warnings,
 )
-from osiris.chat.save import (
-    draft_path,
-    draft_text,
-    is_yes,
-    looks_like_path,
-    save_pipeline,
-    target_path,
-)
+from osiris.chat.save import draft_path, draft_text, target_path
+from osiris.chat.save_dialog import SaveDialog
 from osiris.chat.slash import closest, help_rows, parse_slash
 from osiris.errors import ExitCode, LLMAuthError, LLMUnavailableError
 from osiris.llm.types import TokenUsage
 from osiris.retry.budget import SpendingCapReached
-from osiris.retry.engine import GenerationEngine
+from osiris.retry.generation_engine import GenerationEngine
 from osiris.session.events import LlmCallCancelled
 from osiris.oml.narrow import objects_in
 
@@ -77,6 +71,7 @@ class ChatLoop:
         self.turn_usage = TokenUsage()
         self.open_question: OpenQuestion | None = None
         self.discovery = DiscoveryOffer(engine, project_root, env, display, reader)  # offers `osiris discover`
+        self.saving = SaveDialog(display, reader, project_root, cwd)  # where to save, and overwriting
         self._handlers: dict[str, Callable[[str], bool]] = {
             "help": self._help,
             "show": self._show,
@@ -196,8 +191,8 @@ class ChatLoop:
             self.display.note("No tokens this turn (validated without the LLM).")
         else:
             self.display.note(f"Tokens this turn: {describe_usage(self.turn_usage, self._priced_model())}")
-        path, message = self._ask_save_path(result.report.pipeline)
-        saved = path is not None and self._write(result.oml_text or "", path)
+        path, message = self.saving.ask_path(result.report.pipeline)
+        saved = path is not None and self.saving.write(result.oml_text or "", path)
         self.engine.accept(result, saved_to=str(path) if saved else None)
         if message:
             self.display.note("Not saved: that is not a file name, so it is taken as your next message "
@@ -245,48 +240,6 @@ class ChatLoop:
         """The model to price tokens by; the demo provider's tokens are scripted, so unpriced."""
         provider = self.engine.provider
         return "demo" if provider.name == "demo" else provider.model
-
-    # --- saving ----------------------------------------------------------------------------
-
-    def _ask_save_path(self, pipeline: Config | None) -> tuple[Path | None, str | None]:
-        """(where to save, or None; the person's next message when the answer was not a path)."""
-        default = target_path("", pipeline, self.project_root, self.cwd)
-        try:
-            answer = self.reader.ask(f"Save to {self._shown(default)}? [Enter = yes, n = no, or a path] ").strip()
-        except (EOFError, KeyboardInterrupt):
-            return None, None
-        if answer.lower() in {"n", "no"}:
-            self.display.note("Not saved. /save [FILE] saves it later.")
-            return None, None
-        if answer.lower() in {"", "y", "yes"}:
-            return default, None
-        if not looks_like_path(answer):
-            return None, answer
-        return target_path(answer, pipeline, self.project_root, self.cwd), None
-
-    def _write(self, text: str, path: Path) -> bool:
-        def confirm(existing: Path) -> bool:
-            try:
-                return is_yes(self.reader.ask(f"{self._shown(existing)} exists. Overwrite? [y/N] "))
-            except (EOFError, KeyboardInterrupt):
-                return False
-
-        try:
-            written = save_pipeline(text, path, confirm)
-        except OSError as error:
-            self.display.error(f"Could not save {self._shown(path)}: {error.strerror or error}")
-            return False
-        if written:
-            self.display.success(f"Saved {self._shown(path)}")
-        else:
-            self.display.note("Not overwritten.")
-        return written
-
-    def _shown(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.cwd))
-        except ValueError:
-            return str(path)
 
     # --- the current pipeline ----------------------------------------------------------------
 
@@ -340,7 +293,7 @@ class ChatLoop:
                               "/save --draft [FILE] keeps it as a draft.")
             return True
         path = target_path(argument, report.pipeline, self.project_root, self.cwd)
-        if self._write(text, path) and result is not None:
+        if self.saving.write(text, path) and result is not None:
             self.engine.accept(result, saved_to=str(path))
         return True
 
@@ -350,7 +303,7 @@ class ChatLoop:
         path = (target_path(argument, report.pipeline, self.project_root, self.cwd) if argument
                 else draft_path(report.pipeline, self.project_root))
         masked = self.engine.session.redactor.text(text)  # an invalid draft may hold an inline secret
-        self._write(draft_text(masked, len(report.errors)), path)
+        self.saving.write(draft_text(masked, len(report.errors)), path)
 
     def _validate(self, _argument: str) -> bool:
         text = self._require_current()
@@ -373,7 +326,7 @@ class ChatLoop:
 
     def _history(self, _argument: str) -> bool:
         """Every cycle of the session, from its retry trails: a resumed chat shows the cycles before it."""
-        from osiris.retry.trail import attempt_summary
+        from osiris.retry.attempt_trail import attempt_summary
         from osiris.session.reader import SessionRecord, read_trails
 
         cycles: list[tuple[Value, Value, list[Config]]] = [

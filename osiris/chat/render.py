@@ -82,7 +82,7 @@ def show_pipeline(display: Display, report: ValidationReport) -> None:
 
 
 def attempt_rows(summaries: Sequence[Config]) -> list[list[str]]:
-    """Rows for an attempt table, from `osiris.retry.trail.attempt_summary` dicts (read back from a
+    """Rows for an attempt table, from `osiris.retry.attempt_trail.attempt_summary` dicts (read back from a
     session's trail too)."""
     rows = []
     for s in summaries:

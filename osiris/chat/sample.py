@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from osiris.chat.progress import ChatProgress
     from osiris.chat.reader import LineReader
     from osiris.retry.result import CycleResult
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
 
 
 class SampleQuestion:
@@ -54,7 +54,7 @@ def show_sample_result(display: Display, result: CycleResult, redact: Callable[[
         display.warn(f"Not tested on samples: {dry_run.reason}. The pipeline is valid but untested.")
 
 
-def show_previews(display: Display, dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> None:
+def show_previews(display: Display, dry_run: SampleRun, redact: Callable[[str], str] = lambda text: text) -> None:
     """The previews on the chat's display: `display.table` is rich on a terminal, plain on a pipe."""
     from osiris.sample.preview import step_previews
     from osiris.text_table import ROLLED_BACK

@@ -24,9 +24,9 @@ from osiris.errors import ExitCode, FileWriteError, OsirisError, UsageError
 
 if TYPE_CHECKING:
     from osiris.oml.values import Value
-    from osiris.retry.engine import GenerationEngine
+    from osiris.retry.generation_engine import GenerationEngine
     from osiris.retry.result import CycleResult
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.session import Session
 
 STDIN = "-"
@@ -126,7 +126,7 @@ def read_request(argument: str) -> str:
 def _write_output(engine: GenerationEngine, result: CycleResult, output: Path, oml: str) -> None:
     """Write -o; when the disk says no after all, keep the pipeline in the session and end it."""
     from osiris.output_path import describe_os_error, write_output
-    from osiris.retry.trail import cycle_dir
+    from osiris.retry.attempt_trail import cycle_dir
 
     try:
         write_output(output, oml)
@@ -157,7 +157,7 @@ def _spending(result: CycleResult) -> str:
 def _print_json(args: argparse.Namespace, result: CycleResult, session: Session, oml: str | None) -> None:
     if not args.json:
         return
-    from osiris.retry.trail import attempt_summary
+    from osiris.retry.attempt_trail import attempt_summary
 
     payload = {
         "valid": result.valid,
@@ -174,7 +174,7 @@ def _print_json(args: argparse.Namespace, result: CycleResult, session: Session,
     print(json.dumps(session.redactor.data(payload), indent=2))
 
 
-def _dry_run_json(dry_run: DryRun | None) -> dict[str, Value] | None:
+def _dry_run_json(dry_run: SampleRun | None) -> dict[str, Value] | None:
     """The last attempt's sample run: verdict, why it was skipped, and each step's rows (no values)."""
     if dry_run is None:
         return None

@@ -36,7 +36,7 @@ def add_action(actions: argparse._SubParsersAction[argparse.ArgumentParser], nam
 
 
 def add_llm_options(parser: argparse.ArgumentParser) -> None:
-    """`--retry-attempts N`, `--model`, `--provider`, `--dry-run`/`--no-dry-run`: the command-line
+    """`--retry-attempts N`, `--model`, `--provider`, `--sample-run`/`--no-sample-run`: the command-line
     settings layer."""
     from osiris.settings.allowed import MAX_ATTEMPTS, int_bounds
 
@@ -48,11 +48,11 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", help="LLM model name")
     parser.add_argument("--provider", help="LLM provider: anthropic, openai (any OpenAI-compatible API) or demo")
-    dry_run = parser.add_mutually_exclusive_group()
-    dry_run.add_argument("--dry-run", dest="dry_run", action="store_const", const="sample",
-                         help="test a valid pipeline on sample rows before accepting it (validation.dry_run: sample)")
-    dry_run.add_argument("--no-dry-run", dest="dry_run", action="store_const", const="off",
-                         help="do not test on sample rows (validation.dry_run: off)")
+    sample_run = parser.add_mutually_exclusive_group()  # --dry-run: the flags' older name, kept as an alias
+    sample_run.add_argument("--sample-run", "--dry-run", dest="dry_run", action="store_const", const="sample",
+                            help="give a valid pipeline a sample run before accepting it (validation.dry_run: sample)")
+    sample_run.add_argument("--no-sample-run", "--no-dry-run", dest="dry_run", action="store_const", const="off",
+                            help="no sample run (validation.dry_run: off)")
 
 
 def cli_settings(args: argparse.Namespace) -> dict[str, MutableConfig]:

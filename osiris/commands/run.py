@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from osiris.oml.values import MutableConfig, Value
     from osiris.run.display import PlainDisplay
     from osiris.settings.loader import EffectiveSettings
-    from osiris.run.engine import RunResult
+    from osiris.run.duckdb_run import RunResult
     from osiris.validate.issue import ValidationReport
     from osiris.validate.validator import Validator
     from osiris.secrets.redact import Redactor

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from osiris.oml.graph import table_name
+from osiris.oml.step_graph import table_name
 from osiris.oml.ids import RULE
 from osiris.validate.structure import (
     LEGACY_KEYS,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from mcp.server import MCPServer
 
     from osiris.mcp.project import Project
-    from osiris.run.engine import StepResult
+    from osiris.run.duckdb_run import StepResult
 
 INLINE = "(oml from the assistant)"  # the run trail's name for a pipeline given as text
 OmlOrNone = Annotated[str | None, Field(description="the pipeline's OML YAML text; or give path")]

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from osiris.mcp.project import Project
     from osiris.oml.values import Value
-    from osiris.mcp.trail import ServerTrail
+    from osiris.mcp.call_trail import CallTrail
 
 INSTRUCTIONS = """\
 Osiris checks, tests and saves OML data pipelines for this project. Start with oml_schema_get,
@@ -38,7 +38,7 @@ draft with oml_validate and fix all its errors at once; test it on sample rows w
 class OsirisMCP(MCPServer):
     """The SDK's server, with every tool call recorded, redacted and, when it fails, explained."""
 
-    def __init__(self, project: Project, trail: ServerTrail) -> None:
+    def __init__(self, project: Project, trail: CallTrail) -> None:
         super().__init__("osiris", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
         self.project = project
         self.trail = trail
@@ -96,7 +96,7 @@ def takes(schema: Mapping[str, object]) -> str:
     return ", ".join(names) or "no arguments"
 
 
-def build_server(project: Project, trail: ServerTrail, *, allow_run: bool) -> OsirisMCP:
+def build_server(project: Project, trail: CallTrail, *, allow_run: bool) -> OsirisMCP:
     from osiris.mcp import pipeline_tools, project_tools, prompts, resources, run_tools
 
     app = OsirisMCP(project, trail)
@@ -108,15 +108,15 @@ def build_server(project: Project, trail: ServerTrail, *, allow_run: bool) -> Os
     return app
 
 
-def open_trail(project: Project) -> ServerTrail:
+def open_trail(project: Project) -> CallTrail:
     """The server's session (command `mcp`), in the project's `sessions.dir`."""
-    from osiris.mcp.trail import ServerTrail
+    from osiris.mcp.call_trail import CallTrail
     from osiris.session import Session
 
     settings = project.effective.settings
     session = Session.create(project.effective.resolve_path(settings.sessions.dir), provider="none", model="none",
                              redactor=project.redactor, settings=project.effective.to_dict(), command="mcp")
-    return ServerTrail(session, save_failed_oml=settings.sessions.save_failed_oml)
+    return CallTrail(session, save_failed_oml=settings.sessions.save_failed_oml)
 
 
 def serve(project: Project, *, allow_run: bool) -> None:

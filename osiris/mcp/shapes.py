@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from osiris.oml.values import Config, Value
     from osiris.registry.spec import ComponentSpec
-    from osiris.run.engine import StepResult
+    from osiris.run.duckdb_run import StepResult
     from osiris.validate.issue import ValidationReport
 
 SECRET_SHOWN = "***"

@@ -3,7 +3,7 @@ word in a hint, and distinct from every other id once it is a table name.
 
 - One to 100 characters: ASCII letters, digits, `-` and `_`, starting with a letter or a digit
   (public Osiris's ids are all of this form: `extract-movies`, `write_csv`, `load1`).
-- Two ids whose tables (`osiris.oml.graph.table_name`) differ only in case or in `-` against `_`
+- Two ids whose tables (`osiris.oml.step_graph.table_name`) differ only in case or in `-` against `_`
   (`x-1` and `x_1`, `Orders` and `orders`) would share a table: DuckDB matches names without case.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from osiris.oml.graph import table_name
+from osiris.oml.step_graph import table_name
 
 MAX_LENGTH = 100
 STEP_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")

@@ -8,7 +8,7 @@
 
 Built only for a valid pipeline, so every field holds what docs/oml.md promises: ids and components
 are strings, a mode is one of `read`, `write`, `transform`, `needs` are the ids the step depends on
-(`osiris.oml.graph`: its `needs`, then its `inputs`, or the step before it), and `config` is the
+(`osiris.oml.step_graph`: its `needs`, then its `inputs`, or the step before it), and `config` is the
 step's effective config (`osiris.oml.config`), parameters written in.
 """
 
@@ -20,7 +20,7 @@ from typing import Literal
 
 from osiris.oml.checks import Check, read_checks
 from osiris.oml.config import StepConfig
-from osiris.oml.graph import run_order, step_dependencies
+from osiris.oml.step_graph import run_order, step_dependencies
 from osiris.oml.narrow import config_of
 from osiris.oml.values import Config, Value
 
@@ -57,7 +57,7 @@ class Pipeline:
         raise KeyError(step_id)
 
     def in_run_order(self) -> list[Step]:
-        """The steps so that each comes after those it needs (`osiris.oml.graph.run_order`)."""
+        """The steps so that each comes after those it needs (`osiris.oml.step_graph.run_order`)."""
         return [self.step(step_id) for step_id in run_order([s.document for s in self.steps])]
 
 

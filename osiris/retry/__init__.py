@@ -16,11 +16,12 @@
 
 Progress events (for the observer) are in `osiris.retry.progress`; results in `osiris.retry.result`.
 With `validation.dry_run` on, `open_engine` gives the engine a sample tier (osiris.sample): a valid
-attempt is then run on samples, and a failure there is retried like any other (docs/dry-run.md).
+attempt is then run on samples, and a failure there is retried like any other (docs/sample-run.md).
 The engine gets every collaborator in its constructor; nothing is set on it afterwards.
 """
 
-from osiris.retry.engine import EngineConfig, GenerationEngine
+from osiris.retry.engine_config import EngineConfig
+from osiris.retry.generation_engine import GenerationEngine
 from osiris.retry.result import Attempt, CycleResult
 from osiris.retry.setup import open_engine
 

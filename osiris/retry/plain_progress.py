@@ -17,7 +17,7 @@ from osiris.retry.progress import (
 )
 
 if TYPE_CHECKING:
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.validate.issue import Issue
 
 MAX_ISSUES_SHOWN = 8
@@ -29,7 +29,7 @@ def testing_text(event: TestingSamples) -> str:
     return f"Testing on samples (attempt {event.attempt}/{event.total}){last}…"
 
 
-def skipped_text(dry_run: DryRun) -> str:
+def skipped_text(dry_run: SampleRun) -> str:
     """Why the sample tier did not run, and what that means for the pipeline."""
     return f"not tested on samples: {dry_run.reason}; the pipeline is valid but untested"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.llm.errors import LLMServiceError
     from osiris.validate.issue import ValidationReport
     from osiris.retry.result import CycleResult
@@ -86,7 +86,7 @@ class SamplesTested:
     cycle: int
     attempt: int
     total: int
-    dry_run: DryRun
+    dry_run: SampleRun
 
 
 @dataclass(frozen=True)

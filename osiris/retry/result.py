@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from osiris.llm.types import TokenUsage
 
 if TYPE_CHECKING:
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.validate.issue import ValidationReport
 
 AttemptKind = Literal["generate", "fix_errors", "fix_sample", "no_pipeline", "cut_off", "edit"]
@@ -30,7 +30,7 @@ class Attempt:
     validate_ms: float = 0.0
     wall_ms: float = 0.0  # the whole attempt, LLM wait included
     llm_stop_reason: str | None = None
-    dry_run: DryRun | None = None  # set when the attempt was tested on samples
+    dry_run: SampleRun | None = None  # set when the attempt was tested on samples
 
     @property
     def failed_on_samples(self) -> bool:
@@ -91,7 +91,7 @@ class CycleResult:
         return self.last.report
 
     @property
-    def dry_run(self) -> DryRun | None:
+    def dry_run(self) -> SampleRun | None:
         """The last attempt's sample run (None when it was not tested on samples)."""
         return self.last.dry_run if self.attempts else None
 

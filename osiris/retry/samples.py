@@ -1,4 +1,4 @@
-"""Tier 5 inside a cycle (docs/dry-run.md): a valid attempt is run on sample rows when the tier wants
+"""The sample run inside a cycle (docs/sample-run.md): a valid attempt is run on sample rows when the tier wants
 it; a failure there adds its OML5xx errors to the attempt's report, so the retry loop handles them
 like any other issue."""
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 from osiris.retry.progress import Observer, SamplesTested, TestingSamples
 from osiris.retry.result import Attempt
 from osiris.retry.seams import SampleTester
-from osiris.retry.trail import attempt_dir, sha256
+from osiris.retry.attempt_trail import attempt_dir, sha256
 
 
 def try_on_samples(tier: SampleTester | None, cycle: int, attempt: Attempt, total: int, previous: Attempt | None,

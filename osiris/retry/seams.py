@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from osiris.oml.config import StepConfig
     from osiris.oml.values import Config
     from osiris.registry import Registry
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
     from osiris.validate.connections import Connections
     from osiris.validate.issue import ValidationReport
 
@@ -26,7 +26,7 @@ class PipelineValidator(Protocol):
 
 
 class SampleTester(Protocol):
-    """Runs a valid pipeline on sample rows (tier 5); `osiris.sample.tier.SampleTier` is the real one."""
+    """Runs a valid pipeline on sample rows (the sample run); `osiris.sample.tier.SampleTier` is the real one."""
 
     @property
     def rows(self) -> int: ...
@@ -35,6 +35,6 @@ class SampleTester(Protocol):
 
     def test(self, pipeline: Config, step_configs: Mapping[str, StepConfig], *, cycle: int,
              attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Config] | None = None,
-             step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun: ...
+             step_params: Mapping[str, Sequence[str]] | None = None) -> SampleRun: ...
 
-    def last_time(self, dry_run: DryRun | None, pipeline: Config | None) -> str | None: ...
+    def last_time(self, dry_run: SampleRun | None, pipeline: Config | None) -> str | None: ...

@@ -18,7 +18,8 @@ from osiris.prompt import build_system_prompt
 from osiris.prompt.component_slice import MessageDetails
 from osiris.prompt.schema import schema_for_project
 from osiris.retry.budget import SpendingCap
-from osiris.retry.engine import EngineConfig, GenerationEngine
+from osiris.retry.engine_config import EngineConfig
+from osiris.retry.generation_engine import GenerationEngine
 from osiris.retry.progress import Observer, ignore
 from osiris.trust.redactor import build_redactor
 from osiris.session import Session

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from osiris.run.problems import deadline_problem
 
 if TYPE_CHECKING:
-    from osiris.run.engine import StepResult
+    from osiris.run.duckdb_run import StepResult
 
 REPEAT_SECONDS = 0.1
 

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from osiris.run.engine import StepResult
+from osiris.run.duckdb_run import StepResult
 from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable
 
 if TYPE_CHECKING:

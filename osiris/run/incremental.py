@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from osiris.oml.graph import dependencies_of, reads_inputs, step_id_of
+from osiris.oml.step_graph import dependencies_of, reads_inputs, step_id_of
 from osiris.oml.incremental import (
     ParamsKey,
     State,
@@ -33,7 +33,7 @@ from osiris.oml.values import Config, Value
 if TYPE_CHECKING:
     import duckdb
 
-    from osiris.run.engine import RunResult
+    from osiris.run.duckdb_run import RunResult
 
 
 @dataclass

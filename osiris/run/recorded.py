@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from osiris.registry import Registry
     from osiris.run.deadline import RunLimit
     from osiris.run.driver import RuntimeProblem
-    from osiris.run.engine import RunListener, RunResult, StepResult
+    from osiris.run.duckdb_run import RunListener, RunResult, StepResult
     from osiris.run.lock import Held
-    from osiris.run.trail import RunTrail
+    from osiris.run.run_trail import RunTrail
     from osiris.secrets.redact import Redactor
     from osiris.session.store import Session
     from osiris.settings.loader import EffectiveSettings
@@ -84,9 +84,9 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
                   full_refresh: bool, limit: RunLimit | None,
                   note: Callable[[str], None]) -> RecordedRun:
     from osiris.run.display import Listeners
-    from osiris.run.engine import RunOptions, run_pipeline
+    from osiris.run.duckdb_run import RunOptions, run_pipeline
     from osiris.settings.resources import engine_resources
-    from osiris.run.trail import RunTrail
+    from osiris.run.run_trail import RunTrail
     from osiris.session import Session
     from osiris.trust.boundary import Boundary
 
@@ -119,7 +119,7 @@ def _run_recorded(effective: EffectiveSettings, registry: Registry, redactor: Re
         memory_limit_mb=memory_mb)
     trail.start(len(steps_of(pipeline)))
     if engine == "spark":
-        from osiris.run.spark.engine import run_on_spark
+        from osiris.run.spark.spark_run import run_on_spark
 
         result = run_on_spark(pipeline, options, effective.settings.run.spark, Listeners(trail, listener))
     else:
@@ -164,7 +164,7 @@ def run_as_json(recorded: RecordedRun, *, pipeline: str, sample: int | None, red
     """What `osiris run --json` prints (docs/run.md): the status, the session, the problems and each
     step's rows, columns and types; never a row value. Redacted: a `RunJson` whose texts are masked
     (and a number that echoes a known secret, so its values are objects)."""
-    from osiris.run.trail import step_target
+    from osiris.run.run_trail import step_target
 
     def issue(problem: RuntimeProblem) -> dict[str, Value]:
         return {"code": problem.code, "message": problem.message, "hint": problem.hint}

@@ -1,5 +1,5 @@
 """What a run is given and what it gives back: its options, each step's result, the run's result,
-and the listener that hears each step start, progress and finish (osiris.run.engine)."""
+and the listener that hears each step start, progress and finish (osiris.run.duckdb_run)."""
 
 from __future__ import annotations
 

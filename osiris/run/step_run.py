@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from osiris.oml.graph import input_tables, table_name
+from osiris.oml.step_graph import input_tables, table_name
 from osiris.oml.incremental import incremental_of
 from osiris.registry.registry import spec_defaults
 from osiris.run.checks import run_checks

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from osiris.run.driver import RuntimeProblem
-from osiris.run.engine import StepResult
-from osiris.sample.dry_run import SampleOptions
+from osiris.run.duckdb_run import StepResult
+from osiris.sample.sample_run import SampleOptions
 from osiris.text_table import count_rows
 from osiris.trust.boundary import Boundary
 from osiris.catalog.store import catalog_names

@@ -1,4 +1,4 @@
-"""When the sample tier runs: `validation.dry_run: off | ask | sample` (docs/dry-run.md).
+"""When the sample tier runs: `validation.dry_run: off | ask | sample` (docs/sample-run.md).
 
 - `sample`: after every attempt that validates;
 - `ask`: the chat asks once per session, the first time a valid pipeline reads a database or an API,
@@ -23,7 +23,7 @@ Ask = Callable[[str], bool]
 LOCAL_FAMILIES = ("@filesystem.", "@duckdb.")  # connections to local files, not to a system
 
 
-class DryRunPolicy:
+class SampleRunPolicy:
     def __init__(self, mode: str, rows: int, ask: Ask | None = None) -> None:
         self.mode = mode
         self.rows = rows

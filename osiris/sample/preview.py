@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from osiris.text_table import NO_ROWS, ROLLED_BACK, cell, count_rows, format_table, printable, value_text
 
 if TYPE_CHECKING:
-    from osiris.sample.dry_run import DryRun
+    from osiris.sample.sample_run import SampleRun
 
 
 @dataclass
@@ -22,7 +22,7 @@ class StepPreview:
     rows: list[list[str]]
 
 
-def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> Iterator[StepPreview]:
+def step_previews(dry_run: SampleRun, redact: Callable[[str], str] = lambda text: text) -> Iterator[StepPreview]:
     """One preview per step that ran: its first rows, or for a writer what it proved."""
     for step in dry_run.steps:
         if step.status != "ok":
@@ -42,7 +42,7 @@ def step_previews(dry_run: DryRun, redact: Callable[[str], str] = lambda text: t
                           [printable(redact(h)) for h in headers], cells)
 
 
-def preview_lines(dry_run: DryRun, redact: Callable[[str], str] = lambda text: text) -> list[str]:
+def preview_lines(dry_run: SampleRun, redact: Callable[[str], str] = lambda text: text) -> list[str]:
     """The previews as plain text, for `osiris generate`'s stderr."""
     lines = [f"sample run: {dry_run.rows} rows a source, nothing kept"]
     for preview in step_previews(dry_run, redact):

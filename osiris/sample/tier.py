@@ -1,4 +1,4 @@
-"""Tier 5 of validation (docs/dry-run.md): the sample run of a valid attempt, for the generation engine.
+"""The last tier of validation (docs/sample-run.md): the sample run of a valid attempt, for the generation engine.
 
     tier = SampleTier(policy, options, session, save_samples=False)
     if tier.wants(pipeline):                   # the policy; may ask the person once per session
@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from osiris.sample.dry_run import DryRun, SampleOptions, not_runnable, sample_run
+from osiris.sample.sample_run import SampleRun, SampleOptions, not_runnable, sample_run
 from osiris.sample.facts import problem_headline, sample_facts
-from osiris.sample.policy import Ask, DryRunPolicy, sources
-from osiris.sample.trail import SampleTrail
+from osiris.sample.policy import Ask, SampleRunPolicy, sources
+from osiris.sample.sample_trail import SampleTrail
 from osiris.oml.narrow import steps_of
 from osiris.session import Session, events
 from osiris.trust.boundary import Boundary
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 class SampleTier:
-    def __init__(self, policy: DryRunPolicy, options: SampleOptions, session: Session, *, save_samples: bool) -> None:
+    def __init__(self, policy: SampleRunPolicy, options: SampleOptions, session: Session, *, save_samples: bool) -> None:
         self.policy = policy
         self.options = options
         self.session = session
@@ -55,7 +55,7 @@ class SampleTier:
 
     def test(self, pipeline: Config, step_configs: Mapping[str, StepConfig], *, cycle: int,
              attempt: int, where: str, pipeline_sha256: str = "", params: Mapping[str, Config] | None = None,
-             step_params: Mapping[str, Sequence[str]] | None = None) -> DryRun:
+             step_params: Mapping[str, Sequence[str]] | None = None) -> SampleRun:
         """Run a valid pipeline on samples, each step with its effective config from validation, and
         write its trail under the session's `where` (the attempt's directory); `pipeline_sha256` is
         that of the attempt's canonical text, for the trail. Incremental reads start from the
@@ -71,7 +71,7 @@ class SampleTier:
         if not blocked:
             read_after, blocked = self._saved_cursors(pipeline, params, step_params)
         if blocked:
-            dry_run = DryRun("skipped", self.options.rows, reason=blocked)
+            dry_run = SampleRun("skipped", self.options.rows, reason=blocked)
         else:
             trail.start(len(steps_of(pipeline)))
             options = replace(self.options, keep_dir=self.session.path / where) if self.save_samples else self.options
@@ -99,7 +99,7 @@ class SampleTier:
         return plan.starts, None
 
     def _run(self, pipeline: Config, options: SampleOptions, trail: SampleTrail,
-             step_configs: Mapping[str, StepConfig], read_after: Mapping[str, tuple[str, Value]]) -> DryRun:
+             step_configs: Mapping[str, StepConfig], read_after: Mapping[str, tuple[str, Value]]) -> SampleRun:
         """The sample run; a failure outside every step (a bug, a broken install) leaves the pipeline
         untested with its reason, never a crash. Ctrl-C goes through."""
         try:
@@ -107,10 +107,10 @@ class SampleTier:
         except Exception as error:
             detail = shorten(withhold_values(str(error).strip().splitlines()[0] if str(error).strip() else "no details"),
                              200, self.session.redactor.text)
-            return DryRun("skipped", options.rows, reason=f"the sample run stopped: {detail}")
+            return SampleRun("skipped", options.rows, reason=f"the sample run stopped: {detail}")
 
     @staticmethod
-    def last_time(dry_run: DryRun | None, pipeline: Config | None) -> str | None:
+    def last_time(dry_run: SampleRun | None, pipeline: Config | None) -> str | None:
         """What broke the previous attempt's sample run, in a few words; None when it did not fail there."""
         if dry_run is None or not dry_run.failed or not dry_run.errors:
             return None
@@ -130,5 +130,5 @@ def build_tier(effective: EffectiveSettings, session: Session, registry: Registr
         secret_fields=lambda component: {p.strip("/") for p in registry.secret_fields(component)},
         boundary=Boundary.of(effective, registry), redact=session.redactor.data,
         timeout_seconds=validation.dry_run_timeout_seconds)
-    return SampleTier(DryRunPolicy(validation.dry_run, validation.sample_rows, ask), options, session,
+    return SampleTier(SampleRunPolicy(validation.dry_run, validation.sample_rows, ask), options, session,
                       save_samples=effective.settings.sessions.save_samples)

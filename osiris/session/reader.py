@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from osiris.oml.values import Value
 
 
-RUN_FILE, SAMPLE_RUN_FILE = "run.json", "dry_run.json"  # osiris/run/trail.py writes them
+RUN_FILE, SAMPLE_RUN_FILE = "run.json", "dry_run.json"  # osiris/run/run_trail.py writes them
 UNREADABLE = "unreadable"
 INTERRUPTED = "interrupted"
 

@@ -47,7 +47,7 @@ class RetrySettings:
 
     max_attempts: int = _whole(2, ge=0, le=5)
     history_limit: int = _whole(3, ge=1, le=20)
-    dry_run_attempts: int = _whole(2, ge=0, le=5)  # how many of max_attempts sample-run failures may use (docs/dry-run.md)
+    dry_run_attempts: int = _whole(2, ge=0, le=5)  # how many of max_attempts sample-run failures may use (docs/sample-run.md)
 
 
 @dataclass(frozen=True)
@@ -68,12 +68,12 @@ class ValidationSettings:
     __pydantic_config__ = FORBID_UNKNOWN_KEYS
 
     retry: RetrySettings = field(default_factory=RetrySettings)
-    # off | ask | sample: test a valid pipeline on sample rows (docs/dry-run.md). `ask` asks once
+    # off | ask | sample: test a valid pipeline on sample rows (docs/sample-run.md). `ask` asks once
     # per chat session; `generate` asks nothing, so there `ask` means off. YAML's bare `off` is read
     # as the word (osiris.settings.loader).
     dry_run: Literal["off", "ask", "sample"] = "ask"
     sample_rows: int = _whole(10, ge=1, le=100_000)
-    # a sample run's deadline (--sample, the dry run, MCP run_sample): its query is interrupted, OML532
+    # a sample run's deadline (--sample, the sample run, MCP run_sample): its query is interrupted, OML532
     dry_run_timeout_seconds: float = _number(60.0, gt=0, le=86_400)
     rules: list[Rule] = field(default_factory=list)
 

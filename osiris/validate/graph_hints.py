@@ -3,7 +3,7 @@
 a table hint names the df_ table of the step meant, and `input_df` is offered only to a step that
 will have exactly one input.
 
-Which step takes whose rows is `osiris.oml.graph`; a query that names a step's table (`df_orders`)
+Which step takes whose rows is `osiris.oml.step_graph`; a query that names a step's table (`df_orders`)
 or its id (`orders`) counts too, since that is what its author meant it to read.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from osiris.oml.graph import is_explicit, leaves_table, reads_inputs, step_dependencies, step_id_of, table_name
+from osiris.oml.step_graph import is_explicit, leaves_table, reads_inputs, step_dependencies, step_id_of, table_name
 from osiris.oml.values import Value
 from osiris.suggest import NameIndex, closest
 

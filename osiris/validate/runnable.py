@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from osiris.oml.graph import (
+from osiris.oml.step_graph import (
     is_explicit,
     leaves_table,
     named_dependencies,

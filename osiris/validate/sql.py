@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from osiris.oml.graph import step_dependencies, step_id_of, table_name
+from osiris.oml.step_graph import step_dependencies, step_id_of, table_name
 from osiris.oml.values import Config, Value
 from osiris.suggest import closest, listing
 from osiris.trust.sql import offset_of, outside_reach
@@ -268,7 +268,7 @@ class _SqlChecks:
         return step_id
 
     def _inputs(self, index: int) -> list[int]:
-        """The earlier steps whose rows a step receives (osiris.oml.graph, the runtime's rule)."""
+        """The earlier steps whose rows a step receives (osiris.oml.step_graph, the runtime's rule)."""
         earlier: dict[str, int] = {}
         for position, step in enumerate(self.steps[:index]):
             step_id = step_id_of(step)

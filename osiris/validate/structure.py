@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from osiris.oml.graph import input_step, table_name
+from osiris.oml.step_graph import input_step, table_name
 from osiris.oml.ids import RULE, is_step_id, safe_step_id, table_key
 from osiris.oml.values import MutableConfig
 from osiris.suggest import did_you_mean

@@ -17,7 +17,7 @@ from osiris.errors import where_raised
 from osiris.validate.codes import CODES
 from osiris.validate.connections import Connections
 from osiris.validate.findings import Findings
-from osiris.validate.graph import check_graph
+from osiris.validate.dependencies import check_graph
 from osiris.validate.issue import Issue, ValidationReport
 from osiris.validate.params import apply_params, step_params
 from osiris.validate.rules import CompiledRule, check_rules, compile_rules

@@ -3,7 +3,7 @@ from DuckDB's SQL to Spark's with sqlglot, and what will not run the same there 
 anything runs: OML412 (no Spark form, or one that fails there), OML413 (a Spark form known to give
 another answer, osiris.run.spark.differences), OML414 (another thing the Spark engine cannot do as
 the DuckDB engine does, e.g. a CSV option). Spark's analyser checks the transpiled queries later,
-before any job (osiris.run.spark.engine).
+before any job (osiris.run.spark.spark_run).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""What the dry-run tier (docs/dry-run.md) adds per attempt, against the LLM call of the same run.
+"""What the sample run (docs/sample-run.md) adds per attempt, against the LLM call of the same run.
 
-    .venv/bin/python bench/dry_run.py --delay 5
+    .venv/bin/python bench/sample_run.py --delay 5
 
 Starts the test PostgreSQL and MariaDB (tests/servers) and the local HTTP API, then runs
 `osiris generate --dry-run` against the fake Messages API, whose every answer waits DELAY seconds
@@ -43,7 +43,7 @@ def main() -> None:
     pg, maria, api = start_postgres(), start_mariadb(), start_api()
     try:
         seed(pg, maria)
-        root = Path(tempfile.mkdtemp(prefix="osiris-bench-dry-run-"))
+        root = Path(tempfile.mkdtemp(prefix="osiris-bench-sample-run-"))
         print(f"fake LLM delay {args.delay:.1f} s; {args.repeat} runs a scenario; median figures")
         print(f"{'scenario':<10} {'attempt':>7} {'LLM call':>10} {'dry run':>9} {'dry run share':>14}")
         for name, answers in scenarios(api.url).items():

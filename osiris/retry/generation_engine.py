@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from osiris.errors import OsirisError, UsageError
-from osiris.llm.backoff import BackoffPolicy, call_with_backoff
+from osiris.llm.backoff import call_with_backoff
 from osiris.llm.errors import LLMServiceError
 from osiris.llm.types import LLMReply, LLMRequest, Message, Provider, TokenUsage
 from osiris.prompt import (
@@ -28,9 +28,10 @@ from osiris.prompt import (
 from osiris.prompt.component_slice import MessageDetails
 from osiris.prompt.request import pipeline_message
 from osiris.request import scrub_request
-from osiris.retry import trail
+from osiris.retry import attempt_trail
 from osiris.retry.budget import SpendingCap, stop_before_call
 from osiris.retry.delta import delta_prompt
+from osiris.retry.engine_config import EngineConfig
 from osiris.retry.history import Turn, history_messages
 from osiris.retry.progress import (
     ApiErrorRetrying,
@@ -51,33 +52,7 @@ from osiris.session import events as ev
 
 if TYPE_CHECKING:
     from osiris.oml.values import Value
-    from osiris.settings.model import Settings
     from osiris.validate.issue import Issue, ValidationReport
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """The retry knobs of docs/configuration.md, usually from `EngineConfig.from_settings(effective.settings)`."""
-
-    max_attempts: int = 2
-    history_limit: int = 3
-    max_tokens: int = 4096
-    save_failed_oml: bool = True
-    backoff: BackoffPolicy = BackoffPolicy()
-    may_ask: bool = False  # interactive callers: a prose question ends the cycle instead of a retry
-    dry_run_attempts: int = 2  # how many of the retries sample-run failures may use
-
-    @classmethod
-    def from_settings(cls, settings: Settings, *, may_ask: bool = False) -> EngineConfig:
-        return cls(
-            may_ask=may_ask,
-            max_attempts=settings.validation.retry.max_attempts,
-            history_limit=settings.validation.retry.history_limit,
-            dry_run_attempts=settings.validation.retry.dry_run_attempts,
-            max_tokens=settings.llm.max_tokens,
-            save_failed_oml=settings.sessions.save_failed_oml,
-            backoff=BackoffPolicy(retries=settings.llm.api_retries),
-        )
 
 
 NO_DETAILS, NO_CAP = MessageDetails(), SpendingCap()  # messages with nothing added; no spending cap
@@ -154,7 +129,7 @@ class GenerationEngine:
         self.observer(Validating(cycle, 1, 1))
         report, validate_ms = self._validate(oml_text, truncated=False)
         attempt = Attempt(1, "edit", "", oml_text, report, validate_ms=validate_ms)
-        try_on_samples(self.sample_tier, cycle, attempt, 1, None, self.observer)  # tier 5
+        try_on_samples(self.sample_tier, cycle, attempt, 1, None, self.observer)  # the sample run
         attempt.wall_ms = (time.perf_counter() - started) * 1000
         self._record_attempt(cycle, attempt, previous=self.last.last if self.last and self.last.attempts else None)
         result = CycleResult(
@@ -176,7 +151,7 @@ class GenerationEngine:
 
     def escalate(self, result: CycleResult) -> list[dict[str, Value]]:
         """Record the hand-off to the person; returns the last `history_limit` attempts to show."""
-        shown = [trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
+        shown = [attempt_trail.attempt_summary(a) for a in result.attempts[-self.config.history_limit :]]
         self.session.emit(ev.HitlEscalation(
             cycle=result.cycle, stop_reason=result.stop_reason, attempts=shown, token_usage=result.usage.to_dict(),
         ))
@@ -189,8 +164,8 @@ class GenerationEngine:
     def accept(self, result: CycleResult, saved_to: str | None = None) -> str:
         """Mark a valid pipeline accepted: save it in the session and return its sha256."""
         oml = result.oml_text or ""
-        digest = trail.sha256(oml)
-        self.session.write_text(f"{trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
+        digest = attempt_trail.sha256(oml)
+        self.session.write_text(f"{attempt_trail.cycle_dir(result.cycle)}/accepted.yaml", oml)
         tested = result.dry_run.status if result.dry_run is not None else "off"
         self.session.emit(ev.PipelineAccepted(cycle=result.cycle, path=saved_to, sha256=digest, dry_run=tested))
         return digest
@@ -265,7 +240,7 @@ class GenerationEngine:
             reason = "interrupted" if isinstance(stopped, KeyboardInterrupt) else getattr(stopped, "stop_reason", "llm_error")
             result.stop_reason = cast("StopReason", reason)
             self._book_unrecorded(result)
-            trail.write_trail(self.session, result, status=reason)
+            attempt_trail.write_trail(self.session, result, status=reason)
             self.session.checkpoint()
             self.session.emit(ev.RetryStopped(cycle=cycle, stop_reason=reason, attempts=len(attempts)))
             raise
@@ -321,7 +296,7 @@ class GenerationEngine:
 
     def _record_attempt(self, cycle: int, attempt: Attempt, previous: Attempt | None) -> None:
         self._unrecorded = None
-        trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
+        attempt_trail.write_attempt(self.session, cycle, attempt, previous, self.config.save_failed_oml)
         self.session.book(
             tokens=attempt.usage.to_dict(),
             llm_ms=attempt.llm_ms,
@@ -359,7 +334,7 @@ class GenerationEngine:
         self.observer(ApiErrorRetrying(error, delay, n, self.config.backoff.retries))
 
     def _finish_cycle(self, result: CycleResult) -> CycleResult:
-        result.trail_path = trail.write_trail(self.session, result)
+        result.trail_path = attempt_trail.write_trail(self.session, result)
         self.session.checkpoint()
         if result.valid:
             self._remember_turn(result.request, result.oml_text or "")

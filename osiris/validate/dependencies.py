@@ -1,5 +1,5 @@
 """Tier 4, the step graph: unknown or later dependencies (OML401), cycles (OML402), self-dependency
-(OML403). What a step depends on is `osiris.oml.graph`, the one rule the runtime also follows
+(OML403). What a step depends on is `osiris.oml.step_graph`, the one rule the runtime also follows
 (ADR 0051); a step may only depend on earlier steps, so the steps run in the order they are written.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 
-from osiris.oml.graph import named_dependencies
+from osiris.oml.step_graph import named_dependencies
 from osiris.oml.values import Value
 from osiris.suggest import NameIndex, listing, suggestion
 from osiris.validate.graph_hints import StepGraph, closest_earlier, later_need_hint, removal_hint, unknown_need_fix

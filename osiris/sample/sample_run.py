@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 from osiris.oml.config import StepConfig
 from osiris.run.driver import RuntimeProblem
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult
+from osiris.run.duckdb_run import RunListener, RunOptions, RunResult, StepResult
 from osiris.run.results import Redact
 from osiris.trust.boundary import Boundary
 from osiris.oml.narrow import config_of, steps_of
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from osiris.oml.values import Config, Value
     from osiris.settings.model import Connections
 
-DryRunStatus = Literal["passed", "failed", "skipped"]
+SampleRunStatus = Literal["passed", "failed", "skipped"]
 SAMPLE_TIER = 5
 # Problems no change to the pipeline can fix: the tier is skipped, not failed.
 # cannot connect, rejected credentials, secret not set, cleartext password refused, connection setting invalid,
@@ -56,10 +56,10 @@ class SampleOptions:
 
 
 @dataclass
-class DryRun:
+class SampleRun:
     """The verdict of one sample run."""
 
-    status: DryRunStatus
+    status: SampleRunStatus
     rows: int  # the sample size: rows a source
     steps: list[StepResult] = field(default_factory=list)
     issues: list[Issue] = field(default_factory=list)  # errors when failed; OML513 warnings any time
@@ -78,13 +78,13 @@ class DryRun:
 
 def sample_run(pipeline: Config, options: SampleOptions, listener: RunListener,
                step_configs: Mapping[str, StepConfig] | None = None,
-               read_after: Mapping[str, tuple[str, Value]] | None = None) -> DryRun:
+               read_after: Mapping[str, tuple[str, Value]] | None = None) -> SampleRun:
     """Run `pipeline` on `options.rows` rows a source (check `not_runnable` first), each step with its
     effective config from validation (`step_configs`), each incremental read after its saved cursor
     (`read_after`, osiris.run.incremental: the sample shows what the next run would read; it never
     writes the state). Ctrl-C is re-raised after the running writer rolled back."""
     from osiris.run.deadline import RunLimit
-    from osiris.run.engine import run_pipeline
+    from osiris.run.duckdb_run import run_pipeline
 
     started = time.perf_counter()
     run_options = RunOptions(connections=options.connections, env=options.env, base_dir=options.base_dir,
@@ -120,7 +120,7 @@ def not_runnable(pipeline: Config, options: SampleOptions) -> str | None:
     return None
 
 
-def judge(pipeline: Config, result: RunResult, rows: int) -> DryRun:
+def judge(pipeline: Config, result: RunResult, rows: int) -> SampleRun:
     """passed, failed (issues for the LLM) or skipped (a problem of the environment)."""
     index = {str(step["id"]): n for n, step in enumerate(steps_of(pipeline))}
     warnings = [_issue(index[s.step_id], s, w, "warning") for s in result.steps for w in s.warnings]
@@ -128,11 +128,11 @@ def judge(pipeline: Config, result: RunResult, rows: int) -> DryRun:
     fixable = [(s, problem) for s, problem in failed if not is_environment(problem)]
     if fixable:
         errors = [_issue(index[s.step_id], s, problem, "error") for s, problem in fixable]
-        return DryRun("failed", rows, result.steps, errors + warnings)
+        return SampleRun("failed", rows, result.steps, errors + warnings)
     if failed:
         step, problem = failed[0]
-        return DryRun("skipped", rows, result.steps, warnings, reason=f"step '{step.step_id}': {problem.message}")
-    return DryRun("passed", rows, result.steps, warnings)
+        return SampleRun("skipped", rows, result.steps, warnings, reason=f"step '{step.step_id}': {problem.message}")
+    return SampleRun("passed", rows, result.steps, warnings)
 
 
 def is_environment(problem: RuntimeProblem | None) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from osiris.oml.values import Config, Value
-from osiris.run.engine import RunResult, StepResult
+from osiris.run.duckdb_run import RunResult, StepResult
 from osiris.run.targets import target_record
 from osiris.session import Session, events
 from osiris.session.reader import RUN_FILE, SAMPLE_RUN_FILE

@@ -78,7 +78,7 @@ def attempt_summary(attempt: Attempt) -> dict[str, Value]:
 
 
 def tier_counts(result: CycleResult) -> dict[str, Value]:
-    """How the cycle's attempts fared tier by tier: validation (tiers 1-4), then the sample run (tier 5)."""
+    """How the cycle's attempts fared tier by tier: validation (tiers 1-4), then the sample run (tier 5, its issues' `tier`)."""
     ran = [a.dry_run for a in result.attempts if a.dry_run is not None]
     return {
         "validation": {"attempts": len(result.attempts),

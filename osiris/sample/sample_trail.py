@@ -3,15 +3,15 @@
 
 `dry_run.json` keeps each step's status, row counts, columns with their types, and duration. Row
 values are kept only with `sessions.save_samples: true`: sample rows are real data and may be
-personal data, which an audit trail should not collect by default (docs/dry-run.md).
+personal data, which an audit trail should not collect by default (docs/sample-run.md).
 """
 
 from __future__ import annotations
 
 
-from osiris.run.engine import StepResult
-from osiris.run.trail import RunTrail, run_end
-from osiris.sample.dry_run import DryRun
+from osiris.run.duckdb_run import StepResult
+from osiris.run.run_trail import RunTrail, run_end
+from osiris.sample.sample_run import SampleRun
 from osiris.session import Session, events
 
 
@@ -28,7 +28,7 @@ class SampleTrail(RunTrail):
         self.session.emit(events.DryRunStart(cycle=self.cycle, attempt_index=self.attempt,
                                              sample_rows=self.sample, steps=steps, sources=sources))
 
-    def complete(self, dry_run: DryRun, ran: bool) -> None:
+    def complete(self, dry_run: SampleRun, ran: bool) -> None:
         """dry_run.json, then `run_end` (when steps ran) and `dry_run_complete`."""
         self.session.write_json(f"{self.where}/dry_run.json", {
             "status": dry_run.status, "sample_rows": dry_run.rows, "reason": dry_run.reason,

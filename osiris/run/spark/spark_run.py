@@ -1,5 +1,5 @@
 """Run a validated pipeline on Apache Spark: the same plan, steps and results as the DuckDB engine
-(osiris.run.engine), with each step's rows a Spark DataFrame and temp view `df_<id>` (`input_df`
+(osiris.run.duckdb_run), with each step's rows a Spark DataFrame and temp view `df_<id>` (`input_df`
 for a step's single input).
 
 Two passes. First every step is planned without running a Spark job: reads become lazy
@@ -25,15 +25,17 @@ from osiris.run.connections import resolve_step_config
 from osiris.problems import spark_inputs_problem, spark_transform_problem
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
 from osiris.run.deadline import RunLimit, not_started
-from osiris.run.engine import RunListener, RunOptions, RunResult, StepResult, _clean, _pending, _since
+from osiris.run.results import RunListener, RunOptions, RunResult, StepResult, pending_result
+from osiris.run.step_failure import clean, since
 from osiris.run.interrupts import Interrupts
 from osiris.run.checks import CHECK_FAILED, checked_first
 from osiris.run.problems import deadline_problem, input_without_table_problem
 from osiris.run.spark import bridge, engine_columns, errors, files, jdbc
 from osiris.run.spark.checks import run_checks_on
-from osiris.run.spark.graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
+from osiris.oml.step_graph import dependencies_of, input_tables, reads_inputs, run_order, table_name
 from osiris.run.spark.transpile import PROCESSOR, spark_sql
 from osiris.run.spark.types import duckdb_columns
+from osiris.run.spark.watermark import watermark
 from osiris.run.spool import Column
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, current, knowing, shown_columns
@@ -71,7 +73,7 @@ def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: Spa
     import duckdb
 
     dependencies = dependencies_of(pipeline["steps"])
-    steps = {str(s["id"]): _Step(s, _pending(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
+    steps = {str(s["id"]): _Step(s, pending_result(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
     # every step no writer comes before runs first: its checks before any writer commits (osiris.run.checks)
     order = [steps[step_id] for step_id in checked_first(pipeline["steps"], run_order(pipeline["steps"]),
                                                          dependencies)]
@@ -249,11 +251,11 @@ class _Runner:
             self._execute(step, steps)
             result.status = "ok"
         except KeyboardInterrupt:
-            result.status, result.duration_ms = "interrupted", _since(started)
+            result.status, result.duration_ms = "interrupted", since(started)
             self.listener.step_finished(result)
             raise
         except RuntimeProblem as problem:
-            result.status, result.problem = "failed", _clean(problem, step.secrets)
+            result.status, result.problem = "failed", clean(problem, step.secrets)
         except Exception as error:  # a Spark or Java error: mapped and redacted, never raw
             result.status = "failed"
             explained = step.explain(error) if step.explain else None  # a value the read refused
@@ -263,7 +265,7 @@ class _Runner:
             raise KeyboardInterrupt
         if self.limit.expired and result.status == "failed":
             result.problem = deadline_problem(self.limit.seconds, self.limit.setting)
-        result.duration_ms = _since(started)
+        result.duration_ms = since(started)
         if result.problem is not None and result.problem.code == CHECK_FAILED:
             self.halted = [result.step_id]  # the rows are wrong: nothing after this step runs, no writer commits
         self.listener.step_finished(result)
@@ -283,7 +285,7 @@ class _Runner:
         columns = duckdb_columns(frame.schema)
         if result.mode == "read":  # a source's own columns are its schema; later steps may name them
             self.known = self.known.more([name for name, _ in columns])
-            result.watermark = _watermark(step, frame, rows)
+            result.watermark = watermark(step.raw, frame, rows)
         known = current() if result.mode != "read" else None
         names = shown_columns([name for name, _ in columns], known)  # made from data: column_<n>
         result.columns = [(name, kind) for name, (_, kind) in zip(names, columns)]
@@ -371,29 +373,6 @@ class _Runner:
         if self.spark is not None:
             for name in self.views:
                 self.spark.catalog.dropTempView(name)
-
-
-def _watermark(step: _Step, frame: DataFrame, rows: int) -> Any:
-    """An incremental read's highest cursor value read, as the DuckDB engine keeps it
-    (osiris.run.incremental.state_value); None for another read or no row."""
-    import datetime
-
-    from pyspark.sql import functions as F
-
-    from osiris.oml.incremental import incremental_of
-    from osiris.run.incremental import state_value
-    from osiris.run.problems import unknown_column_problem
-
-    following = incremental_of(step.raw.get("config") or {})
-    if following is None or not rows:
-        return None
-    if following.cursor not in frame.columns:
-        raise unknown_column_problem(following.cursor, list(frame.columns), "the step's rows (its incremental cursor)")
-    found = frame.agg(F.max(F.col(f"`{following.cursor.replace('`', '``')}`"))).first()
-    value = found[0] if found else None
-    if type(frame.schema[following.cursor].dataType).__name__ == "TimestampType" and value is not None:
-        value = value.astimezone(datetime.UTC)  # PySpark gives an instant as a naive local time
-    return state_value(value)
 
 
 def _checked_spark_sql(query: str, inputs: list[str]) -> str:

@@ -25,7 +25,7 @@ SUMMARY_KEYS = ("valid", "error_codes", "saved", "path", "sha256", "status", "se
                 "table_count", "cached", "count", "missing")
 
 
-class ServerTrail:
+class CallTrail:
     """The server's session: one event per call, the OML of calls that carried one."""
 
     def __init__(self, session: Session, *, save_failed_oml: bool) -> None:

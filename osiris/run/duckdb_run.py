@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from osiris.oml.graph import dependencies_of, run_order, table_name
+from osiris.oml.step_graph import dependencies_of, run_order, table_name
 from osiris.oml.incremental import incremental_of
 from osiris.run import duckdb_engine
 from osiris.run.checks import CHECK_FAILED, checked_first
@@ -32,15 +32,11 @@ from osiris.run.duckdb_engine import Engine
 from osiris.run.interrupts import Interrupts
 from osiris.run.results import RunListener, RunOptions, RunResult, StepResult, pending_result
 from osiris.run.step_copy import run_copy
-from osiris.run.step_failure import clean, since
 from osiris.run.step_run import RunState, run_step
 from osiris.run.spool import quote_ident
 from osiris.catalog.store import catalog_names
 from osiris.trust.engine_words import Known, knowing
 from osiris.trust.sandbox import scratch_dir
-
-# osiris.run.spark.engine reports its steps as this engine does
-_clean, _pending, _since = clean, pending_result, since
 
 __all__ = ["RunListener", "RunOptions", "RunResult", "StepResult", "run_pipeline"]
 
