@@ -36,7 +36,6 @@ DEFAULTS_LEFT = {
     "osiris/run/http.py": 6,
     "osiris/run/spark/files.py": 5,
     "osiris/run/spark/jdbc.py": 8,
-    "osiris/run/spark/transpile.py": 3,
     "osiris/run/targets.py": 1,
 }
 
