@@ -34,8 +34,6 @@ DEFAULTS_LEFT = {
     "osiris/run/drivers/sql_base.py": 1,
     "osiris/run/results.py": 1,
     "osiris/run/http.py": 6,
-    "osiris/run/spark/files.py": 5,
-    "osiris/run/spark/jdbc.py": 8,
     "osiris/run/targets.py": 1,
 }
 
