@@ -15,6 +15,7 @@ from osiris.registry import builtin_components_dir, load_registry
 from osiris.run import http
 from osiris.secrets.names import is_secret_key
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.effective_config import effective
 from tests.servers.http_apis import ApiServer
 
 PASSCODE = "Passcode-Value-5120-kq"  # a field no name rule calls secret: only the spec does
@@ -42,7 +43,8 @@ def with_passcode_spec(root: Path) -> Path:
 
 def echoed(api: ApiServer, config: dict[str, str]) -> RuntimeProblem:  # noqa: F811
     """The problem of a 400 whose body repeats the request's query, which carries the passcode."""
-    with http.client_for(config, (), {}) as client, pytest.raises(RuntimeProblem) as caught:
+    with http.client_for(effective("rest.extractor", config), (), {}) as client, \
+            pytest.raises(RuntimeProblem) as caught:
         client.send("GET", f"{api.url}/echo-token", params={"code": PASSCODE})
     return caught.value
 

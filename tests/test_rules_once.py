@@ -28,12 +28,9 @@ PROBLEMS_LEFT: dict[str, int] = {}
 
 # Fallbacks in code for a field some spec gives a default, still to remove.
 DEFAULTS_LEFT = {
-    "osiris/run/drivers/graphql.py": 1,
     "osiris/run/drivers/mysql.py": 1,
-    "osiris/run/drivers/rest.py": 2,
     "osiris/run/drivers/sql_base.py": 1,
     "osiris/run/results.py": 1,
-    "osiris/run/http.py": 6,
     "osiris/run/targets.py": 1,
 }
 

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from osiris.run.drivers.rest import rest_client as client_for
+from osiris.run.drivers.posthog import client_for as posthog_client
 from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.effective_config import effective
 from tests.servers.http_apis import ApiServer
@@ -41,6 +42,19 @@ def test_the_clients_defaults_are_the_specs_defaults(component: str) -> None:
         assert client.timeout == spec_default(component, "timeout") == 30
         assert client.max_retries == spec_default(component, "max_retries") == 3
         assert client.verify is spec_default(component, "validate_ssl") is True
+
+
+@pytest.mark.parametrize(("component", "client_of"), [
+    ("rest.extractor", client_for), ("graphql.extractor", client_for), ("posthog.extractor", posthog_client),
+    ("supabase.extractor", supabase_client), ("supabase.writer", supabase_client)])
+def test_every_http_client_takes_each_setting_from_its_spec(component: str, client_of: Any) -> None:
+    """No HTTP client setting has a default in code: each of the five is in every HTTP spec."""
+    field = "retries" if component.startswith("supabase.") else "max_retries"
+    expected = [spec_default(component, name) for name in ("timeout", field, "retry_delay", "validate_ssl",
+                                                           "max_response_mb")]
+    with client_of(effective(component, {}), ()) as client:
+        assert [client.timeout, client.max_retries, client.retry_delay, client.verify, client.max_response_mb] \
+            == expected == [30, 5 if component == "posthog.extractor" else 3, 1.0, True, 64]
 
 
 def test_tls_checking_is_off_only_when_asked() -> None:

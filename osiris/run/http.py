@@ -19,13 +19,12 @@ import re
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.problems import RuntimeProblem, api_problem
-from osiris.run.fields import text
+from osiris.run.fields import flag, integer, number, optional_integer, spec_mapping, text
 from osiris.run.http_deadline import Deadline, deadline_transport
 from osiris.secrets.names import MASK
 from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
@@ -39,34 +38,25 @@ RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retr
 BODY_SNIPPET = 200  # characters of an error response shown in a hint (after redaction)
 SNIPPET_WINDOW = 64 << 10  # characters of an error body redacted before the snippet is cut from them
 MAX_REDIRECTS = 5
-DEFAULT_RESPONSE_MB = 64  # the decoded size of one response at most, unless a step sets max_response_mb
 SPILL_BYTES = 16 << 20  # a body larger than this waits on disk; rest.extractor then streams its records
 BODY_FILE = "osiris.body_file"  # the response extension that holds a spilled body's file
-
-
-@dataclass(frozen=True)
-class HttpDefaults:
-    """A family's defaults where its spec has no field (posthog's spec has no `timeout`)."""
-
-    timeout: float = 30
-    max_retries: int = 3
 
 
 ENDPOINT_FIELDS = ("validate_ssl",)  # what `client_for` reads that says how safely a client connects
 
 
-def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str],
-               defaults: HttpDefaults = HttpDefaults()) -> HttpClient:
-    """The step's HTTP client: `timeout`, `max_retries` (supabase: `retries`), `retry_delay`,
-    `validate_ssl` and `max_response_mb` from its config, the family's `defaults` where unset."""
-    retries = config.get("max_retries", config.get("retries"))
+def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str]) -> HttpClient:
+    """The step's HTTP client: `timeout`, `max_retries` (supabase's specs call it `retries`),
+    `retry_delay`, `validate_ssl` and `max_response_mb` from its effective config, where every HTTP
+    component's spec gives their defaults (docs/components.md)."""
+    retries = optional_integer(config, "max_retries")
     return HttpClient(
         headers=headers,
-        timeout=float(config.get("timeout") or defaults.timeout),
-        max_retries=defaults.max_retries if retries is None else int(retries),
-        retry_delay=float(config.get("retry_delay") or 1.0),
-        verify=bool(config.get("validate_ssl", True)),
-        max_response_mb=int(config.get("max_response_mb") or DEFAULT_RESPONSE_MB),
+        timeout=number(config, "timeout"),
+        max_retries=integer(config, "retries") if retries is None else retries,
+        retry_delay=number(config, "retry_delay"),
+        verify=flag(config, "validate_ssl"),
+        max_response_mb=integer(config, "max_response_mb"),
         secrets=(*secrets, *spec_secrets(config)),
     )
 
@@ -100,7 +90,7 @@ def sleep(seconds: float) -> None:
 
 def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
     """The headers of `auth_type` (none, bearer, basic, api_key) over the step's own `headers`."""
-    headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    headers = {str(k): str(v) for k, v in spec_mapping(config, "headers").items()}
     kind = text(config, "auth_type")
     token = str(config.get("auth_token") or "")
     if kind == "bearer":
@@ -167,11 +157,11 @@ class HttpClient:
         self,
         *,
         headers: Mapping[str, str],
-        timeout: float = 30,
-        max_retries: int = 3,
-        retry_delay: float = 1.0,
-        verify: bool = True,
-        max_response_mb: int = DEFAULT_RESPONSE_MB,
+        timeout: float,
+        max_retries: int,
+        retry_delay: float,
+        verify: bool,
+        max_response_mb: int,
         secrets: Iterable[str] = (),
     ) -> None:
         import httpx
