@@ -19,20 +19,18 @@ import re
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.problems import RuntimeProblem, api_problem
 from osiris.run.fields import flag, integer, number, optional_integer, spec_mapping, text
 from osiris.run.http_deadline import Deadline, deadline_transport
+from osiris.run.http_secrets import known_secrets, spec_secrets
 from osiris.secrets.names import MASK
-from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
+from osiris.secrets.redact import Redactor
 
 if TYPE_CHECKING:
     import httpx
-
-    from osiris.registry import Registry
 
 RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
 BODY_SNIPPET = 200  # characters of an error response shown in a hint (after redaction)
@@ -61,28 +59,6 @@ def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mappi
     )
 
 
-def spec_secrets(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """The values in `config` of the fields a component spec marks secret (`secrets:` in its
-    spec.yaml; `ComponentSpec.secret_fields`, the validator's rule for OML310 too), so that a
-    spec's new secret field is masked here with no change to this module. The client does not
-    know which component it serves (discovery builds one from a connection's fields), so a field
-    that any built-in spec marks secret counts: masking more in an error message costs nothing."""
-    return tuple(str(config[name]) for name in sorted(spec_secret_fields()) if config.get(name))
-
-
-@lru_cache(maxsize=1)
-def spec_secret_fields() -> frozenset[str]:
-    """Every top-level config field that a built-in component spec marks secret."""
-    return frozenset(name for spec in builtin_registry().components.values() for name in spec.secret_fields)
-
-
-def builtin_registry() -> Registry:
-    """The built-in component specs (read once, on the first client a process builds)."""
-    from osiris.registry import load_registry
-
-    return load_registry()
-
-
 def sleep(seconds: float) -> None:
     """The wait between retries (tests replace it to record the waits without sleeping)."""
     time.sleep(seconds)
@@ -101,15 +77,6 @@ def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
     elif kind == "api_key":
         headers[text(config, "auth_header_name")] = token
     return headers
-
-
-def known_secrets(secrets: Iterable[str], headers: Mapping[str, str]) -> list[str]:
-    """The step's secrets plus every credential header value sent, longest first."""
-    sensitive = ("authorization", "apikey", "cookie", "key", "token", "secret")
-    sent = [v for k, v in headers.items() if any(word in k.lower() for word in sensitive)]
-    parts = [v.split(" ", 1)[1] for v in sent if " " in v]  # the token after "Bearer " / "Basic "
-    values = {str(v) for v in (*secrets, *sent, *parts) if v and len(str(v)) >= MIN_KNOWN_SECRET_LENGTH}
-    return sorted(values, key=len, reverse=True)
 
 
 def safe_url(url: object) -> str:
