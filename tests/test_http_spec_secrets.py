@@ -13,6 +13,7 @@ import yaml
 from osiris.problems import RuntimeProblem
 from osiris.registry import builtin_components_dir, load_registry
 from osiris.run import http, http_secrets
+from osiris.run.drivers import rest
 from osiris.secrets.names import is_secret_key
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.effective_config import effective
@@ -43,7 +44,7 @@ def with_passcode_spec(root: Path) -> Path:
 
 def echoed(api: ApiServer, config: dict[str, str]) -> RuntimeProblem:  # noqa: F811
     """The problem of a 400 whose body repeats the request's query, which carries the passcode."""
-    with http.client_for(effective("rest.extractor", config), (), {}) as client, \
+    with http.client_for(effective("rest.extractor", config), (), {}, rest.CLIENT_SETTINGS) as client, \
             pytest.raises(RuntimeProblem) as caught:
         client.send("GET", f"{api.url}/echo-token", params={"code": PASSCODE})
     return caught.value

@@ -103,12 +103,13 @@ class Recording(Mapping[str, Any]):
 
 
 def test_what_the_supabase_and_http_code_really_reads_is_covered():
+    from osiris.run.drivers.supabase import CLIENT_SETTINGS
     from osiris.run.drivers.supabase_postgres import database_fields
     from osiris.run.http import client_for
 
     config = Recording(effective("supabase.extractor", {"host": "db", "database": "postgres", "user": "u", "password": "p"}))
     database_fields(config)
-    client_for(config, (), {})
+    client_for(config, (), {}, CLIENT_SETTINGS)
     asked = {key for key in config.asked if ENDPOINTISH.search(key)}
     assert {"pg_host", "pg_port", "host", "port", "pg_dsn", "validate_ssl"} <= asked
     assert asked - covered("supabase") == set()

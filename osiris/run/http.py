@@ -40,21 +40,25 @@ SPILL_BYTES = 16 << 20  # a body larger than this waits on disk; rest.extractor 
 BODY_FILE = "osiris.body_file"  # the response extension that holds a spilled body's file
 
 
+CLIENT_FIELDS = ("timeout", "max_retries", "retries", "retry_delay", "validate_ssl", "max_response_mb")
 ENDPOINT_FIELDS = ("validate_ssl",)  # what `client_for` reads that says how safely a client connects
 
 
-def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str]) -> HttpClient:
+def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str],
+               fixed: Mapping[str, Any] | None = None) -> HttpClient:
     """The step's HTTP client: `timeout`, `max_retries` (supabase's specs call it `retries`),
-    `retry_delay`, `validate_ssl` and `max_response_mb` from its effective config, where every HTTP
-    component's spec gives their defaults (docs/components.md)."""
-    retries = optional_integer(config, "max_retries")
+    `retry_delay`, `validate_ssl` and `max_response_mb` from its effective config (the spec's
+    defaults merged). `fixed`: the family's values for those its spec does not offer (posthog's has
+    no `timeout`), never one it offers (tests/test_run_rest_edges.py): each value lives once."""
+    settings = {**(fixed or {}), **{name: config[name] for name in CLIENT_FIELDS if name in config}}
+    retries = optional_integer(settings, "max_retries")
     return HttpClient(
         headers=headers,
-        timeout=number(config, "timeout"),
-        max_retries=integer(config, "retries") if retries is None else retries,
-        retry_delay=number(config, "retry_delay"),
-        verify=flag(config, "validate_ssl"),
-        max_response_mb=integer(config, "max_response_mb"),
+        timeout=number(settings, "timeout"),
+        max_retries=integer(settings, "retries") if retries is None else retries,
+        retry_delay=number(settings, "retry_delay"),
+        verify=flag(settings, "validate_ssl"),
+        max_response_mb=integer(settings, "max_response_mb"),
         secrets=(*secrets, *spec_secrets(config)),
     )
 

@@ -112,8 +112,13 @@ def _describe(client: HttpClient, url: str, config: Config, name: str) -> TableI
     return TableInfo(name, columns, [kind.key[1]])
 
 
+# the client settings posthog.extractor's spec does not offer: each request's deadline, PostHog's 429s retried 5 times
+CLIENT_SETTINGS: Config = {"timeout": 30, "max_retries": 5, "retry_delay": 1.0, "validate_ssl": True,
+                           "max_response_mb": 64}
+
+
 def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
-    return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"})
+    return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"}, CLIENT_SETTINGS)
 
 
 def query_url(config: Config) -> str:

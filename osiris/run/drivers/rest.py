@@ -39,9 +39,13 @@ if TYPE_CHECKING:
 PAGE_SIZE_PARAMS = {"page": "per_page", "link_header": "per_page"}  # else limit
 
 
+# the client setting rest.extractor's spec does not offer (graphql.extractor's does, and its value wins)
+CLIENT_SETTINGS: Config = {"retry_delay": 1.0}
+
+
 def rest_client(config: Config, secrets: tuple[str, ...]) -> HttpClient:
-    """A rest or graphql step's client: its auth headers, the HTTP defaults (osiris.run.http)."""
-    return client_for(config, secrets, auth_headers(config))
+    """A rest or graphql step's client: its auth headers, its settings from the spec (osiris.run.http)."""
+    return client_for(config, secrets, auth_headers(config), CLIENT_SETTINGS)
 
 
 class RestDriver:
