@@ -1,5 +1,5 @@
 """The HTTP client masks the values of the fields the component specs mark secret, read from the
-specs (osiris.run.http.spec_secrets), not from a list in the code: a spec's new secret field is
+specs (osiris.run.http_secrets.spec_secrets), not from a list in the code: a spec's new secret field is
 masked with no change to Osiris's code."""
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ import yaml
 
 from osiris.problems import RuntimeProblem
 from osiris.registry import builtin_components_dir, load_registry
-from osiris.run import http
+from osiris.run import http, http_secrets
+from osiris.run.drivers import rest
 from osiris.secrets.names import is_secret_key
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
+from tests.effective_config import effective
 from tests.servers.http_apis import ApiServer
 
 PASSCODE = "Passcode-Value-5120-kq"  # a field no name rule calls secret: only the spec does
@@ -23,9 +25,9 @@ PASSCODE = "Passcode-Value-5120-kq"  # a field no name rule calls secret: only t
 @pytest.fixture
 def fresh_fields() -> Iterator[None]:
     """The fields are read once a process; each test here reads them from its own registry."""
-    http.spec_secret_fields.cache_clear()
+    http_secrets.spec_secret_fields.cache_clear()
     yield
-    http.spec_secret_fields.cache_clear()
+    http_secrets.spec_secret_fields.cache_clear()
 
 
 def with_passcode_spec(root: Path) -> Path:
@@ -42,7 +44,8 @@ def with_passcode_spec(root: Path) -> Path:
 
 def echoed(api: ApiServer, config: dict[str, str]) -> RuntimeProblem:  # noqa: F811
     """The problem of a 400 whose body repeats the request's query, which carries the passcode."""
-    with http.client_for(config, (), {}) as client, pytest.raises(RuntimeProblem) as caught:
+    with http.client_for(effective("rest.extractor", config), (), {}, rest.CLIENT_SETTINGS) as client, \
+            pytest.raises(RuntimeProblem) as caught:
         client.send("GET", f"{api.url}/echo-token", params={"code": PASSCODE})
     return caught.value
 
@@ -50,7 +53,7 @@ def echoed(api: ApiServer, config: dict[str, str]) -> RuntimeProblem:  # noqa: F
 def test_the_fields_are_the_specs_secret_fields(fresh_fields: None) -> None:
     registry = load_registry()
     marked = {name for spec in registry.components.values() for name in spec.secret_fields}
-    assert http.spec_secret_fields() == marked
+    assert http_secrets.spec_secret_fields() == marked
     assert {"auth_token", "api_key", "key", "password"} <= marked  # rest and graphql, posthog, supabase, the databases
 
 
@@ -62,11 +65,11 @@ def test_a_new_secret_field_in_a_spec_is_masked_without_a_code_change(
     assert PASSCODE in unmasked.hint
 
     components = with_passcode_spec(tmp_path)
-    monkeypatch.setattr(http, "builtin_registry", lambda: load_registry([components]))
-    http.spec_secret_fields.cache_clear()
+    monkeypatch.setattr(http_secrets, "builtin_registry", lambda: load_registry([components]))
+    http_secrets.spec_secret_fields.cache_clear()
     problem = echoed(api, config)
 
-    assert "passcode" in http.spec_secret_fields()
+    assert "passcode" in http_secrets.spec_secret_fields()
     assert problem.code == "OML508"
     assert PASSCODE not in problem.message + problem.hint
     assert problem.hint == unmasked.hint.replace(PASSCODE, "***")

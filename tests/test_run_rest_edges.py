@@ -22,6 +22,8 @@ import pytest
 import yaml
 
 from osiris.run.drivers.rest import rest_client as client_for
+from osiris.run.drivers import posthog, rest, supabase
+from osiris.run.drivers.posthog import client_for as posthog_client
 from osiris.run.drivers.supabase import client_for as supabase_client
 from tests.effective_config import effective
 from tests.servers.http_apis import ApiServer
@@ -41,6 +43,28 @@ def test_the_clients_defaults_are_the_specs_defaults(component: str) -> None:
         assert client.timeout == spec_default(component, "timeout") == 30
         assert client.max_retries == spec_default(component, "max_retries") == 3
         assert client.verify is spec_default(component, "validate_ssl") is True
+
+
+FIXED = {"rest.extractor": rest.CLIENT_SETTINGS, "graphql.extractor": {}, "posthog.extractor": posthog.CLIENT_SETTINGS,
+         "supabase.extractor": supabase.CLIENT_SETTINGS, "supabase.writer": supabase.CLIENT_SETTINGS}
+
+
+@pytest.mark.parametrize(("component", "client_of"), [
+    ("rest.extractor", client_for), ("graphql.extractor", client_for), ("posthog.extractor", posthog_client),
+    ("supabase.extractor", supabase_client), ("supabase.writer", supabase_client)])
+def test_each_http_client_setting_lives_once_in_the_spec_or_the_driver(component: str, client_of: Any) -> None:
+    """A setting the spec offers comes from its default; one it does not, from the family's
+    CLIENT_SETTINGS, which never names a field the spec offers (graphql's retry_delay overrides
+    the rest settings its shared client is given)."""
+    properties = yaml.safe_load((COMPONENTS / component / "spec.yaml").read_text(encoding="utf-8"))[
+        "configSchema"]["properties"]
+    assert set(FIXED[component]) & set(properties) == set()
+    names = ["timeout", "retries" if component.startswith("supabase.") else "max_retries", "retry_delay",
+             "validate_ssl", "max_response_mb"]
+    expected = [properties[name]["default"] if name in properties else FIXED[component][name] for name in names]
+    with client_of(effective(component, {}), ()) as client:
+        assert [client.timeout, client.max_retries, client.retry_delay, client.verify, client.max_response_mb] \
+            == expected == [30, 5 if component == "posthog.extractor" else 3, 1.0, True, 64]
 
 
 def test_tls_checking_is_off_only_when_asked() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from osiris.oml.config import StepConfig
 from osiris.run.spark.differences import DIFFERENCES
 from osiris.run.spark.errors import analysis_problem, clean_text, engine_problem, problem_from
 from osiris.run.spark.transpile import NotTranspiled, spark_issues, spark_sql
@@ -72,6 +73,20 @@ def test_csv_options_spark_cannot_honour(config, component, fields):
     found = spark_issues(pipeline, lambda path: (7, 3))
     assert [(i.code, i.path, i.line, i.column) for i in found] == [
         ("OML414", f"/steps/0/config/{field}", 7, 3) for field in fields]
+
+
+def test_the_csv_options_are_read_from_the_effective_config_validation_worked_out():
+    """The step leaves quoting out: Spark's check reads the value validation merged in (here a spec
+    whose default is `all`), not a default of its own; with no report, the built-in spec's `minimal`."""
+    step = {"id": "w", "component": "filesystem.csv_writer", "mode": "write", "config": {"path": "a.csv"}}
+    validated = {"w": StepConfig({"path": "a.csv"}, {"quoting": "all", "newline": "crlf"})}
+    found = spark_issues({"steps": [step]}, None, validated)
+    assert [(i.code, i.path, i.message) for i in found] == [
+        ("OML414", "/steps/0/config/quoting", "step 'w': quoting: all is not available on the Spark engine (its "
+         "CSV writer cannot keep NULL apart from an empty text when it quotes more than it must)"),
+        ("OML414", "/steps/0/config/newline", "step 'w': newline: crlf is not available on the Spark engine (its "
+         "CSV writer ends lines with LF)")]
+    assert spark_issues({"steps": [step]}) == []
 
 
 JAVA_ERROR = ("org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed\n"

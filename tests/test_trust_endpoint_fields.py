@@ -26,6 +26,7 @@ from osiris.run.display import Listeners
 from osiris.run.drivers import families
 from osiris.run.duckdb_run import RunOptions, run_pipeline
 from osiris.trust.endpoints import endpoint_fields
+from tests.effective_config import effective
 
 ENDPOINTISH = re.compile(r"(^|_)(host|hostname|server|port|url|uri|dsn|endpoint|region|account|ssl|sslmode|"
                          r"validate_ssl|verify_ssl|project_id|base_dir|socket)$")
@@ -102,12 +103,13 @@ class Recording(Mapping[str, Any]):
 
 
 def test_what_the_supabase_and_http_code_really_reads_is_covered():
+    from osiris.run.drivers.supabase import CLIENT_SETTINGS
     from osiris.run.drivers.supabase_postgres import database_fields
     from osiris.run.http import client_for
 
-    config = Recording({"host": "db", "database": "postgres", "user": "u", "password": "p"})
+    config = Recording(effective("supabase.extractor", {"host": "db", "database": "postgres", "user": "u", "password": "p"}))
     database_fields(config)
-    client_for(config, (), {})
+    client_for(config, (), {}, CLIENT_SETTINGS)
     asked = {key for key in config.asked if ENDPOINTISH.search(key)}
     assert {"pg_host", "pg_port", "host", "port", "pg_dsn", "validate_ssl"} <= asked
     assert asked - covered("supabase") == set()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,8 @@ from osiris.secrets.names import is_header_map, is_secret_header
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
+
+    from osiris.oml.config import StepConfig
 
 # Top-level keywords the validator checks itself, for one issue per field with a fuzzy hint.
 _CHECKED_BY_OSIRIS = ("required", "additionalProperties")
@@ -101,6 +103,16 @@ def spec_defaults(component: str) -> Config:
     (`osiris discover`, the sample run's facts): merged under it as `StepConfig.merged` does."""
     spec = _builtin().get(component)
     return spec.defaults if spec is not None else {}
+
+
+def effective_config(step_configs: Mapping[str, StepConfig], step_id: str, component: str,
+                     resolved: Config) -> MutableConfig:
+    """The config a step runs (or is checked) with: validation's `StepConfig` for it merged under
+    `resolved` (the step's config over its connection's fields). A caller given no validation
+    report (a test, a library caller of `run_pipeline`) gets the built-in spec's defaults the same
+    way. Both engines and the Spark engine's validation take a step's config from here, and only here."""
+    validated = step_configs.get(step_id)
+    return validated.merged(resolved) if validated is not None else {**spec_defaults(component), **resolved}
 
 
 def _concrete(pointer: str, config: Config) -> list[str]:

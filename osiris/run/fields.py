@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from osiris.oml.values import Config, Value
 
-__all__ = ["flag", "integer", "mapping", "optional_integer", "optional_text", "text", "texts"]
+__all__ = ["flag", "integer", "mapping", "number", "optional_integer", "optional_text", "spec_mapping", "text", "texts"]
 
 
 def _wrong(name: str, value: Value, expected: str) -> TypeError:
@@ -76,6 +76,17 @@ def integer(config: Config, name: str, default: int | None = None) -> int:
     return default
 
 
+def number(config: Config, name: str) -> float:
+    """A number field (`timeout`, `retry_delay`); a TypeError when it is missing (the spec's default
+    is merged, so it is there)."""
+    value = config.get(name)
+    if value is None:
+        raise _missing(name)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise _wrong(name, value, "a number")
+
+
 def flag(config: Config, name: str) -> bool:
     """A true/false field; a TypeError when it is missing (the spec's default is merged, so it is there)."""
     value = config.get(name)
@@ -100,3 +111,14 @@ def mapping(config: Config, name: str) -> Config:
     """A mapping field (`params`, `variables`, `dtype`); empty when it is missing, null or not a mapping."""
     value = config.get(name)
     return value if isinstance(value, Mapping) else {}
+
+
+def spec_mapping(config: Config, name: str) -> Config:
+    """A mapping field whose spec gives a default (`headers`, `params`, `variables`: `{}`); a
+    TypeError when it is missing, since the merged defaults hold it."""
+    value = config.get(name)
+    if value is None:
+        raise _missing(name)
+    if isinstance(value, Mapping):
+        return value
+    raise _wrong(name, value, "a mapping")

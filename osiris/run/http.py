@@ -19,78 +19,48 @@ import re
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from osiris.problems import RuntimeProblem, api_problem
-from osiris.run.fields import text
+from osiris.run.fields import flag, integer, number, optional_integer, spec_mapping, text
 from osiris.run.http_deadline import Deadline, deadline_transport
+from osiris.run.http_secrets import known_secrets, spec_secrets
 from osiris.secrets.names import MASK
-from osiris.secrets.redact import MIN_KNOWN_SECRET_LENGTH, Redactor
+from osiris.secrets.redact import Redactor
 
 if TYPE_CHECKING:
     import httpx
-
-    from osiris.registry import Registry
 
 RETRY_WAIT_CAP = 60.0  # seconds; the longest a retry ever waits, whatever `retry-after` asks
 BODY_SNIPPET = 200  # characters of an error response shown in a hint (after redaction)
 SNIPPET_WINDOW = 64 << 10  # characters of an error body redacted before the snippet is cut from them
 MAX_REDIRECTS = 5
-DEFAULT_RESPONSE_MB = 64  # the decoded size of one response at most, unless a step sets max_response_mb
 SPILL_BYTES = 16 << 20  # a body larger than this waits on disk; rest.extractor then streams its records
 BODY_FILE = "osiris.body_file"  # the response extension that holds a spilled body's file
 
 
-@dataclass(frozen=True)
-class HttpDefaults:
-    """A family's defaults where its spec has no field (posthog's spec has no `timeout`)."""
-
-    timeout: float = 30
-    max_retries: int = 3
-
-
+CLIENT_FIELDS = ("timeout", "max_retries", "retries", "retry_delay", "validate_ssl", "max_response_mb")
 ENDPOINT_FIELDS = ("validate_ssl",)  # what `client_for` reads that says how safely a client connects
 
 
 def client_for(config: Mapping[str, Any], secrets: Iterable[str], headers: Mapping[str, str],
-               defaults: HttpDefaults = HttpDefaults()) -> HttpClient:
-    """The step's HTTP client: `timeout`, `max_retries` (supabase: `retries`), `retry_delay`,
-    `validate_ssl` and `max_response_mb` from its config, the family's `defaults` where unset."""
-    retries = config.get("max_retries", config.get("retries"))
+               fixed: Mapping[str, Any] | None = None) -> HttpClient:
+    """The step's HTTP client: `timeout`, `max_retries` (supabase's specs call it `retries`),
+    `retry_delay`, `validate_ssl` and `max_response_mb` from its effective config (the spec's
+    defaults merged). `fixed`: the family's values for those its spec does not offer (posthog's has
+    no `timeout`), never one it offers (tests/test_run_rest_edges.py): each value lives once."""
+    settings = {**(fixed or {}), **{name: config[name] for name in CLIENT_FIELDS if name in config}}
+    retries = optional_integer(settings, "max_retries")
     return HttpClient(
         headers=headers,
-        timeout=float(config.get("timeout") or defaults.timeout),
-        max_retries=defaults.max_retries if retries is None else int(retries),
-        retry_delay=float(config.get("retry_delay") or 1.0),
-        verify=bool(config.get("validate_ssl", True)),
-        max_response_mb=int(config.get("max_response_mb") or DEFAULT_RESPONSE_MB),
+        timeout=number(settings, "timeout"),
+        max_retries=integer(settings, "retries") if retries is None else retries,
+        retry_delay=number(settings, "retry_delay"),
+        verify=flag(settings, "validate_ssl"),
+        max_response_mb=integer(settings, "max_response_mb"),
         secrets=(*secrets, *spec_secrets(config)),
     )
-
-
-def spec_secrets(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """The values in `config` of the fields a component spec marks secret (`secrets:` in its
-    spec.yaml; `ComponentSpec.secret_fields`, the validator's rule for OML310 too), so that a
-    spec's new secret field is masked here with no change to this module. The client does not
-    know which component it serves (discovery builds one from a connection's fields), so a field
-    that any built-in spec marks secret counts: masking more in an error message costs nothing."""
-    return tuple(str(config[name]) for name in sorted(spec_secret_fields()) if config.get(name))
-
-
-@lru_cache(maxsize=1)
-def spec_secret_fields() -> frozenset[str]:
-    """Every top-level config field that a built-in component spec marks secret."""
-    return frozenset(name for spec in builtin_registry().components.values() for name in spec.secret_fields)
-
-
-def builtin_registry() -> Registry:
-    """The built-in component specs (read once, on the first client a process builds)."""
-    from osiris.registry import load_registry
-
-    return load_registry()
 
 
 def sleep(seconds: float) -> None:
@@ -100,7 +70,7 @@ def sleep(seconds: float) -> None:
 
 def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
     """The headers of `auth_type` (none, bearer, basic, api_key) over the step's own `headers`."""
-    headers = {str(k): str(v) for k, v in (config.get("headers") or {}).items()}
+    headers = {str(k): str(v) for k, v in spec_mapping(config, "headers").items()}
     kind = text(config, "auth_type")
     token = str(config.get("auth_token") or "")
     if kind == "bearer":
@@ -111,15 +81,6 @@ def auth_headers(config: Mapping[str, Any]) -> dict[str, str]:
     elif kind == "api_key":
         headers[text(config, "auth_header_name")] = token
     return headers
-
-
-def known_secrets(secrets: Iterable[str], headers: Mapping[str, str]) -> list[str]:
-    """The step's secrets plus every credential header value sent, longest first."""
-    sensitive = ("authorization", "apikey", "cookie", "key", "token", "secret")
-    sent = [v for k, v in headers.items() if any(word in k.lower() for word in sensitive)]
-    parts = [v.split(" ", 1)[1] for v in sent if " " in v]  # the token after "Bearer " / "Basic "
-    values = {str(v) for v in (*secrets, *sent, *parts) if v and len(str(v)) >= MIN_KNOWN_SECRET_LENGTH}
-    return sorted(values, key=len, reverse=True)
 
 
 def safe_url(url: object) -> str:
@@ -167,11 +128,11 @@ class HttpClient:
         self,
         *,
         headers: Mapping[str, str],
-        timeout: float = 30,
-        max_retries: int = 3,
-        retry_delay: float = 1.0,
-        verify: bool = True,
-        max_response_mb: int = DEFAULT_RESPONSE_MB,
+        timeout: float,
+        max_retries: int,
+        retry_delay: float,
+        verify: bool,
+        max_response_mb: int,
         secrets: Iterable[str] = (),
     ) -> None:
         import httpx

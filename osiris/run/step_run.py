@@ -11,7 +11,7 @@ from typing import Any
 
 from osiris.oml.step_graph import input_tables, table_name
 from osiris.oml.incremental import incremental_of
-from osiris.registry.registry import spec_defaults
+from osiris.registry.registry import effective_config
 from osiris.run.checks import run_checks
 from osiris.run.connections import resolve_step_config
 from osiris.run.deadline import RunLimit
@@ -102,10 +102,7 @@ def step_context(step: Mapping[str, Any], inputs: list[str], result: StepResult,
         options.trust.check_step(result.component, own, resolved.connection)
     except RuntimeProblem as problem:
         raise clean(problem, secrets) from None
-    if result.step_id in options.step_configs:  # the spec's defaults under what the step and connection say
-        config = options.step_configs[result.step_id].merged(config)
-    else:  # a run without a validation report: the spec's defaults all the same
-        config = {**spec_defaults(result.component), **config}
+    config = effective_config(options.step_configs, result.step_id, result.component, config)
     return StepContext(
         step_id=result.step_id, component=result.component, mode=result.mode,
         config=config, con=con, output_table=table_name(result.step_id),

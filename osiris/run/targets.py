@@ -10,9 +10,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from osiris.oml.values import Config, Value
+from osiris.registry.registry import spec_defaults
+from osiris.run.fields import optional_text
 
 FILE_MODE = "replace"  # a CSV writer replaces the whole file (a partial file, then a rename)
-TABLE_MODE = "append"  # the database writers' default write mode (their specs and drivers)
+TABLE_MODE = "append"  # the record of a table writer of your own whose spec gives no write mode
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,8 @@ def write_target(step: Config) -> WriteTarget | None:
     if not config.get("table"):
         return None
     name = f"{config['schema']}.{config['table']}" if config.get("schema") else str(config["table"])
-    mode = str(config.get("write_mode") or config.get("mode") or TABLE_MODE)  # mysql.writer calls it `mode`
+    given = {**spec_defaults(str(step.get("component"))), **config}  # the spec's mode where the step names none
+    mode = optional_text(given, "write_mode") or optional_text(given, "mode") or TABLE_MODE  # mysql.writer: `mode`
     if config.get("truncate_before") and mode == TABLE_MODE:
         mode = "replace"  # mysql.writer: the table is emptied first, in the same transaction
     return WriteTarget("table", name, mode, connection)

@@ -18,6 +18,7 @@ Routes (GET unless noted; `per` = page size, default 5):
     /busy                         429 with `busy_retry_after` for the first `busy_failures` calls
     /slow                         429 with retry-after: 300 (always)
     /echo-token                   400 whose body repeats the Authorization header
+    /echo-header?name=H           400 whose body repeats the header H
     /quote-cell                   400 whose body quotes a record (CELL_CANARY) and holds ESC sequences
     /html                         200 text/html
     /tickets?cursor=C             bearer only: {"tickets": [...12 nested], "meta": {"next_cursor": C2 | null}}
@@ -244,6 +245,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def route_echo_token(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(400, {"error": f"bad request with {seen.headers.get('authorization')} and {query}"})
+
+    def route_echo_header(self, query: dict[str, str], seen: Seen) -> None:
+        name = query.get("name", "")
+        self.reply(400, {"error": f"bad request with {name}: {seen.headers.get(name.lower())}"})
 
     def route_quote_cell(self, query: dict[str, str], seen: Seen) -> None:
         self.reply(400, {"error": f"customer {CELL_CANARY} is locked \x1b]52;c;aGk=\x07\x1b]0;owned\x07\x1b[2J"})

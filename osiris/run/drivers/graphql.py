@@ -22,7 +22,7 @@ from osiris.problems import no_page_info_problem
 from osiris.run.driver import Family, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.rest import rest_client
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, safe_url
-from osiris.run.fields import flag, mapping, text
+from osiris.run.fields import flag, spec_mapping, text
 from osiris.run.json_records import Record, RecordSpool, describe_keys, dig, read_pages, records_at, spooled_outcome
 from osiris.run.graphql_selection import Unknowable, columns_at
 from osiris.run.paging import PageGuard
@@ -54,7 +54,7 @@ class GraphQLDriver:
 def _pages(client: HttpClient, config: Config) -> Iterator[list[Record]]:
     endpoint = str(config["endpoint"])
     where = safe_url(endpoint)
-    variables = dict(mapping(config, "variables"))
+    variables = dict(spec_mapping(config, "variables"))
     paginate = flag(config, "pagination_enabled")
     variable = _variable(config)
     guard = PageGuard(config, where, client.notes,

@@ -120,7 +120,7 @@ class MySQLDialect(SqlDialect["GuardedConnection"]):
         return quote_mysql(name)
 
     def schema(self, config: Config) -> str:
-        return str(config.get("schema") or config.get("database"))
+        return optional_text(config, "schema") or text(config, "database")  # MySQL's schema is a database
 
     def source_query(self, config: Config) -> str:
         query = super().source_query(config)

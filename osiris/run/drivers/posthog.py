@@ -43,7 +43,7 @@ from osiris.problems import (
 )
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS as HTTP_ENDPOINT_FIELDS
-from osiris.run.http import HttpClient, HttpDefaults, safe_url
+from osiris.run.http import HttpClient, safe_url
 from osiris.run.http import client_for as http_client
 from osiris.run.fields import flag, integer, text, texts
 from osiris.run.json_records import Record, RecordSpool, describe_keys, read_pages, spooled_outcome
@@ -54,7 +54,6 @@ BASE_URLS = {"us": "https://us.posthog.com", "eu": "https://eu.posthog.com"}
 DEFAULT_DAYS = 30  # how far back events and sessions are read without initial_since
 RECENT_UUIDS = 10_000  # event uuids remembered for deduplication
 AFTER = "osiris_after"  # the HogQL placeholder of an incremental read's start
-DEFAULTS = HttpDefaults(timeout=30, max_retries=5)  # each request's deadline; PostHog's 429s are retried 5 times
 
 
 @dataclass(frozen=True)
@@ -113,8 +112,13 @@ def _describe(client: HttpClient, url: str, config: Config, name: str) -> TableI
     return TableInfo(name, columns, [kind.key[1]])
 
 
+# the client settings posthog.extractor's spec does not offer: each request's deadline, PostHog's 429s retried 5 times
+CLIENT_SETTINGS: Config = {"timeout": 30, "max_retries": 5, "retry_delay": 1.0, "validate_ssl": True,
+                           "max_response_mb": 64}
+
+
 def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
-    return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"}, DEFAULTS)
+    return http_client(config, secrets, {"Authorization": f"Bearer {config.get('api_key') or ''}"}, CLIENT_SETTINGS)
 
 
 def query_url(config: Config) -> str:

@@ -25,7 +25,7 @@ from osiris.oml.incremental import with_request_value
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, StepContext, StepOutcome, TableInfo
 from osiris.run.http import ENDPOINT_FIELDS, HttpClient, auth_headers, client_for, join_url, safe_url
-from osiris.run.fields import mapping, optional_integer, text
+from osiris.run.fields import optional_integer, spec_mapping, text
 from osiris.run.json_records import Page, Record, RecordSpool, read_pages, records_at, spooled_outcome
 from osiris.run.json_stream import missing
 from osiris.problems import paging_stalled_problem
@@ -39,9 +39,13 @@ if TYPE_CHECKING:
 PAGE_SIZE_PARAMS = {"page": "per_page", "link_header": "per_page"}  # else limit
 
 
+# the client setting rest.extractor's spec does not offer (graphql.extractor's does, and its value wins)
+CLIENT_SETTINGS: Config = {"retry_delay": 1.0}
+
+
 def rest_client(config: Config, secrets: tuple[str, ...]) -> HttpClient:
-    """A rest or graphql step's client: its auth headers, the HTTP defaults (osiris.run.http)."""
-    return client_for(config, secrets, auth_headers(config))
+    """A rest or graphql step's client: its auth headers, its settings from the spec (osiris.run.http)."""
+    return client_for(config, secrets, auth_headers(config), CLIENT_SETTINGS)
 
 
 class RestDriver:
@@ -64,7 +68,7 @@ def _endpoint(client: HttpClient, config: Config, path: str) -> TableInfo:
     from osiris.catalog.api_shape import endpoint_entry
 
     endpoint, _, query = path.partition("?")
-    params = {**mapping(config, "params"), **dict(parse_qsl(query))}
+    params = {**spec_mapping(config, "params"), **dict(parse_qsl(query))}
     response = client.send("GET", endpoint_url({**config, "endpoint": endpoint}), params=params or None)
     body = client.json(response)
     entry = endpoint_entry(body, has_next_link=bool(response.links.get("next")))
@@ -164,7 +168,7 @@ def _paging_check(config: Config, style: str, page_param: str) -> str:
 
 def _first_params(config: Config, style: str) -> dict[str, Value]:
     """The step's `params`, with `page_size` as `page_size_param` when set."""
-    params: dict[str, Value] = dict(mapping(config, "params"))
+    params: dict[str, Value] = dict(spec_mapping(config, "params"))
     page_size = optional_integer(config, "page_size")
     if page_size:
         params[str(config.get("page_size_param") or PAGE_SIZE_PARAMS.get(style, "limit"))] = page_size

@@ -26,7 +26,7 @@ from enum import Enum
 from typing import Generic, Protocol, TypeVar
 
 from osiris.oml.values import Config, Value
-from osiris.run.fields import integer, optional_integer, texts
+from osiris.run.fields import integer, optional_integer, text, texts
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.drivers.sql_common import input_columns, key_list, tables_in
 from osiris.run.drivers.sql_types import Refusal, refuse
@@ -138,7 +138,7 @@ class SqlDialect(ABC, Generic[Conn]):
         """An identifier, quoted for this database's SQL."""
 
     def schema(self, config: Config) -> str:
-        return str(config.get("schema") or "public")
+        return text(config, "schema")
 
     def table_name(self, config: Config) -> str:
         """The step's `schema.table`, quoted."""

@@ -64,11 +64,15 @@ def rest_root(config: Config) -> str:
     return str(base).rstrip("/") + "/rest/v1"
 
 
+# the client settings the supabase specs do not offer (they give `timeout` and `retries`)
+CLIENT_SETTINGS: Config = {"retry_delay": 1.0, "validate_ssl": True, "max_response_mb": 64}
+
+
 def client_for(config: Config, secrets: tuple[str, ...]) -> HttpClient:
     key = str(config.get("key") or "")
     schema = text(config, "schema")
     headers = {"apikey": key, "Authorization": f"Bearer {key}", "Accept-Profile": schema, "Content-Profile": schema}
-    return http_client(config, secrets, headers)
+    return http_client(config, secrets, headers, CLIENT_SETTINGS)
 
 
 def catalog(client: HttpClient, config: Config) -> dict[str, TableInfo]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from osiris.run.csv_columns import kept_columns
 from osiris.run.csv_output import CsvFormat, literal
+from osiris.run.fields import flag, text
 from osiris.problems import no_directory_problem, unreadable_file_problem
 from osiris.run.problems import redacted
 from osiris.run.spark.columns import parsed_texts
@@ -71,12 +72,12 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     sniffed = _sniffed_columns(path, config)
     parsed = {name: _PARSED[kind] for name, kind in sniffed if kind in _PARSED}  # parsed by Spark's cast, which
     columns = [(name, "VARCHAR" if name in parsed else kind) for name, kind in sniffed]  # reads what DuckDB wrote
-    reader = (spark.read.schema(spark_ddl(columns)).option("sep", str(config.get("delimiter", ",")))
-              .option("header", bool(config.get("header", True))).option("mode", "FAILFAST")
+    reader = (spark.read.schema(spark_ddl(columns)).option("sep", text(config, "delimiter"))
+              .option("header", flag(config, "header")).option("mode", "FAILFAST")
               .option("escape", '"').option("multiLine", True).option("timestampFormat", _TIMESTAMPS)
               .option("timestampNTZFormat", _TIMESTAMPS)
               .option("nanValue", "nan").option("positiveInf", "inf").option("negativeInf", "-inf")  # DuckDB's texts
-              .option("encoding", str(config.get("encoding", "utf-8")).replace("latin-1", "iso-8859-1")))
+              .option("encoding", text(config, "encoding").replace("latin-1", "iso-8859-1")))
     if config.get("comment"):
         reader = reader.option("comment", str(config["comment"]))
     # An unquoted empty field is NULL and a quoted one ("") an empty text, as DuckDB reads them: Spark
@@ -136,9 +137,10 @@ def write_csv(frame: DataFrame, config: Mapping[str, Any], target: Path, scratch
     DuckDB engine's type of each column (osiris.run.spark.engine_columns), when known."""
     form = CsvFormat(config, duckdb_columns(frame.schema))
     name = str(config["path"])
-    if config.get("create_dirs", True) and files is not None:
+    create_dirs = flag(config, "create_dirs")
+    if create_dirs and files is not None:
         files.make_folders(target, name)
-    elif config.get("create_dirs", True):
+    elif create_dirs:
         target.parent.mkdir(parents=True, exist_ok=True)
     elif not target.parent.is_dir():
         raise no_directory_problem(name)

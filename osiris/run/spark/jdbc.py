@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from osiris.problems import RuntimeProblem, no_bounds_problem
+from osiris.run.fields import integer, optional_text, text
 from osiris.run.spark import columns
 
 if TYPE_CHECKING:
@@ -33,15 +34,14 @@ class Dialect:
     url: str  # with {host}, {port}, {database}
     driver: str  # the JDBC driver class
     quote: str
-    port: int
     sql: str  # sqlglot's name, to find the tables a query reads
     options: Mapping[str, str]  # JDBC options: a UTC session; MariaDB's TINYINT(1) and YEAR as numbers
 
 
 DIALECTS = {
-    "postgres": Dialect("jdbc:postgresql://{host}:{port}/{database}", "org.postgresql.Driver", '"', 5432, "postgres",
+    "postgres": Dialect("jdbc:postgresql://{host}:{port}/{database}", "org.postgresql.Driver", '"', "postgres",
                         {"sessionInitStatement": "SET TIME ZONE 'UTC'"}),
-    "mysql": Dialect("jdbc:mysql://{host}:{port}/{database}", "org.mariadb.jdbc.Driver", "`", 3306, "mysql",
+    "mysql": Dialect("jdbc:mysql://{host}:{port}/{database}", "org.mariadb.jdbc.Driver", "`", "mysql",
                      {"sessionInitStatement": "SET time_zone = '+00:00'", "tinyInt1isBit": "false",
                       "yearIsDateType": "false", "sessionVariables": "time_zone='+00:00'"}),
 }
@@ -150,7 +150,7 @@ def stage(frame: DataFrame, family: str, config: Mapping[str, Any], name: str,
     dialect = DIALECTS[family]
     frame = _jdbc_ready(frame, family, config, columns or {})
     writer = (frame.write.format("jdbc").options(**_properties(dialect, config)).option("dbtable", name)
-              .option("batchsize", str(int(config.get("batch_size", 1000)))))
+              .option("batchsize", str(integer(config, "batch_size"))))
     numbers = {n for n, kind in frame.dtypes if kind in _WHOLE_NUMBER_TYPES or kind.startswith("decimal(")}
     if family == "postgres" and _shaped_like_target(dialect, config, name, frame.columns, numbers):
         writer = writer.option("stringtype", "unspecified").mode("append")
@@ -232,12 +232,12 @@ def drop(family: str, config: Mapping[str, Any], name: str) -> None:
 
 
 def _connection(family: str, config: Mapping[str, Any]) -> Any:
-    host, port = config.get("host", "localhost"), int(config.get("port", DIALECTS[family].port))
+    host, port = text(config, "host"), integer(config, "port")
     if family == "postgres":
         import psycopg
 
         return psycopg.connect(host=host, port=port, user=config.get("user"), password=config.get("password"),
-                               dbname=config.get("database"), sslmode=config.get("sslmode", "prefer"),
+                               dbname=config.get("database"), sslmode=text(config, "sslmode"),
                                connect_timeout=10)
     import pymysql
 
@@ -247,12 +247,12 @@ def _connection(family: str, config: Mapping[str, Any]) -> Any:
 
 def _reader(spark: SparkSession, dialect: Dialect, config: Mapping[str, Any]) -> DataFrameReader:
     return (spark.read.format("jdbc").options(**_properties(dialect, config)).option("preferTimestampNTZ", "true")
-            .option("fetchsize", str(int(config.get("batch_size", 10_000)))))
+            .option("fetchsize", str(integer(config, "batch_size"))))
 
 
 def _properties(dialect: Dialect, config: Mapping[str, Any]) -> dict[str, str]:
     """URL and JDBC properties; the credentials are properties, which Spark redacts in its plans."""
-    url = dialect.url.format(host=config.get("host", "localhost"), port=int(config.get("port", dialect.port)),
+    url = dialect.url.format(host=text(config, "host"), port=integer(config, "port"),
                              database=config.get("database") or "")
     found = {"url": url, "driver": dialect.driver, "user": str(config.get("user") or ""),
              "password": str(config.get("password") or "")}
@@ -266,8 +266,8 @@ def _ident(dialect: Dialect, name: str) -> str:
 
 
 def _schema(dialect: Dialect, config: Mapping[str, Any]) -> str | None:
-    """The step's schema; PostgreSQL's default one when it names none."""
-    return config.get("schema") or ("public" if dialect is DIALECTS["postgres"] else None)
+    """The step's schema (the PostgreSQL specs' default is merged); None for MySQL, whose steps name none."""
+    return optional_text(config, "schema")
 
 
 def _qualified(dialect: Dialect, config: Mapping[str, Any], table: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.registry.registry import spec_defaults
+from osiris.registry.registry import effective_config
 from osiris.run.connections import resolve_step_config
 from osiris.problems import spark_inputs_problem, spark_transform_problem
 from osiris.run.driver import RuntimeProblem, StepContext, StepOutcome
@@ -171,10 +171,8 @@ class _Runner:
             step.config, step.secrets = resolved.config, resolved.secrets
             self.options.trust.check_step(step.result.component, own, resolved.connection)  # OML518
             step.files = self.options.trust.step_files(own, resolved.connection)
-            if step.result.step_id in self.options.step_configs:  # the spec's defaults, as on DuckDB
-                step.config = self.options.step_configs[step.result.step_id].merged(step.config)
-            else:
-                step.config = {**spec_defaults(step.result.component), **step.config}
+            step.config = effective_config(self.options.step_configs, step.result.step_id, step.result.component,
+                                           step.config)  # the spec's defaults, as on DuckDB
             if step.result.mode == "read":
                 step.frame = self._read(step)
             elif step.result.mode == "transform":

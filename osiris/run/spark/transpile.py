@@ -9,10 +9,15 @@ before any job (osiris.run.spark.spark_run).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from osiris.registry.registry import effective_config
+from osiris.run.fields import text
 from osiris.run.spark.differences import DIFFERENCES, DIFFERS, FAILS
 from osiris.validate.issue import Issue, ValidationReport
+
+if TYPE_CHECKING:
+    from osiris.oml.config import StepConfig
 
 PROCESSOR = "duckdb.processor"
 OTHER = "OML414"
@@ -54,18 +59,22 @@ def spark_report(report: ValidationReport) -> ValidationReport:
         position = locator.position(path, 0)
         return (position.line, position.column) if position else (None, None)
 
-    issues = spark_issues(report.pipeline or {}, locate)
+    issues = spark_issues(report.pipeline or {}, locate, report.step_configs)
     return replace(report, issues=report.issues + issues) if issues else report
 
 
-def spark_issues(pipeline: Mapping[str, Any], locate: Any = None) -> list[Issue]:
-    """Every reason a valid pipeline would not run the same on Spark, in step order.
+def spark_issues(pipeline: Mapping[str, Any], locate: Any = None,
+                 step_configs: Mapping[str, StepConfig] | None = None) -> list[Issue]:
+    """Every reason a valid pipeline would not run the same on Spark, in step order, each step's
+    options read from its effective config (validation's `step_configs`: the spec's defaults merged).
 
     `locate(path)` gives the (line, column) of a value in the pipeline file, when known."""
     issues: list[Issue] = []
     for index, step in enumerate(pipeline.get("steps") or []):
         config = step.get("config") or {}
-        for path, message, hint, code in _step_problems(step, config):
+        effective = effective_config(step_configs or {}, str(step.get("id")), str(step.get("component")), config) \
+            if isinstance(config, Mapping) else config
+        for path, message, hint, code in _step_problems(step, effective):
             where = f"/steps/{index}/config/{path}"
             line, column = locate(where) if locate else (None, None)
             issues.append(Issue(code, 4, "error", where, f"step '{step.get('id')}': {message}", hint,
@@ -157,12 +166,12 @@ def _unnamed_columns(tree: Any) -> list[str]:
 
 
 def _csv_writer_problems(config: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
-    quoting = str(config.get("quoting", "minimal")).lower()
+    quoting = text(config, "quoting").lower()
     if quoting != "minimal":
         yield ("quoting", f"quoting: {quoting} is not available on the Spark engine (its CSV writer cannot keep "
                           "NULL apart from an empty text when it quotes more than it must)",
                "use quoting: minimal (the default), or run this pipeline on the DuckDB engine", OTHER)
-    if str(config.get("newline", "lf")).lower() == "crlf":
+    if text(config, "newline").lower() == "crlf":
         yield ("newline", "newline: crlf is not available on the Spark engine (its CSV writer ends lines with LF)",
                "use newline: lf, or run this pipeline on the DuckDB engine", OTHER)
 
@@ -171,7 +180,7 @@ def _csv_reader_problems(config: Mapping[str, Any]) -> Iterator[tuple[str, str, 
     if config.get("skip_rows"):
         yield ("skip_rows", "skip_rows is not available on the Spark engine",
                "remove the leading lines from the file, or run this pipeline on the DuckDB engine", OTHER)
-    if str(config.get("compression", "infer")) in ("zip", "xz"):
+    if text(config, "compression") in ("zip", "xz"):
         yield ("compression", f"Spark cannot read {config['compression']} files",
                "use gzip or bz2, or an uncompressed file", OTHER)
     if len(config.get("na_values") or []) > 1:
