@@ -128,6 +128,19 @@ def _resolve(expr: ast.expr, module: str, local: set[str], imported: dict[str, s
     return None
 
 
+def _instances(node: ast.AST, module: str, local: set[str], imported: dict[str, str], classes: set[str],
+               modules: set[str]) -> dict[str, str]:
+    """Variables a function assigns from a call, and the "module:Name" called (a class, if it is one)."""
+    kinds: dict[str, str] = {}
+    for inner in ast.walk(node):
+        if (isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name)
+                and isinstance(inner.value, ast.Call)):
+            target = _resolve(inner.value.func, module, local, imported, classes, modules)
+            if target:
+                kinds[inner.targets[0].id] = target.removesuffix(".__init__")
+    return kinds
+
+
 def read_functions(root: Path) -> dict[str, Function]:
     """Every function of every file under `root`, keyed "module:name", with what it calls."""
     found: dict[str, Function] = {}
@@ -144,6 +157,7 @@ def read_functions(root: Path) -> dict[str, Function]:
             function = Function(module, name, node, is_fixture=_is_fixture(node),
                                 conditional="process" in arguments, fixtures=arguments)
             owner = name.split(".")[0] if "." in name else None
+            kinds = _instances(node, module, local, imported, classes, modules)
             for inner in ast.walk(node):
                 if isinstance(inner, ast.Call):
                     function.direct |= _starts_process(inner, imported)
@@ -157,6 +171,11 @@ def read_functions(root: Path) -> dict[str, Function]:
                         function.calls.add("process=True")
                     elif target:
                         function.calls.add(target)
+                    elif (isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name)
+                          and inner.func.value.id in kinds):  # proj = SampleProject(...); proj.osiris(...)
+                        function.calls.add(f"{kinds[inner.func.value.id]}.{inner.func.attr}")
+                    elif isinstance(inner.func, ast.Attribute):  # obj.method(): any class's method of that name
+                        function.calls.add(f"*.{inner.func.attr}")
                 elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load) and inner.id != name:
                     target = _resolve(inner, module, local, imported, classes, modules)
                     if target:
@@ -169,6 +188,14 @@ def starters(functions: dict[str, Function]) -> set[str]:
     """The keys of every function that starts the CLI, directly or through what it calls (to a fixpoint).
     A function with a `process` parameter counts only through its calls made with process=True."""
     fixtures_by_name = {f.name: key for key, f in functions.items() if f.is_fixture}
+    methods: dict[str, list[str]] = {}
+    for key, function in functions.items():
+        if "." in function.name:
+            methods.setdefault(f"*.{function.name.split('.')[-1]}", []).append(key)
+    # obj.method() of an object of unknown class: where every class of tests/ with a method of that name
+    # starts a process, and only once they are known
+    def every(call: str) -> bool:
+        return call in methods and all(key in started for key in methods[call])
     started = {key for key, f in functions.items() if f.direct and not f.conditional}
     started |= {key for key, f in functions.items() if "process=True" in f.calls}
     changed = True
@@ -177,7 +204,8 @@ def starters(functions: dict[str, Function]) -> set[str]:
         for key, function in functions.items():
             if key in started or function.conditional:
                 continue
-            reached = {call for call in function.calls if call in started or f"{call}.__init__" in started}
+            reached = {call for call in function.calls
+                       if call in started or f"{call}.__init__" in started or every(call)}
             uses_fixture = any(fixtures_by_name.get(p) in started for p in function.fixtures)
             if reached or uses_fixture:
                 started.add(key)
