@@ -34,7 +34,7 @@ class Function:
     conditional: bool = False  # has a `process` parameter: starts a process only with process=True
     direct: bool = False
     calls: set[str] = field(default_factory=set)  # keys "module:name" it may reach
-    fixtures: list[str] = field(default_factory=list)  # its parameters (a test's or fixture's)
+    fixtures: list[str] = field(default_factory=list)  # the fixtures its parameters name, as keys
 
 
 def _names_cli(node: ast.Call) -> bool:
@@ -141,6 +141,15 @@ def _instances(node: ast.AST, module: str, local: set[str], imported: dict[str, 
     return kinds
 
 
+def _fixture(argument: str, module: str, local: set[str], imported: dict[str, str]) -> str:
+    """The key of the fixture a parameter names, as pytest finds it: the module's own, one it imports,
+    or tests/conftest.py's."""
+    if argument in local:
+        return f"{module}:{argument}"
+    origin = imported.get(argument, "")
+    return origin if ":" in origin else f"tests.conftest:{argument}"
+
+
 def read_functions(root: Path) -> dict[str, Function]:
     """Every function of every file under `root`, keyed "module:name", with what it calls."""
     found: dict[str, Function] = {}
@@ -155,7 +164,8 @@ def read_functions(root: Path) -> dict[str, Function]:
         for name, node in _functions(tree):
             arguments = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
             function = Function(module, name, node, is_fixture=_is_fixture(node),
-                                conditional="process" in arguments, fixtures=arguments)
+                                conditional="process" in arguments,
+                                fixtures=[_fixture(a, module, local, imported) for a in arguments])
             owner = name.split(".")[0] if "." in name else None
             kinds = _instances(node, module, local, imported, classes, modules)
             for inner in ast.walk(node):
@@ -187,7 +197,6 @@ def read_functions(root: Path) -> dict[str, Function]:
 def starters(functions: dict[str, Function]) -> set[str]:
     """The keys of every function that starts the CLI, directly or through what it calls (to a fixpoint).
     A function with a `process` parameter counts only through its calls made with process=True."""
-    fixtures_by_name = {f.name: key for key, f in functions.items() if f.is_fixture}
     methods: dict[str, list[str]] = {}
     for key, function in functions.items():
         if "." in function.name:
@@ -206,7 +215,7 @@ def starters(functions: dict[str, Function]) -> set[str]:
                 continue
             reached = {call for call in function.calls
                        if call in started or f"{call}.__init__" in started or every(call)}
-            uses_fixture = any(fixtures_by_name.get(p) in started for p in function.fixtures)
+            uses_fixture = any(key in started and functions[key].is_fixture for key in function.fixtures)
             if reached or uses_fixture:
                 started.add(key)
                 changed = True
