@@ -238,12 +238,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", nargs="?", default="tests", type=Path)
     parser.add_argument("--tests", action="store_true", help="list every test that starts a process")
+    parser.add_argument("--ids", action="store_true", help="print only their pytest node ids, one a line")
     options = parser.parse_args(argv)
     functions = read_functions(options.root)
     started = starters(functions)
     tests = tests_of(functions)
     files = {module: [t for t in keys if t in started] for module, keys in tests.items()}
     files = {module: keys for module, keys in files.items() if keys}
+    if options.ids:
+        for module, keys in sorted(files.items()):
+            path = options.root / Path(*module.split(".")[1:]).with_suffix(".py")
+            for key in keys:
+                print(f"{path}::{key.split(':')[1].replace('.', '::')}")
+        return 0
     for module, keys in sorted(files.items(), key=lambda item: (-len(item[1]), item[0])):
         print(f"{len(keys):4d} of {len(tests[module]):3d}  tests/{module.split('.', 1)[1].replace('.', '/')}.py")
         if options.tests:
