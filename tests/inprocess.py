@@ -28,6 +28,12 @@ class _Captured(io.StringIO):
         return False
 
 
+def _stdin(text: str) -> io.TextIOWrapper:
+    """stdin as a pipe gives it: text over bytes (`sys.stdin.buffer` for a binary read, as `osiris
+    validate -` makes), not a terminal."""
+    return io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+
+
 def run_inprocess(*args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None,
                   timeout: float | None = None) -> subprocess.CompletedProcess[str]:
     """`osiris ARGS` in `cwd` with exactly `env` (by default `clean_env()`, as tests/support.run_osiris
@@ -41,7 +47,7 @@ def run_inprocess(*args: str, cwd: Path, env: dict[str, str] | None = None, inpu
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
-    sys.stdin, sys.stdout, sys.stderr = _Captured(input or ""), out, err
+    sys.stdin, sys.stdout, sys.stderr = _stdin(input or ""), out, err
     try:
         try:
             code = cli.main(list(args))

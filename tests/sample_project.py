@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import TEST_API_KEY
+from tests.inprocess import run_inprocess
 from tests.run_helpers import RunProject
 from tests.support import clean_env
 from tests.support import run_osiris as _run_osiris
@@ -27,9 +28,13 @@ class SampleProject(RunProject):
         (root / ".osiris.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         self.secrets.append(TEST_API_KEY)
 
-    def osiris(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def osiris(self, *args: str, env: dict[str, str] | None = None, process: bool = False
+               ) -> subprocess.CompletedProcess[str]:
+        """`osiris ARGS` in the project: in-process (tests/inprocess.py) unless `process` asks for a
+        real child (what only a process shows)."""
         merged = clean_env(ANTHROPIC_API_KEY=TEST_API_KEY, **{**self.env, **(env or {})})
-        result = _run_osiris(*args, cwd=self.root, env=merged, timeout=120)
+        runner = _run_osiris if process else run_inprocess
+        result = runner(*args, cwd=self.root, env=merged, timeout=120)
         self.assert_no_secrets(result.stdout + result.stderr)
         return result
 
@@ -49,17 +54,14 @@ def pipeline(*steps: dict[str, Any], name: str = "sample-test") -> str:
 
 
 def chat_typing(project: Path, fake_api: Any, typed: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`osiris chat` in `project` as a process, `typed` its input lines, the model answering one valid
-    pipeline; `env`: the connections' secrets."""
-    import sys
-
+    """`osiris chat` in `project` on a pipe (in-process, tests/inprocess.py), `typed` its input lines,
+    the model answering one valid pipeline; `env`: the connections' secrets."""
     from tests.conftest import cli_env
     from tests.engine_samples import VALID, fenced
     from tests.fake_anthropic import Reply
 
     fake_api.add(Reply(fenced(VALID)))
-    return subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, **env), input=typed, timeout=60)
+    return run_inprocess("chat", cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, **env), input=typed)
 
 
 def last_user_message(request: Any) -> str:

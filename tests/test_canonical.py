@@ -3,10 +3,11 @@ coercions written in, comments and untouched lines kept byte for byte."""
 
 from __future__ import annotations
 
-from tests.conftest import run_osiris, session_dirs
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
+from tests.conftest import session_dirs
 from tests.engine_samples import fenced
 from tests.fake_anthropic import Reply
-from tests.support import run_osiris as run_plain
+from tests.inprocess import run_inprocess as run_plain
 from tests.validate_helpers import validator
 
 ANSWERED = """\
@@ -114,16 +115,12 @@ def test_generate_output_and_accepted_yaml_hold_the_canonical_bytes(project, fak
 
 
 def test_chat_shows_and_saves_the_canonical_bytes(project, fake_api):
-    import subprocess
-    import sys
-
     from tests.conftest import TEST_API_KEY, cli_env
 
     fake_api.add(Reply(fenced(ANSWERED)))
 
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), input="copy the active customers\nout.yaml\n",
-                          capture_output=True, text=True, timeout=60)
+    done = run_plain("chat", cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY),
+                     input="copy the active customers\nout.yaml\n")
 
     assert done.returncode == 0, done.stderr
     assert (project / "out.yaml").read_bytes() == CANONICAL.encode()

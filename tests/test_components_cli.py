@@ -1,4 +1,4 @@
-"""`osiris components list | show NAME | validate`, run as a real subprocess."""
+"""`osiris components list | show NAME | validate`, in-process (tests/inprocess.py)."""
 
 from __future__ import annotations
 

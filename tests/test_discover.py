@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from osiris.catalog import Catalog, write_catalog
-from tests.support import clean_env, run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
+from tests.support import clean_env
 
 STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 

@@ -13,7 +13,8 @@ import pytest
 
 from osiris.errors import LLMUnavailableError
 from osiris.prompt.fence import fenced_data
-from tests.conftest import run_osiris, session_dirs, write_settings
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
+from tests.conftest import session_dirs, write_settings
 from tests.engine_harness import make_engine
 from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import Reply, SlowStream, Status

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from osiris.errors import LLMUnavailableError
-from tests.conftest import osiris_here, run_osiris, session_dirs, write_settings
+from tests.conftest import osiris_here, session_dirs, write_settings
 from tests.engine_harness import make_engine
 from tests.engine_samples import VALID, fenced
 from tests.fake_anthropic import CutStream, RawStream, Reply, SlowStream, TornBody
@@ -55,7 +55,7 @@ def test_a_truncated_pipeline_is_never_written(project, fake_api):
     write_settings(project, {"llm": {"base_url": fake_api.url, "timeout_seconds": 5, "api_retries": 0}})
     fake_api.add(CutStream(Reply(fenced(VALID)), keep=3))  # message_start, block start, first delta
 
-    done = run_osiris("generate", REQUEST, "-o", "out.yaml", cwd=project)
+    done = osiris_here("generate", REQUEST, "-o", "out.yaml", cwd=project)
 
     assert done.returncode == 4, done.stderr
     assert not (project / "out.yaml").exists()

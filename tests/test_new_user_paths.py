@@ -14,7 +14,6 @@ import pytest
 from tests.conftest import TEST_API_KEY, cli_env, session_dirs
 from tests.engine_samples import BAD_MODE, VALID, fenced
 from tests.fake_anthropic import FakeAnthropic, Reply, Status
-from tests.support import run_osiris as run_with_input
 from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"
@@ -152,8 +151,8 @@ def test_generate_json_prints_an_object_on_a_rejected_key(project, fake_api):
 def test_generate_dash_reads_the_request_from_stdin(project, fake_api):
     fake_api.add(Reply(fenced(VALID)))
 
-    done = run_with_input("generate", "-", cwd=project, input="copy active customers\n",
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY))
+    done = run_osiris("generate", "-", cwd=project, input="copy active customers\n",
+                      env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY))
 
     assert done.returncode == 0, done.stderr
     assert "copy active customers" in fake_api.requests[0].raw

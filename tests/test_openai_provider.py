@@ -1,4 +1,4 @@
-"""`llm.provider: openai` as users run it: `osiris generate` in a real process, the real `openai`
+"""`llm.provider: openai` as users run it: `osiris generate` (in-process, tests/inprocess.py), the real `openai`
 SDK against an OpenAI-compatible fake on 127.0.0.1 (tests/fake_openai.py), streamed. What is
 asserted is what a person sees (exit code, the lines printed, the pipeline written), what the
 trail keeps, and what went over the wire."""
@@ -14,7 +14,7 @@ import yaml
 from tests.conftest import cli_env, session_dirs, write_settings
 from tests.engine_samples import BAD_COMPONENT, VALID, fenced
 from tests.fake_openai import CutStream, FakeOpenAI, RawStream, Reply, Status
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 REQUEST = "copy the customers CSV to output/active_customers.csv"
 OPENAI_KEY = "sk-proj-planted-4Xc9Qm2Lr7Vt1Wn8Zb5Kd3"

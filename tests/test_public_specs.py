@@ -8,7 +8,7 @@ from osiris.prompt.catalog import describe_component
 from osiris.registry import load_registry
 from osiris.validate import Validator
 from osiris.validate.examples import example_problems, example_warnings
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 from tests.validate_helpers import oml, step
 
 # Our own spec in public's style: no x-connection-fields, a required `connection` property, and an

@@ -156,6 +156,7 @@ def test_unset_password_variable_is_oml511(tmp_path, postgres_server):
     path = proj.pipeline([pg_step("read", "read", table="t")])
     env = clean_env()
     env.pop(PG_ENV, None)
+    # a process: the hint depends on the keyring backend, which keyring picks once a process
     result = subprocess.run([sys.executable, "-m", "osiris", "run", str(path)], cwd=proj.root, env=env,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 6

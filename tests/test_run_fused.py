@@ -1,15 +1,14 @@
 """A CSV read fused into the transform that consumes it (osiris.run.fused, ADR 0202): the rows the
 trail gives it are DuckDB's own count of the file scan, and a bad value is still the reader's.
 
-Every test is a real `osiris run` in a fresh process, on real files, and reads what a user reads:
-the exit code, the terminal, `--json`, the session's run.json and `osiris sessions show`.
+Every test is a real `osiris run` (in-process, tests/inprocess.py) on real files, and reads what a user
+reads: the exit code, the terminal, `--json`, the session's run.json and `osiris sessions show`.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from osiris.run.counts import scanned_rows
+from tests.inprocess import run_inprocess
 from tests.support import clean_env
 
 ROWS = 50_000  # past the sniffer's sample (20,480 rows) and many 2,048-row chunks
@@ -56,8 +56,7 @@ def orders(rows: int = ROWS, last: str | None = None) -> str:
 
 
 def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "osiris", "run", "p.yaml", *args], cwd=root, env=clean_env(),
-                          capture_output=True, text=True, timeout=120)
+    return run_inprocess("run", "p.yaml", *args, cwd=root, env=clean_env())
 
 
 def run_json(root: Path) -> dict[str, Any]:
@@ -92,8 +91,7 @@ def test_a_fused_read_counts_every_row_of_the_file_in_every_output(tmp_path):
     assert f"read-orders  ok  {ROWS:,} rows" in done.stderr  # the terminal's line, before the transform's
     assert done.stderr.index("read-orders  ok") < done.stderr.index("totals  running")
     (session,) = (root / ".osiris" / "sessions").iterdir()
-    show = subprocess.run([sys.executable, "-m", "osiris", "sessions", "show", session.name], cwd=root,
-                          env=clean_env(), capture_output=True, text=True, timeout=60)
+    show = run_inprocess("sessions", "show", session.name, cwd=root, env=clean_env())
     assert ("read-orders: read by the query of 'totals' (fused); its rows are DuckDB's count of that query's "
             "file scan") in show.stdout.splitlines()
 

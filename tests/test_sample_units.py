@@ -11,7 +11,8 @@ from osiris.errors import SettingsError
 from osiris.sample.facts import describe_shape
 from osiris.sample.policy import SampleRunPolicy, question, sources, systems
 from osiris.settings import load_settings
-from tests.conftest import cli_env, run_osiris, write_settings
+from tests.conftest import cli_env, write_settings
+from tests.conftest import osiris_here as run_osiris  # in-process: tests/inprocess.py
 
 PG_READ = {"id": "read", "component": "postgres.extractor", "mode": "read",
            "config": {"connection": "@postgres.default", "table": "t"}}

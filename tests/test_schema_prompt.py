@@ -116,14 +116,11 @@ def test_prompt_tokens_zero_sends_no_schema(project: Path, fake_api) -> None:
 # --- the chat offers to discover a connection the request mentions ---------------------------------
 
 def _chat(project: Path, *lines: str) -> Any:
-    import subprocess
-    import sys
-
+    """`osiris chat` on a pipe, in-process (tests/inprocess.py)."""
     from tests.conftest import TEST_API_KEY, cli_env
 
-    return subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD="unused-Pw-4417"),
-                          input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=60)
+    return run_osiris("chat", cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD="unused-Pw-4417"),
+                      input="".join(line + "\n" for line in lines))
 
 
 def _with_mysql(project: Path, **fields: Any) -> None:
@@ -190,14 +187,10 @@ def test_a_yes_discovers_mariadb_and_the_same_request_carries_its_tables(project
         con.close()
     _with_mysql(project, **{**mariadb_server.connection(), "password": "${DB_PASSWORD}"})
     fake_api.add(Reply(fenced(VALID)))
-    import subprocess
-    import sys
-
     from tests.conftest import TEST_API_KEY, cli_env
 
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, capture_output=True, text=True,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD=mariadb_server.password),
-                          input="copy the d13_chat_customers from mysql to a CSV\ny\nn\n", timeout=60)
+    done = run_osiris("chat", cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY, DB_PASSWORD=mariadb_server.password),
+                      input="copy the d13_chat_customers from mysql to a CSV\ny\nn\n")
     assert done.returncode == 0, done.stderr
     assert "Read " in done.stdout and " of @mysql.default into .osiris/catalog/mysql.default.json." in done.stdout
     user = _system_and_user(fake_api.requests[0].body)[1]

@@ -60,6 +60,8 @@ def _scan_project(project, fake_api) -> None:
 
 def test_a_typed_password_and_an_echoed_secret_never_reach_the_screen_the_session_or_the_llm(secret_project, fake_api):
     fake_api.add(Reply(fenced(ECHOES)), Reply(fenced(VALID)))
+    # a process: the scan reads everything written to the descriptors, what a C library prints too,
+    # where an in-process run would capture only Python's sys.stdout and sys.stderr
     done = subprocess.run(
         [sys.executable, "-m", "osiris", "chat"], cwd=secret_project,
         input=f"copy the customers to a CSV; the password is {TYPED}\nn\n",

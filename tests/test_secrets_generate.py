@@ -175,11 +175,7 @@ def test_a_numeric_password_is_masked_by_config_show_and_in_session_json(project
 
 def test_changing_a_setting_in_chat_records_its_name(project, fake_api):
     """`settings_changed` named the setting `key="***"`: the word key is not a secret."""
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project, input="/retry-attempts 4\n",
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), capture_output=True, text=True, timeout=60)
+    done = run_osiris("chat", cwd=project, input="/retry-attempts 4\n", env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY))
 
     assert done.returncode == 0, done.stderr
     [session] = session_dirs(project)

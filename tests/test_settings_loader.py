@@ -13,7 +13,8 @@ import pytest
 
 from osiris.errors import SettingsError
 from osiris.settings import load_settings
-from tests.support import clean_env, run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
+from tests.support import clean_env
 
 
 def project_with(tmp_path: Path, text: str | bytes | None, name: str = "p") -> Path:

@@ -14,7 +14,8 @@ from pathlib import Path
 from osiris.catalog import Catalog, Catalogs, write_catalog
 from osiris.registry import load_registry
 from osiris.validate import Validator
-from tests.support import REPO, clean_env, run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
+from tests.support import REPO, clean_env
 from tests.validate_helpers import CONNECTIONS, registry
 
 SHOP_TABLES = {

@@ -1,4 +1,4 @@
-"""`osiris validate` run as a real subprocess: exit codes, text and JSON output, secrets, imports."""
+"""`osiris validate` (in-process, tests/inprocess.py; the import probe in a child): exit codes, text and JSON output, secrets, imports."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import pytest
 from osiris.prompt.retry import build_retry_prompt
 from osiris.explain import compact
 from osiris.oml.step_graph import run_order, step_dependencies
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 from tests.validate_helpers import csv_step, extract_step, oml, step, validator
 
 
@@ -183,7 +183,7 @@ def test_a_missing_mode_is_named_when_the_component_has_one():
 
 
 def test_generate_shows_the_person_the_syntax_error_in_the_saved_pipeline(project, fake_api):
-    from tests.conftest import run_osiris as run_with_key
+    from tests.conftest import osiris_here as run_with_key
     from tests.engine_samples import VALID, fenced
     from tests.fake_anthropic import Reply
 
@@ -197,18 +197,13 @@ def test_generate_shows_the_person_the_syntax_error_in_the_saved_pipeline(projec
 
 
 def test_chat_shows_the_person_the_syntax_error_in_the_pipeline(project, fake_api):
-    import subprocess
-    import sys
-
     from tests.conftest import TEST_API_KEY, cli_env
     from tests.engine_samples import VALID, fenced
     from tests.fake_anthropic import Reply
 
     fake_api.add(Reply(fenced(BROKEN_YAML)), Reply(fenced(VALID)))
 
-    done = subprocess.run([sys.executable, "-m", "osiris", "chat"], cwd=project,
-                          env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), input="copy the customers\nn\n",
-                          capture_output=True, text=True, timeout=60)
+    done = run_osiris("chat", cwd=project, env=cli_env(ANTHROPIC_API_KEY=TEST_API_KEY), input="copy the customers\nn\n")
 
     assert done.returncode == 0, done.stderr
     out = done.stdout + done.stderr

@@ -8,7 +8,7 @@ import pytest
 
 from osiris.errors import FileWriteError
 from osiris.session.files import AppendLog
-from tests.support import run_osiris
+from tests.inprocess import run_inprocess as run_osiris  # in-process: tests/inprocess.py
 
 DEV_FULL = Path("/dev/full")
 

@@ -12,6 +12,7 @@ import yaml
 from osiris.registry import Registry, load_registry
 from osiris.validate import Validator
 from osiris.validate.rules import compile_rules
+from tests.inprocess import run_inprocess
 from tests.support import REPO, clean_env, run_osiris  # noqa: F401 (REPO is re-exported)
 
 CONNECTIONS: dict[str, Any] = {
@@ -92,9 +93,13 @@ def codes(text: str, **kwargs: Any) -> list[str]:
 
 
 def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m osiris ARGS` in a clean environment (no ANTHROPIC_* variables)."""
-    return run_osiris(*args, cwd=cwd or Path.cwd(), env=clean_env(**(env or {})), input=stdin)
+            env: dict[str, str] | None = None, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`osiris ARGS` in a clean environment (no ANTHROPIC_* variables): in this process
+    (tests/inprocess.py: the same arguments, environment, directory and stdin) unless `process=True`
+    asks for a real `python -m osiris` child, where only a process shows what is tested (what a C
+    library writes to file descriptor 2, for one)."""
+    runner = run_osiris if process else run_inprocess
+    return runner(*args, cwd=cwd or Path.cwd(), env=clean_env(**(env or {})), input=stdin)
 
 
 GOOD_TEXT = oml()
