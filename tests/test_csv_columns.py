@@ -3,7 +3,10 @@ columns of the file, in the order it lists them, on every engine and on the fuse
 file lacks is OML502 naming the file's columns. Before, every engine read every column in silence:
 a column the person left out (here `secret`) reached the target. And `skip_blank_lines: false`,
 which neither engine can honour (a blank line is no row to DuckDB's reader or Spark's), is refused
-when validated: it was accepted and a blank line dropped in silence."""
+when validated: it was accepted and a blank line dropped in silence. A header naming one column
+twice is OML540 (DuckDB renamed the second `id` to `id_1` in silence), and `header: N` (the header
+on row N, pandas's reading) reads on DuckDB and is refused on Spark when validated: both stopped the
+run at an internal error (OML105) before."""
 
 from __future__ import annotations
 
@@ -92,4 +95,46 @@ def test_skip_blank_lines_false_is_refused_before_anything_runs(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "OML307 skip_blank_lines is false, which is not one of the allowed values\n" in result.stderr
     assert "    hint: set skip_blank_lines to one of: true\n" in result.stderr
+    assert not (proj.root / "out").exists()
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_a_header_naming_a_column_twice_is_oml540_before_any_row_is_read(tmp_path, engine):
+    proj = project(tmp_path, engine)
+    (proj.root / "twice.csv").write_text("id,name,ID\n1,a,2\n", encoding="utf-8")
+    path = proj.pipeline([csv_step("read", "read", "twice.csv"), after(csv_step("write", "write", "out/t.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 6, result.stdout + result.stderr
+    assert (f"{path} OML540 step 'read': the header of twice.csv names two columns 'ID' (column names ignore "
+            "case)\n") in result.stderr
+    assert not (proj.root / "out").exists()
+
+
+def test_a_header_whose_names_only_look_renamed_reads_as_it_stands(tmp_path):
+    proj = project(tmp_path, "duckdb")
+    (proj.root / "like.csv").write_text("id,x_1,x\n1,2,3\n", encoding="utf-8")
+    path = proj.pipeline([csv_step("read", "read", "like.csv"), after(csv_step("write", "write", "out/l.csv"), "read")])
+    assert proj.run(str(path)).returncode == 0
+    assert (proj.root / "out" / "l.csv").read_bytes() == b"id,x_1,x\n1,2,3\n"
+
+
+@pytest.mark.parametrize(("header", "text"), [(0, "id,name\n1,a\n"), (2, "# export\n# of people\nid,name\n1,a\n")])
+def test_header_as_a_row_number_reads_the_header_on_that_row(tmp_path, header, text):
+    proj = project(tmp_path, "duckdb")
+    (proj.root / "rows.csv").write_text(text, encoding="utf-8")
+    path = proj.pipeline([csv_step("read", "read", "rows.csv", header=header),
+                          after(csv_step("write", "write", "out/r.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (proj.root / "out" / "r.csv").read_bytes() == b"id,name\n1,a\n"
+
+
+def test_header_on_a_later_row_is_refused_on_spark_when_validated(tmp_path):
+    proj = project(tmp_path, "spark")
+    (proj.root / "rows.csv").write_text("# export\nid,name\n1,a\n", encoding="utf-8")
+    path = proj.pipeline([csv_step("read", "read", "rows.csv", header=1),
+                          after(csv_step("write", "write", "out/r.csv"), "read")])
+    result = proj.run(str(path))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "OML414 step 'read': header: 1 (the header on a later row) is not available on the Spark engine\n" in result.stderr
     assert not (proj.root / "out").exists()

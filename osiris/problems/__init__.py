@@ -63,6 +63,7 @@ from osiris.problems.exact_values import (
     value_problem,
 )
 from osiris.problems.file_access import (
+    repeated_header_problem,
     file_column_problem,
     file_problem,
     no_directory_problem,
@@ -193,6 +194,7 @@ __all__ = [
     "unknown_data_type_problem",
     "unknown_dtype_column_problem",
     "file_column_problem",
+    "repeated_header_problem",
     "unknown_table_problem",
     "unloadable_record_problem",
     "unreadable_csv_problem",

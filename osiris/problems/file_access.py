@@ -15,6 +15,15 @@ def file_column_problem(column: str, known: Sequence[str], shown: str) -> Runtim
                           f"columns of {shown}: {listing(list(known))}{did_you_mean(column, list(known))}", value=column)
 
 
+def repeated_header_problem(shown: str, column: str) -> RuntimeProblem:
+    """OML540: a CSV file's header names one column twice, which the step's table cannot hold
+    (DuckDB would read the second as `<name>_1`); refused before any row is read."""
+    return RuntimeProblem(
+        "OML540", f"the header of {shown} names two columns '{column}' (column names ignore case)",
+        "give each column its own name in the file's header, or read it with header: false (columns "
+        "column0, column1, ...); nothing was read", value=column)
+
+
 def unknown_dtype_column_problem(shown: str, typed: list[str]) -> RuntimeProblem:
     """OML502: a CSV reader's dtype names a column the file does not have."""
     return RuntimeProblem(

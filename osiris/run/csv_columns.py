@@ -2,16 +2,31 @@
 step lists them (as public Osiris's reader keeps them), on every engine.
 
 A name the file lacks is OML502 naming the file's columns: a read never drops a listed column in
-silence, nor keeps one the step left out (docs/components.md).
+silence, nor keeps one the step left out (docs/components.md). A header that names one column twice
+is OML540 (`repeated_header`): DuckDB's reader would rename the second `id` to `id_1` in silence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from osiris.oml.values import Config
-from osiris.run.fields import texts
-from osiris.problems import file_column_problem
+from osiris.problems import file_column_problem, repeated_header_problem, repeated_name
+from osiris.run.fields import flag, texts
+
+_NUMBERED = re.compile(r"(.+)_\d+")  # DuckDB's name for a header's second `id`: `id_1`
+
+
+def header_index(config: Config) -> int | None:
+    """The row of the file (after `skip_rows`) that holds the header, as pandas reads `header`:
+    true is 0, a number is that row (the rows before it are skipped), false is None (no header)."""
+    value = config.get("header")
+    if isinstance(value, bool) or value is None:
+        return 0 if flag(config, "header") else None
+    if isinstance(value, int) and value >= 0:
+        return value
+    raise TypeError(f"header: expected true, false or a row number, got {value!r}")
 
 
 def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] | None:
@@ -24,3 +39,18 @@ def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] 
         if name not in found:
             raise file_column_problem(name, found, shown)
     return wanted
+
+
+def refuse_repeated_header(config: Config, found: Sequence[str], header_row: Callable[[], Sequence[str]],
+                           shown: str) -> None:
+    """OML540 when the file's header row names a column twice (names ignore case). `found`: the
+    column names DuckDB gave the file; only where one looks like a renamed twin (`id_1` beside `id`)
+    is the header row itself read (`header_row`, the first row as text) to tell."""
+    if header_index(config) is None:
+        return
+    lower = {name.lower() for name in found}
+    if not any((numbered := _NUMBERED.fullmatch(name)) and numbered.group(1).lower() in lower for name in found):
+        return
+    twin = repeated_name(header_row())
+    if twin is not None:
+        raise repeated_header_problem(shown, twin)

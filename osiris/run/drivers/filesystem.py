@@ -20,11 +20,12 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_columns import kept_columns
+from osiris.run.csv_columns import header_index, kept_columns, refuse_repeated_header
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import flag, mapping, optional_integer, text, texts
@@ -35,6 +36,9 @@ from osiris.suggest import did_you_mean, listing
 from osiris.trust.disclosure import conversion_problem
 from osiris.trust.paths import OSIRIS_DIR, SETTINGS_FILE, Files, sample_file, sample_name
 from osiris.trust.sandbox import output_file, place
+
+if TYPE_CHECKING:
+    import duckdb
 
 DUCKDB_TYPE_NAMES = "VARCHAR, BIGINT, INTEGER, DOUBLE, DECIMAL(18,2), BOOLEAN, DATE, TIMESTAMP"
 PANDAS_TYPES = {"str": "VARCHAR", "string": "VARCHAR", "object": "VARCHAR", "int": "BIGINT", "int64": "BIGINT",
@@ -81,7 +85,7 @@ class FilesystemDriver:
                                      lambda types: _read_options(config, types), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
-            columns = _kept(ctx, whole, columns, "VIEW")
+            columns = _kept(ctx, whole, columns, "VIEW", literal(str(source)))
             return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
         with staged_input(ctx, files) as source:
             try:
@@ -90,7 +94,8 @@ class FilesystemDriver:
                 if ctx.read_after is not None:
                     _keep_after(ctx, *ctx.read_after, limit)
                 table = quote_ident(ctx.output_table)
-                _kept(ctx, ctx.output_table, ctx.con.execute(f"DESCRIBE {table}").fetchall(), "TABLE")
+                _kept(ctx, ctx.output_table, ctx.con.execute(f"DESCRIBE {table}").fetchall(), "TABLE",
+                      literal(str(source)))
             except duckdb.OutOfMemoryException as error:
                 raise out_of_memory(error) from None
             except duckdb.Error as error:
@@ -160,11 +165,15 @@ def _keep_after(ctx: StepContext, cursor: str, value: Value, limit: str) -> None
                     [value])
 
 
-def _kept(ctx: StepContext, whole: str, described: Sequence[Sequence[object]], kind: str) -> list[tuple[str, str]]:
+def _kept(ctx: StepContext, whole: str, described: Sequence[Sequence[object]], kind: str,
+          source: str) -> list[tuple[str, str]]:
     """The step's output (`kind`: VIEW or TABLE) as the file's columns `described` (DuckDB's
-    DESCRIBE rows of `whole`) the step keeps (osiris.run.csv_columns); those (name, type) columns."""
+    DESCRIBE rows of `whole`) the step keeps (osiris.run.csv_columns); those (name, type) columns.
+    OML540 when the file `source` (a literal) names a column twice in its header."""
     found = [(str(row[0]), str(row[1])) for row in described]
-    kept = kept_columns(ctx.config, [name for name, _ in found], str(ctx.config["path"]))
+    names, shown = [name for name, _ in found], str(ctx.config["path"])
+    refuse_repeated_header(ctx.config, names, lambda: header_row(ctx.con, source, ctx.config), shown)
+    kept = kept_columns(ctx.config, names, shown)
     if kept is None and whole == ctx.output_table:
         return found
     names = kept if kept is not None else [name for name, _ in found]
@@ -172,6 +181,15 @@ def _kept(ctx: StepContext, whole: str, described: Sequence[Sequence[object]], k
                     f"SELECT {', '.join(quote_ident(n) for n in names)} FROM {quote_ident(whole)}")
     types = dict(found)
     return [(name, types[name]) for name in names]
+
+
+def header_row(con: duckdb.DuckDBPyConnection, source: str, config: Config) -> list[str]:
+    """The header row of the file `source` (a literal) as text, as it stands: DuckDB renames a
+    repeated name when it reads the header (osiris.run.csv_columns.refuse_repeated_header)."""
+    plain = {**config, "header": False, "dtype": {},
+             "skip_rows": (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)}
+    row = con.execute(f"SELECT * FROM read_csv({source}{_read_options(plain)}, all_varchar = true) LIMIT 1").fetchone()
+    return [str(value) for value in row or ()]
 
 
 def csv_target(ctx: StepContext, files: Files | None = None) -> Path:
@@ -253,8 +271,8 @@ def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str
     """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
     A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(text(config, 'delimiter'))}",
-             f"header = {'true' if flag(config, 'header') else 'false'}", "allow_quoted_nulls = false"]
-    skip = optional_integer(config, "skip_rows")
+             f"header = {'false' if header_index(config) is None else 'true'}", "allow_quoted_nulls = false"]
+    skip = (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)  # header: N skips N rows
     if skip:
         parts.append(f"skip = {skip}")
     if config.get("comment"):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from osiris.run.csv_columns import kept_columns
+from osiris.run.csv_columns import header_index, kept_columns, refuse_repeated_header
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import flag, text
 from osiris.problems import no_directory_problem, unreadable_file_problem
@@ -73,7 +73,7 @@ def read_csv(spark: SparkSession, config: Mapping[str, Any], files: Files, sampl
     parsed = {name: _PARSED[kind] for name, kind in sniffed if kind in _PARSED}  # parsed by Spark's cast, which
     columns = [(name, "VARCHAR" if name in parsed else kind) for name, kind in sniffed]  # reads what DuckDB wrote
     reader = (spark.read.schema(spark_ddl(columns)).option("sep", text(config, "delimiter"))
-              .option("header", flag(config, "header")).option("mode", "FAILFAST")
+              .option("header", header_index(config) is not None).option("mode", "FAILFAST")
               .option("escape", '"').option("multiLine", True).option("timestampFormat", _TIMESTAMPS)
               .option("timestampNTZFormat", _TIMESTAMPS)
               .option("nanValue", "nan").option("positiveInf", "inf").option("negativeInf", "-inf")  # DuckDB's texts
@@ -110,7 +110,7 @@ def _kept_after(frame: DataFrame, cursor: str, value: Any, shown: str) -> DataFr
 def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, str]]:
     import duckdb
 
-    from osiris.run.drivers.filesystem import _read_options
+    from osiris.run.drivers.filesystem import _read_options, header_row
 
     from osiris.run.csv_input import exact_number_types
 
@@ -119,6 +119,8 @@ def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, s
     try:
         with duckdb.connect() as con:
             rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{_read_options(config)})").fetchall()
+            refuse_repeated_header(config, [str(r[0]) for r in rows], lambda: header_row(con, source, config),
+                                   str(config["path"]))  # OML540, as on DuckDB
             doubles = [str(r[0]) for r in rows if str(r[1]) in ("DOUBLE", "FLOAT") and r[0] not in typed]
             exact = exact_number_types(con, source, _read_options(config), doubles)  # numbers stay exact, as on
             if exact:  # the DuckDB engine: a column a double would not carry is DECIMAL(p,s) or its text

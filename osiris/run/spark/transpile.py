@@ -180,6 +180,10 @@ def _csv_reader_problems(config: Mapping[str, Any]) -> Iterator[tuple[str, str, 
     if config.get("skip_rows"):
         yield ("skip_rows", "skip_rows is not available on the Spark engine",
                "remove the leading lines from the file, or run this pipeline on the DuckDB engine", OTHER)
+    header = config.get("header")
+    if isinstance(header, int) and not isinstance(header, bool) and header > 0:
+        yield ("header", f"header: {header} (the header on a later row) is not available on the Spark engine",
+               "remove the lines above the header from the file, or run this pipeline on the DuckDB engine", OTHER)
     if text(config, "compression") in ("zip", "xz"):
         yield ("compression", f"Spark cannot read {config['compression']} files",
                "use gzip or bz2, or an uncompressed file", OTHER)
