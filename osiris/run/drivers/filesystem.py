@@ -76,14 +76,14 @@ class FilesystemDriver:
             source = files.stage(path, ctx.scratch_dir, shown) if ctx.scratch_dir is not None else path
             try:
                 columns = exact_view(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                                     lambda types: _read_options(config, types), typed)
+                                     lambda types, sniffed=None: _read_options(config, types, sniffed), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
             return StepOutcome(rows_in=0, rows_out=0, columns=columns)  # counted by the transform (osiris.run.fused)
         with staged_input(ctx, files) as source:
             try:
                 read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                             lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
+                             lambda types, sniffed=None: _read_options(config, types, sniffed), "" if ctx.read_after else limit, typed)
                 if ctx.read_after is not None:
                     _keep_after(ctx, *ctx.read_after, limit)
             except duckdb.OutOfMemoryException as error:
@@ -230,9 +230,11 @@ def _read_problem(shown: str, config: Config, text: str) -> RuntimeProblem:
     return unreadable_file_problem(shown, detail, hint)
 
 
-def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str:
-    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
-    A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
+def _read_options(config: Config, exact: Mapping[str, str] | None = None, sniffed: Mapping[str, str] | None = None) -> str:
+    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py);
+    `sniffed`: the file's sniffed dialect and columns, for a read that does not sniff it again (the
+    step's own options win; its dtype is in the columns). A quoted empty field is '', an unquoted one
+    NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(text(config, 'delimiter'))}",
              f"header = {'true' if flag(config, 'header') else 'false'}", "allow_quoted_nulls = false"]
     skip = optional_integer(config, "skip_rows")
@@ -248,7 +250,10 @@ def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str
     if config.get("na_values"):
         parts.append("nullstr = [" + ", ".join(literal(v) for v in texts(config, "na_values")) + "]")
     types = {**(exact or {}), **mapping(config, "dtype")}
-    if types:
+    if sniffed is not None:
+        given = {part.split(" = ", 1)[0] for part in parts}
+        parts += [f"{name} = {value}" for name, value in sniffed.items() if name not in given]
+    elif types:
         parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}" for k, v in types.items()) + "}")
     return ", " + ", ".join(parts)
 
