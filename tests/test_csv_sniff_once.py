@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from osiris.run.csv_input import INEXACT, _checked, _exact, exact_view, read_exactly
+from osiris.run.csv_input import INEXACT, _checked, _exact, exact_view, read_exactly, sniff
 from osiris.run.csv_output import literal
 from osiris.run.drivers.filesystem import _read_options
 from tests.support import clean_env
@@ -54,6 +54,43 @@ def test_a_read_into_a_table_gives_the_sniffed_columns_and_every_value(tmp_path:
         ("id", "BIGINT"), ("note", "VARCHAR"), ("amount", "DOUBLE"), ("day", "DATE")]
     assert con.execute('SELECT id, note, amount::VARCHAR, day::VARCHAR FROM "t" ORDER BY id').fetchall() == [
         (1, "a;b", "1.5", "2024-02-01"), (2, "", "-0.0", "2024-02-13"), (3, None, "1000.0", None)]
+
+
+DIALECTS = {  # file bytes, the step's own options
+    "crlf": (b'a,b,c\r\n1,"x, y",2024-01-02\r\n2,"q""z",2024-01-03\r\n', {}),
+    "cr": (b"a,b\r1,2\r3,4\r", {}),
+    "bom": (b"\xef\xbb\xbfa;b\n1;2.5\n", {"delimiter": ";"}),
+    "comment": (b"# note\na,b\n1,2\n#c\n3,4\n", {"comment": "#"}),
+    "single quotes": (b"a|b\n1|'x|y'\n", {"delimiter": "|"}),
+    "latin-1": (b"a,b\n1,caf\xe9\n", {"encoding": "latin-1"}),
+    "day first": (b"a,d,t\n1,02/01/2024,02/01/2024 10:11:12\n2,13/01/2024,13/01/2024 01:02:03\n", {}),
+    "skipped": (b"export v2\na,b\n1,2\n", {"skip_rows": 1}),
+    "no header": (b"1,x\n2,y\n", {"header": False}),
+    "typed": (b"a,b\n1,2.5\n", {"dtype": {"b": "DECIMAL(4,2)"}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_a_file_sniffed_once_reads_as_the_sniffing_read_in_every_dialect(tmp_path: Path, name: str) -> None:
+    """Line ends, quotes, a BOM, comments, an encoding, day-first dates, skipped rows, no header, a
+    dtype: the read that names what `sniff_csv` found gives the columns and values of `read_csv`
+    sniffing the file itself."""
+    data, own = DIALECTS[name]
+    path = tmp_path / "f.csv"
+    path.write_bytes(data)
+    config = {**CONFIG, **own}
+
+    def step_options(types, sniffed=None):
+        return _read_options(config, types, sniffed)
+
+    con = duckdb.connect()
+    source = literal(str(path))
+    assert sniff(con, source, step_options) is not None  # the sniffed road, not the fallback
+    read_exactly(con, '"t"', source, step_options, "", list(config.get("dtype", {})))
+    expected = con.execute(f"SELECT * FROM read_csv({source}{step_options({})})")
+    rows, kinds = expected.fetchall(), [str(d[1]) for d in expected.description]
+    got = con.execute('SELECT * FROM "t"')
+    assert (got.fetchall(), [str(d[1]) for d in got.description]) == (rows, kinds)
 
 
 SPELLINGS = ["1.5", "0", "-0", "0.0e5", "+.5", "5.", "1e3", "-1e3", "1_0", "123456789012345", "1234567890123456",
