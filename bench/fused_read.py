@@ -40,6 +40,7 @@ def cpu():
 
 path, profile, aggregate = sys.argv[1], sys.argv[2], sys.argv[3]
 con = duckdb.connect(config={"threads": 2})
+con.execute("SET enable_progress_bar = false")  # it would print into the JSON on stdout
 marks = [(time.perf_counter(), cpu())]
 exact_view(con, '"df_read"', literal(path), options, ())
 marks.append((time.perf_counter(), cpu()))
@@ -94,7 +95,9 @@ def main() -> None:
             for source in sources:
                 env = {**os.environ, "PYTHONPATH": source}  # run in `folder`: a child in the repo imports its osiris
                 done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(Path(folder, "profile.json")), AGGREGATE],
-                                      env=env, cwd=folder, capture_output=True, text=True, check=True)
+                                      env=env, cwd=folder, capture_output=True, text=True)
+                if done.returncode != 0:
+                    raise SystemExit(f"{source}: {done.stderr}")
                 found = json.loads(done.stdout)
                 phases = ", ".join(f"{name} {wall:.0f} ({cpu:.0f})" for name, (wall, cpu) in zip(PHASES, found["phases"]))
                 print(f"[{source}] run {run + 1}: wall ms (CPU ms): {phases}")
