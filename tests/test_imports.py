@@ -152,3 +152,40 @@ print([s for s in seen if 'duckdb_tables()' in s or ('duckdb_columns()' in s and
                           cwd=tmp_path, env=clean_env(), timeout=120)
     assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
     assert (tmp_path / "out.csv").read_text() == "id,name\n1,a\n2,b\n"
+
+
+def test_a_run_never_asks_the_engine_for_a_table_that_is_not_there(tmp_path) -> None:
+    """DuckDB's first lookup of a missing table searches its whole catalog for a "Did you mean"
+    (10-15 ms once per process, docs/performance.md): a writer leaves no table, so the run does not
+    look for one, on a plain copy nor around a fused read."""
+    (tmp_path / "in.csv").write_text("id,amount\n1,1.5\n2,2.5\n")
+    steps = ('oml_version: "0.1.0"\nname: p\nsteps:\n  - id: read\n    component: filesystem.csv_extractor\n'
+             "    mode: read\n    config:\n      path: in.csv\n{middle}  - id: write\n    component: filesystem.csv_writer\n"
+             "    mode: write\n    needs: [{last}]\n    config:\n      path: out.csv\n")
+    (tmp_path / "copy.yaml").write_text(steps.format(middle="", last="read"))
+    (tmp_path / "fused.yaml").write_text(steps.format(
+        middle="  - id: total\n    component: duckdb.processor\n    mode: transform\n    needs: [read]\n"
+               "    config:\n      query: SELECT sum(amount) AS amount FROM input_df\n", last="total"))
+    probe = """
+import sys, duckdb
+missing = []
+class Watched:
+    def __init__(self, con): self.con = con
+    def execute(self, sql, *args):
+        try:
+            return self.con.execute(sql, *args)
+        except duckdb.CatalogException:
+            missing.append(sql)
+            raise
+    def __getattr__(self, name): return getattr(self.con, name)
+real = duckdb.connect
+duckdb.connect = lambda *a, **k: Watched(real(*a, **k))
+from osiris.cli import main
+print('exit', main(sys.argv[1:]))
+print(missing)
+"""
+    for pipeline, written in (("copy.yaml", "id,amount\n1,1.5\n2,2.5\n"), ("fused.yaml", "amount\n4.0\n")):
+        done = subprocess.run([sys.executable, "-c", probe, "run", pipeline], capture_output=True, text=True,
+                              cwd=tmp_path, env=clean_env(), timeout=120)
+        assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
+        assert (tmp_path / "out.csv").read_text() == written

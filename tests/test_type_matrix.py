@@ -320,6 +320,45 @@ def test_csv_to_postgres_keeps_every_value_on_both_routes(copied, route):
     assert copied["runs"][f"pg_back{suffix}"][1] == (["NoneType"] if offered else [])
 
 
+@pytest.mark.parametrize("name", ["pg.csv", "plain.csv", "maria.csv", "api.csv"])
+def test_a_csv_file_sniffed_once_reads_the_columns_and_values_a_sniffing_read_does(copied, name):
+    """ADR 0205: the one-pass read names the dialect and columns `sniff_csv` found instead of sniffing at
+    each bind. On each CSV file of the matrix it gives the columns and every value (as text, NaN
+    included) of the two passes that sniff as they always did (ADR 0166's reference); the fused
+    read's view gives the same, or refuses a number no double holds (INEXACT) where the two passes
+    chose a DECIMAL or the text."""
+    import duckdb
+
+    from osiris.run.csv_input import INEXACT, exact_number_types, exact_view, read_exactly
+    from osiris.run.csv_output import literal
+    from osiris.run.drivers.filesystem import _read_options
+
+    config = {"delimiter": ",", "header": True, "encoding": "utf-8", "skip_rows": 0, "compression": "infer"}
+
+    def options(types, sniffed=None):
+        return _read_options(config, types, sniffed)
+
+    def rows(table):
+        columns = [(str(r[0]), str(r[1])) for r in con.execute(f'DESCRIBE "{table}"').fetchall()]
+        texts = ", ".join(f'CAST("{column}" AS VARCHAR)' for column, _ in columns)
+        return columns, con.execute(f'SELECT {texts} FROM "{table}" ORDER BY ALL').fetchall()
+
+    source = literal(str(copied["proj"].root / name))
+    con = duckdb.connect()
+    described = con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()
+    doubles = [str(row[0]) for row in described if row[1] == "DOUBLE"]
+    found = exact_number_types(con, source, options({}), doubles)
+    con.execute(f"CREATE TABLE reference AS SELECT * FROM read_csv({source}{options(found)})")
+    read_exactly(con, '"once"', source, options, "", ())
+    assert rows("once") == rows("reference")
+    try:
+        exact_view(con, '"fused"', source, options, ())
+        assert rows("fused") == rows("reference")
+    except duckdb.Error as error:
+        assert INEXACT in str(error) and found  # the fused read then runs apart, as the reference
+    assert len(rows("reference")[1]) >= 3
+
+
 def test_postgres_to_mariadb_keeps_every_value_it_can_store(copied):
     source = pg_rows(copied["pg"].dsn(), "tm_src")
     target = maria_rows(copied["maria"], "tm_from_pg")

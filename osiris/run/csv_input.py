@@ -13,13 +13,19 @@ text, each value checked and cast to DOUBLE as the table is made. Only when a va
 (or the read fails at all, or a row limit means the table would not see every value) does it take
 the two passes: the checks over the whole file first (`exact_number_types`), then the read with the
 types they found, which also reports a bad value the way it always has.
+
+The file is sniffed once (ADR 0205): DuckDB's `sniff_csv` gives its dialect and column types, and
+the one-pass read names them (`auto_detect = false`), so neither the read nor any later bind of a
+view over it (a fused read, osiris.run.fused) sniffs the file again. The two passes, which only a
+failing or row-limited read takes, sniff as they always did, and so report a bad value as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Protocol
 
+from osiris.run.csv_output import literal
 from osiris.run.spool import quote_ident
 
 if TYPE_CHECKING:
@@ -28,16 +34,61 @@ if TYPE_CHECKING:
 INEXACT = "osiris-inexact"  # the error of a value the one-pass read finds a double does not hold
 _DOUBLES = ("DOUBLE", "FLOAT")
 _SPECIAL = "('nan', '-nan', '+nan', 'inf', '-inf', '+inf', 'infinity', '-infinity', '+infinity')"
+_EMPTY = "(empty)"  # sniff_csv's word for no quote, escape, comment or line end
 
 
-def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, options: Callable[[Mapping[str, str]], str], limit: str,
+class ReadOptions(Protocol):
+    """read_csv's options for a step (`, name = value, ...`): `types` for some columns, or with
+    `sniffed`, the options of a read that does not sniff (`Sniffed.options`), whose columns carry the types."""
+
+    def __call__(self, types: Mapping[str, str], sniffed: Mapping[str, str] | None = None) -> str: ...
+
+
+class Sniffed:
+    """DuckDB's one sniff of a file: its columns and types, and the options that read it again as sniffed."""
+
+    def __init__(self, columns: list[tuple[str, str]], dialect: dict[str, str]) -> None:
+        self.columns, self.dialect = columns, dialect
+
+    def options(self, types: Mapping[str, str]) -> dict[str, str]:
+        """read_csv options (SQL each) that read the file without sniffing it, `types` overriding some columns'."""
+        listed = ", ".join(f"{literal(name)}: {literal(types.get(name, kind))}" for name, kind in self.columns)
+        return {**self.dialect, "auto_detect": "false", "columns": "{" + listed + "}"}
+
+
+def sniff(con: duckdb.DuckDBPyConnection, source: str, options: ReadOptions) -> Sniffed | None:
+    """The file's dialect and columns, as `read_csv(source{options({})})` would sniff them; None when
+    sniff_csv cannot say (an empty file, a broken one): the caller then reads as before, sniffing."""
+    import duckdb
+
+    try:
+        row = con.execute("SELECT Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns, DateFormat, TimestampFormat "
+                          f"FROM sniff_csv({source}{options({})})").fetchone()
+    except duckdb.Error:
+        return None
+    assert row is not None  # sniff_csv: one row
+    quote, escape, new_line, comment, skip, columns, date_format, timestamp_format = row
+    dialect = {"quote": literal("" if quote == _EMPTY else str(quote)),
+               "escape": literal("" if escape == _EMPTY else str(escape)),
+               "comment": literal("" if comment == _EMPTY else str(comment)), "skip": str(int(skip))}
+    if new_line != _EMPTY:
+        dialect["new_line"] = literal(str(new_line))
+    if date_format is not None:
+        dialect["dateformat"] = literal(str(date_format))
+    if timestamp_format is not None:
+        dialect["timestampformat"] = literal(str(timestamp_format))
+    return Sniffed([(str(column["name"]), str(column["type"])) for column in columns], dialect)
+
+
+def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, options: ReadOptions, limit: str,
                  typed: Collection[str]) -> None:
     """CREATE TABLE `table` (quoted) from `read_csv(source{options(types)})`, every number exact
     (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
     import duckdb
 
-    doubles, checked = _checked_read(con, source, options, typed)
-    if doubles and not limit:
+    sniffed = sniff(con, source, options)
+    _, doubles, checked = _checked_read(con, source, options, typed, sniffed)
+    if not limit and (doubles or sniffed is not None):
         try:
             con.execute(f"CREATE OR REPLACE TABLE {table} AS {checked}")
             return
@@ -47,27 +98,52 @@ def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, option
     con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM read_csv({source}{options(found)}){limit}")
 
 
-def exact_view(con: duckdb.DuckDBPyConnection, view: str, source: str, options: Callable[[Mapping[str, str]], str],
+def exact_view(con: duckdb.DuckDBPyConnection, view: str, source: str, options: ReadOptions,
                typed: Collection[str]) -> list[tuple[str, str]]:
     """CREATE VIEW `view` (quoted) over the file: the one-pass read above, run by whatever query reads
     the view (a read fused into its transform, osiris.run.fused); its columns and types. A number a
     double does not hold fails that query with INEXACT; the caller then reads the file into a table."""
-    described: list[tuple[object, ...]] = []
-    con.execute(f"CREATE OR REPLACE VIEW {view} AS {_checked_read(con, source, options, typed, described)[1]}")
-    return [(str(row[0]), str(row[1])) for row in described]  # a double checked is still a DOUBLE
+    columns, _, checked = _checked_read(con, source, options, typed, sniff(con, source, options))
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS {checked}")
+    return columns  # a double checked is still a DOUBLE
 
 
-def _checked_read(con: duckdb.DuckDBPyConnection, source: str, options: Callable[[Mapping[str, str]], str],
-                  typed: Collection[str], described: list[tuple[object, ...]] | None = None) -> tuple[dict[str, str], str]:
-    """The sniffed DOUBLE columns, and the SELECT that reads them as text, checks and casts them;
-    `described` receives DuckDB's description of the file."""
-    described = described if described is not None else []
-    described += con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()
-    doubles = {str(name): str(kind) for name, kind, *_ in described if str(kind) in _DOUBLES and name not in typed}
-    columns = ", ".join(f"CAST(CASE WHEN {_exact(quote_ident(n))} THEN {quote_ident(n)} ELSE error('{INEXACT}') "
-                        f"END AS {doubles[n]}) AS {quote_ident(n)}" if n in doubles else quote_ident(n)
-                        for n in (str(row[0]) for row in described))
-    return doubles, f"SELECT {columns} FROM read_csv({source}{options(dict.fromkeys(doubles, 'VARCHAR'))})"
+def _checked_read(con: duckdb.DuckDBPyConnection, source: str, options: ReadOptions, typed: Collection[str],
+                  sniffed: Sniffed | None) -> tuple[list[tuple[str, str]], dict[str, str], str]:
+    """The file's columns and types, its sniffed DOUBLE columns the step does not type, and the SELECT
+    that reads the file (as sniffed once, where sniff_csv can say), those columns as text, each value
+    checked and cast (`_checked`)."""
+    columns = sniffed.columns if sniffed is not None else [
+        (str(row[0]), str(row[1])) for row in con.execute(f"DESCRIBE SELECT * FROM read_csv({source}{options({})})").fetchall()]
+    doubles = {name: kind for name, kind in columns if kind in _DOUBLES and name not in typed}
+    as_text = dict.fromkeys(doubles, "VARCHAR")
+    read = f"read_csv({source}{options({}, sniffed.options(as_text)) if sniffed is not None else options(as_text)})"
+    if not doubles:
+        return columns, doubles, f"SELECT * FROM {read}"
+    names = [name for name, _ in columns]
+    parsed = {name: _unused(f"{name} as double", names) for name in doubles}
+    inner = ", ".join([quote_ident(name) for name in names] +
+                      [f"TRY_CAST({quote_ident(name)} AS DOUBLE) AS {quote_ident(parsed[name])}" for name in doubles])
+    outer = ", ".join(_checked(quote_ident(name), quote_ident(parsed[name]), doubles[name]) if name in doubles
+                      else quote_ident(name) for name in names)
+    return columns, doubles, f"SELECT {outer} FROM (SELECT {inner} FROM {read})"
+
+
+def _checked(text: str, number: str, kind: str) -> str:
+    """`text` (a column read as text) as `kind`, `number` being its TRY_CAST to DOUBLE, computed once
+    beside it: the number when a double holds it exactly, NULL for NULL, else INEXACT (a value that is
+    no number fails too). The first test is `_exact`'s answer for most values, in two comparisons: a
+    finite, non-zero number of at most 15 characters (ADR 0205); `_exact` decides the others."""
+    value = number if kind == "DOUBLE" else f"CAST({text} AS {kind})"
+    return (f"CASE WHEN length({text}) <= 15 AND isfinite({number}) AND {number} <> 0 THEN {value} "
+            f"WHEN {number} IS NOT NULL AND {_exact(text)} THEN {value} WHEN {text} IS NULL THEN NULL "
+            f"ELSE error('{INEXACT}') END AS {text}")
+
+
+def _unused(name: str, names: list[str]) -> str:
+    while name in names:
+        name += "_"
+    return name
 
 
 def exact_number_types(con: duckdb.DuckDBPyConnection, path_literal: str, options: str, doubles: list[str]) -> dict[str, str]:

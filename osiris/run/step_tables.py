@@ -34,7 +34,9 @@ def finish_step(result: StepResult, outcome: StepOutcome, con: Any, ctx: StepCon
     result.status = "ok"
     result.rows_in, result.rows_out = outcome.rows_in, outcome.rows_out
     result.warnings = [driver_warning(w) if isinstance(w, str) else w for w in outcome.warnings]
-    produced = ctx.as_view or has_table(con, ctx.output_table)  # a fused read's view: its columns are known
+    # a fused read's view: its columns are known; a writer leaves no table (osiris.run.driver), and
+    # asking for one that is not there costs DuckDB's first catalog search, 10-15 ms (docs/performance.md)
+    produced = ctx.as_view or (result.mode != "write" and has_table(con, ctx.output_table))
     known = current() if result.mode != "read" else None  # a source's own columns are its schema
     if produced:
         columns = outcome.columns or [

@@ -82,7 +82,7 @@ class FilesystemDriver:
             whole = f"osiris_file_{ctx.output_table}" if config.get("columns") else ctx.output_table  # not df_<id>
             try:
                 columns = exact_view(ctx.con, quote_ident(whole), literal(str(source)),
-                                     lambda types: _read_options(config, types), typed)
+                                     lambda types, sniffed=None: _read_options(config, types, sniffed), typed)
             except duckdb.Error as error:
                 raise _read_problem(shown, config, masked(str(error), ctx.secrets)) from None
             columns = _kept(ctx, whole, columns, "VIEW", literal(str(source)))
@@ -90,7 +90,7 @@ class FilesystemDriver:
         with staged_input(ctx, files) as source:
             try:
                 read_exactly(ctx.con, quote_ident(ctx.output_table), literal(str(source)),
-                             lambda types: _read_options(config, types), "" if ctx.read_after else limit, typed)
+                             lambda types, sniffed=None: _read_options(config, types, sniffed), "" if ctx.read_after else limit, typed)
                 if ctx.read_after is not None:
                     _keep_after(ctx, *ctx.read_after, limit)
                 table = quote_ident(ctx.output_table)
@@ -267,9 +267,11 @@ def _read_problem(shown: str, config: Config, text: str) -> RuntimeProblem:
     return unreadable_file_problem(shown, detail, hint)
 
 
-def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str:
-    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py).
-    A quoted empty field is '', an unquoted one NULL, as csv_writer writes them."""
+def _read_options(config: Config, exact: Mapping[str, str] | None = None, sniffed: Mapping[str, str] | None = None) -> str:
+    """read_csv's options; `exact`: column types that keep numbers exact (osiris/run/csv_input.py);
+    `sniffed`: the file's sniffed dialect and columns, for a read that does not sniff it again (the
+    step's own options win; its dtype is in the columns). A quoted empty field is '', an unquoted one
+    NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(text(config, 'delimiter'))}",
              f"header = {'false' if header_index(config) is None else 'true'}", "allow_quoted_nulls = false"]
     skip = (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)  # header: N skips N rows
@@ -285,7 +287,10 @@ def _read_options(config: Config, exact: Mapping[str, str] | None = None) -> str
     if config.get("na_values"):
         parts.append("nullstr = [" + ", ".join(literal(v) for v in texts(config, "na_values")) + "]")
     types = {**(exact or {}), **mapping(config, "dtype")}
-    if types:
+    if sniffed is not None:
+        given = {part.split(" = ", 1)[0] for part in parts}
+        parts += [f"{name} = {value}" for name, value in sniffed.items() if name not in given]
+    elif types:
         parts.append("types = {" + ", ".join(f"{literal(str(k))}: {literal(str(v))}" for k, v in types.items()) + "}")
     return ", " + ", ".join(parts)
 
