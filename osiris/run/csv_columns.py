@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from osiris.oml.values import Config
 from osiris.problems import file_column_problem, repeated_header_problem, repeated_name
-from osiris.run.fields import flag, texts
+from osiris.run.fields import flag, optional_integer, texts
 
 _NUMBERED = re.compile(r"(.+)_\d+")  # DuckDB's name for a header's second `id`: `id_1`
 
@@ -27,6 +27,11 @@ def header_index(config: Config) -> int | None:
     if isinstance(value, int) and value >= 0:
         return value
     raise TypeError(f"header: expected true, false or a row number, got {value!r}")
+
+
+def lines_skipped(config: Config) -> int:
+    """The lines a read skips before its header (or first row): `skip_rows`, then a `header: N`'s N."""
+    return (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)
 
 
 def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] | None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from osiris.oml.values import Config, Value
 from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
-from osiris.run.csv_columns import header_index, kept_columns, refuse_repeated_header
+from osiris.run.csv_columns import header_index, kept_columns, lines_skipped, refuse_repeated_header
 from osiris.run.csv_input import exact_view, read_exactly
 from osiris.run.csv_output import CsvFormat, literal
 from osiris.run.fields import flag, mapping, optional_integer, text, texts
@@ -186,8 +186,7 @@ def _kept(ctx: StepContext, whole: str, described: Sequence[Sequence[object]], k
 def header_row(con: duckdb.DuckDBPyConnection, source: str, config: Config) -> list[str]:
     """The header row of the file `source` (a literal) as text, as it stands: DuckDB renames a
     repeated name when it reads the header (osiris.run.csv_columns.refuse_repeated_header)."""
-    plain = {**config, "header": False, "dtype": {},
-             "skip_rows": (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)}
+    plain = {**config, "header": False, "dtype": {}, "skip_rows": lines_skipped(config)}
     row = con.execute(f"SELECT * FROM read_csv({source}{_read_options(plain)}, all_varchar = true) LIMIT 1").fetchone()
     return [str(value) for value in row or ()]
 
@@ -274,7 +273,7 @@ def _read_options(config: Config, exact: Mapping[str, str] | None = None, sniffe
     NULL, as csv_writer writes them."""
     parts = [f"buffer_size = {CSV_BUFFER_BYTES}", f"delim = {literal(text(config, 'delimiter'))}",
              f"header = {'false' if header_index(config) is None else 'true'}", "allow_quoted_nulls = false"]
-    skip = (optional_integer(config, "skip_rows") or 0) + (header_index(config) or 0)  # header: N skips N rows
+    skip = lines_skipped(config)
     if skip:
         parts.append(f"skip = {skip}")
     if config.get("comment"):
