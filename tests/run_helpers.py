@@ -15,6 +15,20 @@ from tests.inprocess import run_inprocess
 from tests.support import run_osiris as _run_osiris
 
 PG_ENV, MARIA_ENV = "PG_PASSWORD", "MARIA_PASSWORD"
+ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
+
+
+def on_engine(project: RunProject, engine: str) -> RunProject:
+    """The project's settings with `run:` for `engine` (ENGINES: Spark on one local core)."""
+    settings_file = project.root / ".osiris.yaml"
+    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
+    return project
+
+
+def after(step: dict[str, Any], *inputs: str) -> dict[str, Any]:
+    """`step` needing the steps `inputs`."""
+    return {**step, "needs": list(inputs)}
 
 
 class RunProject:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
-from tests.run_helpers import RunProject, csv_step, sql_step
+from tests.run_helpers import ENGINES, RunProject, after, csv_step, on_engine, sql_step
 
 pytestmark = pytest.mark.xdist_group("spark")  # the Spark cells start a JVM: one worker runs them all
 # A Spark cell runs `osiris run` as a child, with a Spark session of its own, as a person's run has: in a
@@ -24,20 +23,10 @@ pytestmark = pytest.mark.xdist_group("spark")  # the Spark cells start a JVM: on
 
 
 PEOPLE = 'id,email,secret,amount\n1,a@x.org,s3cr3t-1,10.5\n2,"b, jr@x.org",s3cr3t-2,\n'
-ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
-
-
 def project(tmp_path, engine: str) -> RunProject:
     proj = RunProject(tmp_path / "p")
     (proj.root / "people.csv").write_text(PEOPLE, encoding="utf-8")
-    settings_file = proj.root / ".osiris.yaml"
-    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
-    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
-    return proj
-
-
-def after(step: dict, *inputs: str) -> dict:
-    return {**step, "needs": list(inputs)}
+    return on_engine(proj, engine)
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))

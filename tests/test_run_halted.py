@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
-from tests.run_helpers import RunProject, csv_step
+from tests.run_helpers import ENGINES, RunProject, after, csv_step, on_engine
 
 pytestmark = pytest.mark.xdist_group("spark")  # the Spark cells start a JVM: one worker runs them all
 # A Spark cell runs `osiris run` as a child, with a Spark session of its own, as a person's run has: in a
@@ -19,20 +18,10 @@ pytestmark = pytest.mark.xdist_group("spark")  # the Spark cells start a JVM: on
 # its steps asks for (the first fresh-clone gate of 2026-11-28).
 
 
-ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
-
-
 def project(tmp_path, engine: str) -> RunProject:
     proj = RunProject(tmp_path / "p")
     (proj.root / "people.csv").write_text("id,email\n1,a@x.org\n2,\n", encoding="utf-8")
-    settings_file = proj.root / ".osiris.yaml"
-    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
-    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
-    return proj
-
-
-def after(step: dict, *inputs: str) -> dict:
-    return {**step, "needs": list(inputs)}
+    return on_engine(proj, engine)
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))

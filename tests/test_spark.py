@@ -21,7 +21,7 @@ import yaml
 
 from tests.api_fixtures import api, api_server  # noqa: F401  (fixtures)
 from tests.conftest import osiris_here
-from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.run_helpers import RunProject, after, csv_step, mysql_step, on_engine, pg_step, sql_step
 from tests.effective_config import effective
 from tests.support import clean_env, shows_number
 
@@ -32,14 +32,7 @@ SPARK = {"engine": "spark", "spark": {"master": "local[1]"}}
 
 def on_spark(project: RunProject) -> RunProject:
     """The project's settings with `run.engine: spark` on one local core."""
-    settings_file = project.root / ".osiris.yaml"
-    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
-    settings_file.write_text(yaml.safe_dump({**settings, "run": SPARK}), encoding="utf-8")
-    return project
-
-
-def after(step: dict, *inputs: str) -> dict:
-    return {**step, "needs": list(inputs)}
+    return on_engine(project, "spark")
 
 
 @pytest.fixture

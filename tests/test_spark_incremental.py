@@ -13,20 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.run_helpers import RunProject, csv_step, pg_step
+from tests.run_helpers import RunProject, csv_step, on_engine, pg_step
 from tests.test_incremental import STATE, rows_read, source_and_target, the_cursor_value_stays_data
 
 pytestmark = pytest.mark.xdist_group("spark")
 
 
 def on_spark(proj: RunProject) -> RunProject:
-    settings_file = proj.root / ".osiris.yaml"
-    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
-    settings_file.write_text(yaml.safe_dump({**settings, "run": {"engine": "spark", "spark": {"master": "local[1]"}}}),
-                             encoding="utf-8")
-    return proj
+    return on_engine(proj, "spark")
 
 
 @pytest.fixture(params=["postgres", "mariadb"])

@@ -28,11 +28,10 @@ from typing import Any
 
 import psycopg
 import pytest
-import yaml
 
 from osiris.run import direct
 from tests.api_fixtures import api_server  # noqa: F401 (a fixture)
-from tests.run_helpers import RunProject, csv_step, mysql_step, pg_step, sql_step
+from tests.run_helpers import ENGINES, RunProject, csv_step, mysql_step, on_engine, pg_step, sql_step
 from tests.servers.http_apis import NUMBERS_BODY
 from tests.support import shows_number
 
@@ -171,9 +170,6 @@ MARIA_KINDS = {"dtm": "time", "ts": "time", "tm": "time", "bl": "bytes", "vb": "
                "d10": "number", "fl": "single", "db": "float", "js": "json", "f24": "single"}
 
 
-ENGINES = {"duckdb": {"engine": "duckdb"}, "spark": {"engine": "spark", "spark": {"master": "local[1]"}}}
-
-
 @pytest.fixture(scope="module", params=sorted(ENGINES))
 def engine(request) -> str:
     """Each cell on both engines (docs/spark.md): the Spark session starts once for the module's runs."""
@@ -195,11 +191,8 @@ def copied(tmp_path_factory, postgres_server, mariadb_server, api_server, engine
         for statement in MARIA_SOURCE:
             cursor.execute(statement)
     maria.close()
-    proj = RunProject(tmp_path_factory.mktemp(f"matrix-{engine}") / "project", postgres=postgres_server,
-                      mariadb=mariadb_server)
-    settings_file = proj.root / ".osiris.yaml"
-    settings = yaml.safe_load(settings_file.read_text(encoding="utf-8"))
-    settings_file.write_text(yaml.safe_dump({**settings, "run": ENGINES[engine]}), encoding="utf-8")
+    proj = on_engine(RunProject(tmp_path_factory.mktemp(f"matrix-{engine}") / "project", postgres=postgres_server,
+                                mariadb=mariadb_server), engine)
     runs = {}
     runs["from_pg"] = proj.run(str(proj.pipeline([
         pg_step("read", "read", table="tm_src") if engine == "duckdb" else
