@@ -88,7 +88,8 @@ def test_only_the_openai_provider_imports_the_openai_sdk(tmp_path) -> None:
 def test_a_csv_only_run_imports_no_database_driver_nor_the_keyring(tmp_path) -> None:
     """The fixed start of a run is a budget (docs/performance.md): a CSV -> CSV run in a project that
     configures PostgreSQL and MySQL connections imports neither driver, nor the keyring (their
-    secrets are in the environment), nor sqlglot (no SQL field), httpx or rich (no terminal)."""
+    secrets are in the environment), nor sqlglot (no SQL field), httpx or rich (no terminal), nor
+    the `duckdb` package's Python layer: it runs on DuckDB's compiled engine, `_duckdb` (ADR 0206)."""
     (tmp_path / ".osiris.yaml").write_text(
         "connections:\n  postgres:\n    default:\n      host: 127.0.0.1\n      database: shop\n      user: osiris\n"
         "      password: ${PG_PASSWORD}\n  mysql:\n    default:\n      host: 127.0.0.1\n      database: shop\n"
@@ -99,13 +100,14 @@ def test_a_csv_only_run_imports_no_database_driver_nor_the_keyring(tmp_path) -> 
         "    mode: read\n    config:\n      path: in.csv\n  - id: write\n    component: filesystem.csv_writer\n"
         "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
     heavy = ("psycopg", "pymysql", "keyring", "secretstorage", "sqlglot", "httpx", "rich", "prompt_toolkit",
-             "anthropic", "openai", "pydantic", "jsonschema", "pyspark")
+             "anthropic", "openai", "pydantic", "jsonschema", "pyspark", "duckdb")
     probe = ("import sys; from osiris.cli import main; print('exit', main(sys.argv[1:])); "
-             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))")
+             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})); "
+             "print('_duckdb' in sys.modules)")  # the engine did run
     done = subprocess.run([sys.executable, "-c", probe, "run", "p.yaml"], capture_output=True, text=True,
                           cwd=tmp_path, env=clean_env(PG_PASSWORD="pg-secret", MYSQL_PASSWORD="my-secret"),
                           timeout=120)
-    assert done.stdout.splitlines()[-2:] == ["exit 0", "[]"], done.stdout + done.stderr
+    assert done.stdout.splitlines()[-3:] == ["exit 0", "[]", "True"], done.stdout + done.stderr
     assert (tmp_path / "out.csv").read_text() == "id,name\n1,a\n2,b\n"
 
 
@@ -134,7 +136,8 @@ def test_a_run_never_lists_the_engine_s_catalog(tmp_path) -> None:
         "    mode: read\n    config:\n      path: in.csv\n  - id: write\n    component: filesystem.csv_writer\n"
         "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
     probe = """
-import sys, duckdb
+import sys
+from osiris.run.duckdb_core import duckdb  # the engine module the run connects with
 seen = []
 class Watched:
     def __init__(self, con): self.con = con
@@ -167,7 +170,8 @@ def test_a_run_never_asks_the_engine_for_a_table_that_is_not_there(tmp_path) -> 
         middle="  - id: total\n    component: duckdb.processor\n    mode: transform\n    needs: [read]\n"
                "    config:\n      query: SELECT sum(amount) AS amount FROM input_df\n", last="total"))
     probe = """
-import sys, duckdb
+import sys
+from osiris.run.duckdb_core import duckdb  # the engine module the run connects with
 missing = []
 class Watched:
     def __init__(self, con): self.con = con

@@ -312,7 +312,7 @@ def test_importing_the_http_drivers_leaves_httpx_and_duckdb_unloaded() -> None:
     import sys
 
     code = ("import sys, osiris.run.drivers.rest, osiris.run.drivers.graphql, osiris.run.drivers.supabase; "
-            "print(sorted(m for m in ('httpx', 'duckdb') if m in sys.modules))")
+            "print(sorted(m for m in ('httpx', 'duckdb', '_duckdb') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

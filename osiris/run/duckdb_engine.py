@@ -42,7 +42,7 @@ class Engine:
 
     def __getattr__(self, name: str) -> Any:
         if self.con is None:
-            import duckdb
+            from osiris.run.duckdb_core import duckdb
 
             global _started_cap_mb
             _started_cap_mb = self.memory_mb

@@ -66,7 +66,7 @@ def transformed(query: str, inputs: Mapping[str, list[Column]], scratch: Path) -
     DuckDB binds the query over empty tables of those columns, in a connection that reaches no file
     (osiris.trust.sandbox), and runs nothing. None when it does not bind. No notes: a transform's
     columns have none on DuckDB either."""
-    import duckdb
+    from osiris.run.duckdb_core import duckdb
 
     from osiris.trust.sandbox import lock_down
 
