@@ -23,11 +23,15 @@ if TYPE_CHECKING:
 def read_through_driver(spark: SparkSession, ctx: StepContext) -> tuple[DataFrame, StepOutcome, list[Column]]:
     """Run the component's own driver into `ctx.con`, then give its table to Spark; and that table's
     columns (the DuckDB engine's, with its reader's notes)."""
+    import duckdb  # the package: its relation API hands a table to Arrow (ADR 0206)
+
     from osiris.run.drivers import driver_for
 
     outcome = driver_for(ctx.component).run(ctx)
     columns = engine_columns.of_table(ctx.con, ctx.output_table)
-    table = ctx.con.sql(f"SELECT * FROM {quote_ident(ctx.output_table)}").to_arrow_table()
+    rows = duckdb.sql(f"SELECT * FROM {quote_ident(ctx.output_table)}", connection=ctx.con)
+    assert rows is not None  # a SELECT always makes a relation
+    table = rows.to_arrow_table()
     ctx.con.execute(f"DROP TABLE IF EXISTS {quote_ident(ctx.output_table)}")
     return _local_times(spark.createDataFrame(table), columns), outcome, columns
 

@@ -66,7 +66,7 @@ def transformed(query: str, inputs: Mapping[str, list[Column]], scratch: Path) -
     DuckDB binds the query over empty tables of those columns, in a connection that reaches no file
     (osiris.trust.sandbox), and runs nothing. None when it does not bind. No notes: a transform's
     columns have none on DuckDB either."""
-    from osiris.run.duckdb_core import duckdb
+    import duckdb  # the package: its relation API (duckdb.sql) binds without running (ADR 0206)
 
     from osiris.trust.sandbox import lock_down
 
@@ -76,7 +76,9 @@ def transformed(query: str, inputs: Mapping[str, list[Column]], scratch: Path) -
             lock_down(con, empty)
             for table, columns in inputs.items():
                 create(con, table, columns)
-            relation = con.sql(query.strip().rstrip(";"))  # a relation is bound, not run
+            relation = duckdb.sql(query.strip().rstrip(";"), connection=con)  # a relation is bound, not run
+            if relation is None:
+                return None  # not a query
             return [Column(str(name), str(kind)) for name, kind in zip(relation.columns, relation.types, strict=True)]
     except duckdb.Error:
         return None
