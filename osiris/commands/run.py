@@ -108,6 +108,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
                report: ValidationReport, sha256: str) -> int:
     """Run a valid pipeline, each step with the effective config validation worked out; `sha256`
     is that of the file's bytes (what `sha256sum` prints)."""
+    _start_the_engine_early(effective, report, args.sample)
     from osiris.trust.redactor import build_redactor
     from osiris.run.recorded import run_as_json, run_recorded
 
@@ -140,6 +141,18 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
             raise RunInternalError(f"the run stopped at an internal error at step {', '.join(repr(s) for s in failed)}")
         raise RunFailedError(f"the run failed at step {', '.join(repr(s) for s in failed)}")
     return ExitCode.OK
+
+
+def _start_the_engine_early(effective: EffectiveSettings, report: ValidationReport, sample: int | None) -> None:
+    """A run that will use DuckDB starts its connection now, while the run's own modules load
+    (docs/performance.md); a run of plain copies on direct routes never imports it (ADR 0165)."""
+    from osiris.oml.narrow import steps_of
+    from osiris.run.direct import engine_needed
+
+    if effective.settings.run.engine == "duckdb" and engine_needed(steps_of(report.pipeline or {}), sample):
+        from osiris.run.duckdb_engine import start_connecting
+
+        start_connecting()
 
 
 def _say_what_was_kept(result: RunResult, kept: Path | None) -> None:

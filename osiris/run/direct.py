@@ -71,6 +71,15 @@ def plain_copies(steps: Sequence[Mapping[str, Any]], dependencies: Mapping[str, 
     return found
 
 
+def engine_needed(steps: Sequence[Mapping[str, Any]], sample: int | None) -> bool:
+    """True when the run will surely use the engine: some step is not one end of a plain copy a
+    direct route may take (a route may still decline, and then the engine runs the copy)."""
+    from osiris.oml.step_graph import dependencies_of
+
+    copies = plain_copies(steps, dependencies_of(steps), sample)
+    return len(steps) > 2 * len(copies)
+
+
 def copy(reader: StepContext, writer: StepContext) -> Copied | None:
     """Do a plain copy on its route: Copied, or None when the route declined and nothing was kept.
     Raises Failed for the step to blame, KeyboardInterrupt as it came."""

@@ -4,6 +4,7 @@ directory (ADR 0200, docs/security.md)."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,51 @@ def started_cap_mb() -> int:
     from osiris.settings.resources import default_memory_mb
 
     return _started_cap_mb if _started_cap_mb is not None else default_memory_mb()
+
+
+class _Connecting(threading.Thread):
+    """`duckdb.connect(":memory:")` under way in a thread of its own: DuckDB releases the GIL while it
+    starts (about 50 ms), so the run's own modules load meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__(name="osiris-duckdb-connect", daemon=True)
+        self.con: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from osiris.run.duckdb_core import duckdb
+
+        try:
+            self.con = duckdb.connect(":memory:")
+        except BaseException as error:  # noqa: BLE001  (raised again where the engine is first used)
+            self.error = error
+
+
+_connecting: _Connecting | None = None
+
+
+def start_connecting() -> None:
+    """Start DuckDB's in-memory connection now, for the next Engine to take on its first use
+    (`osiris run`, once it knows the run will use the engine: docs/performance.md)."""
+    global _connecting
+    from osiris.run.duckdb_core import duckdb  # noqa: F401  (imported here, where the GIL is free to take it)
+
+    _connecting = _Connecting()
+    _connecting.start()
+
+
+def _connect() -> Any:
+    """The connection start_connecting began, once it is made; a new one when none was begun."""
+    global _connecting
+    from osiris.run.duckdb_core import duckdb
+
+    started, _connecting = _connecting, None
+    if started is None:
+        return duckdb.connect(":memory:")
+    started.join()
+    if started.error is not None:
+        raise started.error
+    return started.con
 
 
 class Engine:
@@ -42,11 +88,9 @@ class Engine:
 
     def __getattr__(self, name: str) -> Any:
         if self.con is None:
-            from osiris.run.duckdb_core import duckdb
-
             global _started_cap_mb
             _started_cap_mb = self.memory_mb
-            self.con = duckdb.connect(":memory:")
+            self.con = _connect()
             self.con.execute(f"SET temp_directory = '{self.scratch / 'spill'}'")
             self.con.execute(f"SET threads = {int(self.threads)}")
             self.con.execute(f"SET memory_limit = '{int(self.memory_mb)}MB'")
