@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from osiris.run import duckdb_core, duckdb_engine
+from osiris import duckdb_core
+from osiris.run import duckdb_engine
 from tests.run_helpers import RunProject, csv_step, sql_step
 from tests.support import clean_env
 
@@ -49,7 +50,7 @@ def test_osiris_run_connects_early_only_when_the_engine_is_needed(tmp_path: Path
                           csv_step("write", "write", "out.csv")], name="early")
     probe = """
 import sys, threading
-from osiris.run.duckdb_core import duckdb
+from osiris.duckdb_core import duckdb
 made = []
 real = duckdb.connect
 def watched(*args, **kwargs):
@@ -65,3 +66,35 @@ print(made)
                               env=clean_env(**proj.env), capture_output=True, text=True, timeout=120)
         assert done.stdout.splitlines()[-2:] == ["exit 0", "['osiris-duckdb-connect']"], done.stdout + done.stderr
     assert (proj.root / "out.csv").read_text(encoding="utf-8") == "id,name\n2,b\n"
+
+
+def test_a_run_that_ends_before_the_engine_is_used_waits_for_the_early_connection(tmp_path: Path) -> None:
+    """A thread cut off inside DuckDB's C++ at exit aborts the process (SIGABRT, "terminate called"):
+    a run whose step fails before the engine is used (OML511, a password variable not set) still
+    ends with its own exit code, after the early connection was made. The probe slows the connection
+    down so that the run is surely over first."""
+    proj = RunProject(tmp_path / "project")
+    (proj.root / ".osiris.yaml").write_text(
+        "connections:\n  mysql:\n    default:\n      host: 127.0.0.1\n      database: shop\n      user: osiris\n"
+        "      password: ${OSIRIS_TEST_UNSET_PASSWORD}\n", encoding="utf-8")
+    path = proj.pipeline([{"id": "read", "component": "mysql.extractor", "mode": "read",
+                           "config": {"connection": "@mysql.default", "table": "orders"}}], name="unset")
+    probe = """
+import sys, time
+from osiris.duckdb_core import duckdb
+real = duckdb.connect
+def slow(*args, **kwargs):
+    time.sleep(1)
+    con = real(*args, **kwargs)
+    print('connected', flush=True)
+    return con
+duckdb.connect = slow
+from osiris.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    done = subprocess.run([sys.executable, "-c", probe, "run", str(path)], cwd=proj.root, env=clean_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 6, done.stderr
+    assert done.stdout.splitlines()[-1] == "connected"
+    assert done.stderr.splitlines()[0] == (f"{path} OML511 step 'read': connections.mysql.default.password refers to "
+                                           "${OSIRIS_TEST_UNSET_PASSWORD}, which is not set")

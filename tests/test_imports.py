@@ -137,7 +137,7 @@ def test_a_run_never_lists_the_engine_s_catalog(tmp_path) -> None:
         "    mode: write\n    needs: [read]\n    config:\n      path: out.csv\n")
     probe = """
 import sys
-from osiris.run.duckdb_core import duckdb  # the engine module the run connects with
+from osiris.duckdb_core import duckdb  # the engine module the run connects with
 seen = []
 class Watched:
     def __init__(self, con): self.con = con
@@ -171,7 +171,7 @@ def test_a_run_never_asks_the_engine_for_a_table_that_is_not_there(tmp_path) -> 
                "    config:\n      query: SELECT sum(amount) AS amount FROM input_df\n", last="total"))
     probe = """
 import sys
-from osiris.run.duckdb_core import duckdb  # the engine module the run connects with
+from osiris.duckdb_core import duckdb  # the engine module the run connects with
 missing = []
 class Watched:
     def __init__(self, con): self.con = con

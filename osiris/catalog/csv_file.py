@@ -11,7 +11,7 @@ from osiris.problems import unreadable_csv_problem
 def sniff_csv(path: Path, shown: Path | None = None) -> TableInfo:
     """One table named after the file's stem (of `shown`, the name messages use, when given), with
     DuckDB's inferred types. RuntimeProblem when DuckDB cannot read the file as CSV."""
-    from osiris.run.duckdb_core import duckdb  # only for `discover FILE.csv`
+    from osiris.duckdb_core import duckdb  # only for `discover FILE.csv`
 
     literal = "'" + str(path).replace("'", "''") + "'"
     con = duckdb.connect()

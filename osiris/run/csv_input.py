@@ -59,7 +59,7 @@ class Sniffed:
 def sniff(con: duckdb.DuckDBPyConnection, source: str, options: ReadOptions) -> Sniffed | None:
     """The file's dialect and columns, as `read_csv(source{options({})})` would sniff them; None when
     sniff_csv cannot say (an empty file, a broken one): the caller then reads as before, sniffing."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     try:
         row = con.execute("SELECT Quote, Escape, NewLineDelimiter, Comment, SkipRows, Columns, DateFormat, TimestampFormat "
@@ -84,7 +84,7 @@ def read_exactly(con: duckdb.DuckDBPyConnection, table: str, source: str, option
                  typed: Collection[str]) -> None:
     """CREATE TABLE `table` (quoted) from `read_csv(source{options(types)})`, every number exact
     (above); `typed`: the columns the step gives a dtype, which keep it unchecked."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     sniffed = sniff(con, source, options)
     _, doubles, checked = _checked_read(con, source, options, typed, sniffed)

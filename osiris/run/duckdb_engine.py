@@ -25,15 +25,17 @@ def started_cap_mb() -> int:
 
 class _Connecting(threading.Thread):
     """`duckdb.connect(":memory:")` under way in a thread of its own: DuckDB releases the GIL while it
-    starts (about 50 ms), so the run's own modules load meanwhile."""
+    starts (about 50 ms), so the run's own modules load meanwhile. Not a daemon: a run that ends
+    before the engine took the connection (a step failed first) waits for it at exit, since a
+    thread cut off inside DuckDB's C++ aborts the process."""
 
     def __init__(self) -> None:
-        super().__init__(name="osiris-duckdb-connect", daemon=True)
+        super().__init__(name="osiris-duckdb-connect")
         self.con: Any = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         try:
             self.con = duckdb.connect(":memory:")
@@ -48,7 +50,7 @@ def start_connecting() -> None:
     """Start DuckDB's in-memory connection now, for the next Engine to take on its first use
     (`osiris run`, once it knows the run will use the engine: docs/performance.md)."""
     global _connecting
-    from osiris.run.duckdb_core import duckdb  # noqa: F401  (imported here, where the GIL is free to take it)
+    from osiris.duckdb_core import duckdb  # noqa: F401  (imported here, where the GIL is free to take it)
 
     _connecting = _Connecting()
     _connecting.start()
@@ -57,7 +59,7 @@ def start_connecting() -> None:
 def _connect() -> Any:
     """The connection start_connecting began, once it is made; a new one when none was begun."""
     global _connecting
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     started, _connecting = _connecting, None
     if started is None:

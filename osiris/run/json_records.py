@@ -224,7 +224,7 @@ class RecordSpool:
     def _read_json(self, con: duckdb.DuckDBPyConnection, target: str) -> None:
         """read_json on one thread (its buffers are per thread); inferring the columns of an 8 MiB
         record needs about 90 MB, under the engine's cap (osiris.run.duckdb_engine, ADR 0170)."""
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         threads = first_value(con, "SELECT current_setting('threads')")
         con.execute("SET threads = 1")

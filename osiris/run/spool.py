@@ -131,7 +131,7 @@ class CsvSpool:
         self._open(1 - self._index)
 
     def _load(self, path: Path) -> None:
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         types = ", ".join(f"'{c.name.replace(chr(39), chr(39) * 2)}': '{'VARCHAR' if c.parse else c.type}'"
                           for c in self.columns)

@@ -81,7 +81,7 @@ def _warn_empty_join(result: StepResult, con: Any, ctx: StepContext) -> None:
 def has_table(con: Any, name: str) -> bool:
     """Whether the engine holds `name`. Asked of the catalog by name, not by listing
     `duckdb_tables()`, whose first call in a process costs tens of milliseconds (docs/performance.md)."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     try:
         con.execute(f"SELECT 1 FROM {quote_ident(name)} LIMIT 0")

@@ -142,7 +142,7 @@ def checking(con: Any, query: str) -> Iterator[Check]:
 def duckdb_in(scratch: Path) -> Iterator[Any]:
     """A DuckDB connection on one thread, locked into the run's scratch directory (docs/security.md),
     closed after the block."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     from osiris.trust.sandbox import lock_down
 

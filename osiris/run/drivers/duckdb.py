@@ -31,7 +31,7 @@ _TABLE_NAME = re.compile(r"with name (\S+) does not exist")
 
 class DuckDBDriver:
     def run(self, ctx: StepContext) -> StepOutcome:
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         query = str(ctx.config["query"]).strip().rstrip(";")
         statement = f"CREATE OR REPLACE TABLE {quote_ident(ctx.output_table)} AS {query}"

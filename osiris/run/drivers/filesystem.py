@@ -56,7 +56,7 @@ class FilesystemDriver:
 
     def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
         """`osiris discover`: the person names the files, so there is no pipeline to distrust."""
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         names = tables or [str(config["path"])]
         con = duckdb.connect()
@@ -70,7 +70,7 @@ class FilesystemDriver:
         return found
 
     def _read(self, ctx: StepContext, files: Files) -> StepOutcome:
-        from osiris.run.duckdb_core import duckdb
+        from osiris.duckdb_core import duckdb
 
         config, shown = ctx.config, str(ctx.config["path"])
         limits = [n for n in (optional_integer(config, "limit"), ctx.sample) if n is not None]

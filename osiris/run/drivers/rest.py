@@ -97,7 +97,7 @@ def catalog_columns(config: Config, project_dir: Path | None = None) -> list[tup
 
 def _duckdb_types(records: list[Record]) -> dict[str, str]:
     """The DuckDB type of each column, as a run makes them from these records (STRUCT, LIST, DATE...)."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     con = duckdb.connect()
     try:

@@ -70,7 +70,7 @@ class _Step:
 def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: SparkSettings,
                  listener: RunListener) -> RunResult:
     """Plan, then run, every step on Spark; the result has the DuckDB engine's shape."""
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 
     dependencies = dependencies_of(pipeline["steps"])
     steps = {str(s["id"]): _Step(s, pending_result(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}

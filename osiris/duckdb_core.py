@@ -7,7 +7,7 @@ relation layer, and `importlib.metadata` to read the package's own version); `_d
 25-30 ms (docs/performance.md). Where `_duckdb` is not a module of its own (DuckDB 1.x), `duckdb`
 here is the package itself. Every module that runs DuckDB imports it from here:
 
-    from osiris.run.duckdb_core import duckdb
+    from osiris.duckdb_core import duckdb
 """
 
 from __future__ import annotations
