@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def run_checks_on(frame: DataFrame, table: str, step: Mapping[str, Any], rows: int, sample: int | None
                   ) -> tuple[RuntimeProblem | None, list[RuntimeProblem]]:
     """The step's checks on `frame` (its `rows` rows), as osiris.run.checks.run_checks gives them."""
-    from osiris.duckdb_core import duckdb
+    import duckdb  # the package: Spark hands rows to DuckDB as Arrow, scanned by its Python layer (ADR 0206)
 
     from osiris.run.checks import run_checks
     from osiris.run.spool import quote_ident

@@ -108,7 +108,7 @@ def _kept_after(frame: DataFrame, cursor: str, value: Any, shown: str) -> DataFr
 
 
 def _sniffed_columns(path: Path, config: Mapping[str, Any]) -> list[tuple[str, str]]:
-    from osiris.duckdb_core import duckdb
+    import duckdb  # the package, as on every Spark path (ADR 0206)
 
     from osiris.run.drivers.filesystem import _read_options, header_row
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def json_text(value: Column, duckdb_type: str | None) -> Column:
     """The JSON text of `value`, a Spark list, map or struct whose DuckDB engine type is `duckdb_type`
     (None: not known, and Spark's own `to_json` stands)."""
-    from osiris.duckdb_core import duckdb
+    import duckdb  # the package, as on every Spark path (ADR 0206)
     from pyspark.sql import functions as F
 
     if duckdb_type is None:

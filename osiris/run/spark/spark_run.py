@@ -70,7 +70,7 @@ class _Step:
 def run_on_spark(pipeline: Mapping[str, Any], options: RunOptions, settings: SparkSettings,
                  listener: RunListener) -> RunResult:
     """Plan, then run, every step on Spark; the result has the DuckDB engine's shape."""
-    from osiris.duckdb_core import duckdb
+    import duckdb  # the package: Spark hands rows to DuckDB as Arrow, scanned by its Python layer (ADR 0206)
 
     dependencies = dependencies_of(pipeline["steps"])
     steps = {str(s["id"]): _Step(s, pending_result(s), dependencies[str(s["id"])]) for s in pipeline["steps"]}
