@@ -1,7 +1,7 @@
 """Fields a spec accepts and Osiris does not use (`x-no-effect`, docs/components.md) are said, never
 ignored in silence: a step that sets one validates and runs, with the warning OML321 naming the step
-and the field, in `osiris validate`, in `osiris run` (stderr and `--json`) and in MCP's
-`oml_validate`.
+and the field, in `osiris validate`, in `osiris run` (stderr and `--json`), in the report of
+`osiris generate` (the real SDK against tests/fake_anthropic.py) and in MCP's `oml_validate`.
 
 The runs are real: the CSV cells copy a file, the MySQL cells read from and write to the suite's
 real MariaDB. PostHog and Supabase cannot run here; their steps' connections name a key that is not
@@ -18,6 +18,9 @@ import pytest
 import yaml
 
 from osiris.registry import load_registry
+from tests.conftest import osiris_here
+from tests.engine_samples import VALID, fenced
+from tests.fake_anthropic import Reply
 from tests.inprocess import run_inprocess
 from tests.run_helpers import RunProject, csv_step, mysql_step
 
@@ -48,6 +51,11 @@ def test_the_specs_mark_exactly_these_fields() -> None:
     assert marked == set(FIELDS)
 
 
+def cell_table(component: str, field: str) -> str:
+    """The MariaDB table of one cell, its own: `no_effect_writer_echo`."""
+    return f"no_effect_{component.split('.')[1]}_{field}"
+
+
 def steps_setting(component: str, field: str, value: Any) -> list[dict[str, Any]]:
     """A pipeline whose step `with-field` (a `component` step) sets `field`, and what it needs to run."""
     if component == "filesystem.csv_extractor":
@@ -57,11 +65,11 @@ def steps_setting(component: str, field: str, value: Any) -> list[dict[str, Any]
         return [csv_step("read", "read", "people.csv"),
                 {**csv_step("with-field", "write", "out.csv", **{field: value}), "needs": ["read"]}]
     if component == "mysql.extractor":
-        return [mysql_step("with-field", "read", table="no_effect_people", **{field: value}),
+        return [mysql_step("with-field", "read", table=cell_table(component, field), **{field: value}),
                 {**csv_step("write", "write", "out.csv"), "needs": ["with-field"]}]
     if component == "mysql.writer":
         return [csv_step("read", "read", "people.csv"),
-                {**mysql_step("with-field", "write", table="no_effect_copy", mode="replace", **{field: value}),
+                {**mysql_step("with-field", "write", table=cell_table(component, field), mode="replace", **{field: value}),
                  "needs": ["read"]}]
     if component == "posthog.extractor":
         return [{"id": "with-field", "component": component, "mode": "read",
@@ -73,7 +81,7 @@ def steps_setting(component: str, field: str, value: Any) -> list[dict[str, Any]
              "config": {"connection": "@supabase.sb", "table": "people", field: value}}]
 
 
-def project(root: Path, component: str, field: str, mariadb: Any = None) -> tuple[RunProject, Path]:
+def project_setting(root: Path, component: str, field: str, mariadb: Any = None) -> tuple[RunProject, Path]:
     """A project with the people file, the connections the pipeline names, and the pipeline."""
     proj = RunProject(root, mariadb=mariadb)
     settings = yaml.safe_load((root / ".osiris.yaml").read_text(encoding="utf-8"))
@@ -100,7 +108,7 @@ def warning_lines(path: Path, field: str, why: str) -> list[str]:
 
 @pytest.mark.parametrize("component, field", CELLS)
 def test_validate_prints_the_warning_and_exits_0(tmp_path: Path, component: str, field: str) -> None:
-    proj, path = project(tmp_path / "project", component, field)
+    proj, path = project_setting(tmp_path / "project", component, field)
     result = run_inprocess("validate", path.name, cwd=proj.root)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == [*warning_lines(path, field, FIELDS[(component, field)][1]),
@@ -112,11 +120,13 @@ def test_run_prints_the_same_warning_and_runs(tmp_path: Path, request: pytest.Fi
                                               component: str, field: str) -> None:
     mariadb = request.getfixturevalue("mariadb_server") if component.startswith("mysql.") else None
     if mariadb is not None:
-        mariadb.execute("DROP TABLE IF EXISTS no_effect_people", "DROP TABLE IF EXISTS no_effect_copy",
-                        "CREATE TABLE no_effect_people (id INT PRIMARY KEY, name VARCHAR(20))",
-                        "INSERT INTO no_effect_people VALUES (1, 'Ann'), (2, 'Bob')",
-                        "CREATE TABLE no_effect_copy (id BIGINT, name VARCHAR(20), signup DATE)")
-    proj, path = project(tmp_path / "project", component, field, mariadb)
+        table = cell_table(component, field)
+        mariadb.execute(f"DROP TABLE IF EXISTS {table}",
+                        f"CREATE TABLE {table} (id INT PRIMARY KEY, name VARCHAR(20))" if component == "mysql.extractor"
+                        else f"CREATE TABLE {table} (id BIGINT, name VARCHAR(20), signup DATE)")
+        if component == "mysql.extractor":
+            mariadb.execute(f"INSERT INTO {table} VALUES (1, 'Ann'), (2, 'Bob')")
+    proj, path = project_setting(tmp_path / "project", component, field, mariadb)
     result = proj.run(path.name)
     lines = warning_lines(path, field, FIELDS[(component, field)][1])
     shown = result.stderr.splitlines()
@@ -134,7 +144,7 @@ def test_run_prints_the_same_warning_and_runs(tmp_path: Path, request: pytest.Fi
         con = mariadb.connect()
         try:
             with con.cursor() as cursor:
-                cursor.execute("SELECT id, name, signup FROM no_effect_copy ORDER BY id")
+                cursor.execute(f"SELECT id, name, signup FROM {cell_table(component, field)} ORDER BY id")
                 assert [(i, n, str(d)) for i, n, d in cursor.fetchall()] == [(1, "Ann", "2024-01-05"),
                                                                              (2, "Bob", "2024-02-06")]
         finally:
@@ -145,7 +155,7 @@ def test_run_prints_the_same_warning_and_runs(tmp_path: Path, request: pytest.Fi
 
 
 def test_run_json_lists_the_warning_in_issues(tmp_path: Path) -> None:
-    proj, path = project(tmp_path / "project", "filesystem.csv_writer", "chunk_size")
+    proj, path = project_setting(tmp_path / "project", "filesystem.csv_writer", "chunk_size")
     result = proj.run(path.name, "--json")
     assert result.returncode == 0, result.stderr
     [issue] = json.loads(result.stdout)["issues"]
@@ -154,8 +164,24 @@ def test_run_json_lists_the_warning_in_issues(tmp_path: Path) -> None:
         "step 'with-field': chunk_size has no effect in Osiris (DuckDB's COPY writes in blocks of its own)")
 
 
+def test_the_generation_loop_shows_the_warning_and_asks_no_fix(project: Path, fake_api: Any) -> None:
+    """A warning is no reason to ask the LLM again: one request, the pipeline handed over as answered."""
+    answered = VALID.replace("      path: output/active_customers.csv\n",
+                             "      path: output/active_customers.csv\n      chunk_size: 10\n")
+    fake_api.add(Reply(fenced(answered)))
+    done = osiris_here("generate", "copy the customers CSV to output/active_customers.csv", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == 1 and done.stdout == answered
+    shown = done.stderr.splitlines()
+    at = shown.index("osiris: attempt 1: valid with 1 warning")
+    assert shown[at + 1:at + 4] == [
+        "  - warning OML321 in steps[1].config.chunk_size (line 15, column 7): config field has no effect",
+        "      step 'write-active': chunk_size has no effect in Osiris (DuckDB's COPY writes in blocks of its own)",
+        "      how to fix: remove chunk_size from the step"]
+
+
 def test_mcp_validate_returns_the_warning(tmp_path: Path, mcp_in: Any) -> None:
-    proj, path = project(tmp_path / "project", "mysql.extractor", "echo")
+    proj, path = project_setting(tmp_path / "project", "mysql.extractor", "echo")
     data = mcp_in(proj.root).call("oml_validate", {"oml": path.read_text()}).data
     assert data["valid"] is True
     assert [(i["code"], i["severity"], i["message"]) for i in data["issues"]] == [
