@@ -13,6 +13,7 @@ import yaml
 
 from tests.inprocess import run_inprocess
 from tests.support import clean_env
+from tests.test_discover import discover
 
 SAID = ("the header of twin.csv names two columns 'id' (column names ignore case) (give each column its own "
         "name in the file's header, or read it with header: false (columns column0, column1, ...); nothing was read)")
@@ -25,10 +26,6 @@ def root(tmp_path: Path) -> Path:
     (project / ".osiris.yaml").write_text(yaml.safe_dump({"connections": {"filesystem": {"local": {"base_dir": "."}}}}))
     (project / "twin.csv").write_text("id,name,id\n1,Ann,2\n3,Bob,4\n")
     return project
-
-
-def discover(root: Path, *args: str) -> Any:
-    return run_inprocess("discover", *args, cwd=root, env=clean_env())
 
 
 @pytest.mark.parametrize("args, said", [
