@@ -164,6 +164,15 @@ def test_run_json_lists_the_warning_in_issues(tmp_path: Path) -> None:
         "step 'with-field': chunk_size has no effect in Osiris (DuckDB's COPY writes in blocks of its own)")
 
 
+def test_a_sample_run_prints_the_warning_too(tmp_path: Path) -> None:
+    proj, path = project_setting(tmp_path / "project", "filesystem.csv_extractor", "parse_dates")
+    result = proj.run(path.name, "--sample", "1")
+    assert result.returncode == 0, result.stderr
+    lines = warning_lines(path, "parse_dates", FIELDS[("filesystem.csv_extractor", "parse_dates")][1])
+    assert result.stderr.splitlines()[:2] == lines
+    assert not (proj.root / "out.csv").exists()  # a sample keeps nothing
+
+
 def test_the_generation_loop_shows_the_warning_and_asks_no_fix(project: Path, fake_api: Any) -> None:
     """A warning is no reason to ask the LLM again: one request, the pipeline handed over as answered."""
     answered = VALID.replace("      path: output/active_customers.csv\n",
