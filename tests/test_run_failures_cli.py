@@ -144,7 +144,7 @@ def test_json_of_a_failed_run_names_step_code_message_and_hint(pg_proj: RunProje
                "hint": "columns the database knows: email, id (did you mean 'email'?)"}
     assert document == {
         **pipeline_json(path), "status": "failed", "sample": None, "session": str(pg_proj.last_session()),
-        "problems": [{"step": "read", "severity": "error", **problem}],
+        "problems": [{"step": "read", "severity": "error", **problem}], "issues": [],
         "steps": [
             step_json("get", "rest.extractor", 23, [("id", "BIGINT"), ("name", "VARCHAR"),
                                                     ("meta", "STRUCT(rank BIGINT, tags VARCHAR[])")]),
@@ -195,7 +195,7 @@ def test_json_of_a_successful_run_is_the_whole_document_and_stdout_holds_nothing
     durations(document)
     assert document == {
         **pipeline_json(path), "status": "succeeded", "sample": None, "session": str(proj.last_session()),
-        "problems": [],
+        "problems": [], "issues": [],
         "steps": [step_json("read-people", "filesystem.csv_extractor", 3,
                             [("id", "BIGINT"), ("name", "VARCHAR"), ("city", "VARCHAR")],
                             fused_into="count-cities"),  # read by its query, counted by DuckDB (ADR 0202)

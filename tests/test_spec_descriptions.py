@@ -39,6 +39,7 @@ def test_each_field_says_what_it_takes(component: str, field: str, prop: dict[st
 KEYWORDS = {"type", "description", "default", "enum", "minimum", "maximum", "minLength", "maxLength", "items",
             "additionalProperties", "format", "oneOf", "anyOf", "uniqueItems", "minItems", "pattern", "x-sql",
             "x-enum-synonyms", "x-path",  # x-path: a field naming a file (osiris/trust/paths.py)
+            "x-no-effect",  # a field accepted and unused: OML321 (osiris/validate/no_effect.py)
             "properties", "required"}  # a structured field's own keys (incremental: {cursor, initial})
 
 

@@ -172,7 +172,7 @@ def test_unknown_step_component_skips_only_that_step():
 
 
 def test_all_errors_of_a_tier_in_document_order():
-    text = oml(extract_step(batch_size=5, limit=0), csv_step(chunk_size=0, encoding="x"))
+    text = oml(extract_step(batch_size=5, limit=0), csv_step(delimiter="", encoding="x"))  # chunk_size: OML321 too
     found = issues(text)
     lines = [i.line for i in found]
     assert lines == sorted(lines) and len(found) == 4

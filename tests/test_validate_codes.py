@@ -83,6 +83,7 @@ CASES: dict[str, tuple[str, str, dict]] = {
                oml(extract_step(incremental={"cursor": "id"}), csv_step()), {}),
     "OML320": (oml(extract_step(incremental={"cursor": "updated_at"}, columns=["id", "email"]), csv_step()),
                oml(extract_step(incremental={"cursor": "updated_at"}, columns=["id", "updated_at"]), csv_step()), {}),
+    "OML321": (oml(extract_step(pool_size=10), csv_step()), GOOD, {}),  # every such field: tests/test_no_effect_fields.py
     "OML401": (oml(extract_step(), csv_step(needs=["extract-customer"])), GOOD, {}),
     "OML402": (oml(step("a", "duckdb.processor", "transform", {"query": "select 1"}, needs=["b"]),
                    step("b", "duckdb.processor", "transform", {"query": "select 1"}, needs=["a"])), GOOD, {}),

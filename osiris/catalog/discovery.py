@@ -115,9 +115,9 @@ def update_csv_catalog(root: Path, path: Path, refresh: bool, staged: Path | Non
     previous = read_catalog(catalog_path(root, f"csv.{path.stem}"))
     if previous is not None and not refresh:
         return CatalogUpdate(previous, fresh=False)
-    table = discover_csv(staged or path, path)
     where, inside = path.resolve(), root.resolve()
     shown = where.relative_to(inside) if where.is_relative_to(inside) else where
+    table = discover_csv(staged or path, path if not path.is_absolute() else shown)  # messages: as given, or in the project
     return CatalogUpdate(build_catalog(f"csv.{table.name}", "csv", shown.as_posix(), [table]), fresh=True)
 
 

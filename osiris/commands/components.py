@@ -91,7 +91,8 @@ def _describe(spec: ComponentSpec) -> str:
     lines.append("Fields:")
     for field, schema in spec.properties.items():
         marks = [m for m, on in (("required", field in spec.required), ("secret", spec.is_secret("/" + field)),
-                                 ("from connection", field in spec.connection_fields)) if on]
+                                 ("from connection", field in spec.connection_fields),
+                                 ("no effect", field in spec.no_effect)) if on]
         lines.append(f"  {field}: {_summary(schema)}" + (f"  [{', '.join(marks)}]" if marks else ""))
         if schema.get("description"):
             lines.append(f"      {schema['description']}")

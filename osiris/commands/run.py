@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         if any(issue.code == UNSET_PARAM for issue in report.errors):
             return ExitCode.USAGE  # a parameter the command line must give (docs/run-again.md)
         return ExitCode.INVALID
+    for issue in report.warnings:  # as `osiris validate` prints them: a valid pipeline's warnings are said too
+        print(located(issue, args.pipeline), file=sys.stderr)
     return _run_valid(args, effective, validator, report, hashlib.sha256(raw).hexdigest())
 
 
@@ -127,6 +129,7 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     result = recorded.result
     if args.json:
         shown = run_as_json(recorded, pipeline=args.pipeline, sample=args.sample, redactor=redactor)
+        shown["issues"] = redactor.data(_issues_as_json(args, report))  # a valid pipeline's warnings
         print(json.dumps(shown, indent=2, default=str))
     _report_problems(args.pipeline, result, redactor)
     if args.sample is not None:
@@ -189,11 +192,16 @@ def _report_problems(pipeline: str, result: RunResult, redactor: Redactor) -> No
 
 def _invalid_as_json(args: argparse.Namespace, report: ValidationReport) -> dict[str, Value]:
     """An invalid pipeline runs nothing: no session, no steps; its issues as `osiris validate --json` gives them."""
+    return {"pipeline": args.pipeline, "status": "invalid", "sample": args.sample, "session": None,
+            "steps": [], "problems": [], "issues": _issues_as_json(args, report)}
+
+
+def _issues_as_json(args: argparse.Namespace, report: ValidationReport) -> Value:
+    """The validation issues as `osiris validate --json` gives them (a valid pipeline's: its warnings)."""
     from osiris.commands.validate import FileResult
     from osiris.commands.validate import _as_json as file_as_json
 
-    return {"pipeline": args.pipeline, "status": "invalid", "sample": args.sample, "session": None,
-            "steps": [], "problems": [], "issues": file_as_json(FileResult(args.pipeline, report))["issues"]}
+    return file_as_json(FileResult(args.pipeline, report))["issues"]
 
 
 __all__ = ["add_arguments", "run"]

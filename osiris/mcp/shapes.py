@@ -42,13 +42,15 @@ def component_summary(spec: ComponentSpec) -> dict[str, object]:
 
 def component_detail(spec: ComponentSpec) -> dict[str, object]:
     """Everything a model needs to write a step: each field's type, default, marks (required, secret,
-    from_connection: the connection supplies it) and JSON Schema; constraints, aliases and examples.
+    from_connection: the connection supplies it; no_effect: accepted and changes nothing, OML321) and
+    JSON Schema; constraints, aliases and examples.
     The marks are words, not `secret: true`: a key named secret is masked by the redactor."""
     fields = [{
         "name": name,
         "type": schema.get("type", "any"),
         "marks": [mark for mark, on in (("required", name in spec.required), ("secret", spec.is_secret("/" + name)),
-                                        ("from_connection", name in spec.connection_fields)) if on],
+                                        ("from_connection", name in spec.connection_fields),
+                                        ("no_effect", name in spec.no_effect)) if on],
         "default": schema.get("default"),
         "description": schema.get("description", ""),
         "schema": schema,

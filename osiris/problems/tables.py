@@ -1,15 +1,17 @@
 """OML501-OML503, OML540: the tables, columns and SQL of a database or of the engine, with the
-helpers that find a name in a library's error text and list the names there are."""
+helpers that find a name in a library's error text, list the names there are, and find the name a
+CSV header repeats."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from osiris.problems.base import RuntimeProblem
 from osiris.suggest import did_you_mean, listing
 
 _QUOTED = re.compile(r"""["'`]([^"'`]+)["'`]""")
+_NUMBERED = re.compile(r"(.+)_\d+")  # DuckDB's name for a CSV header's second `id`: `id_1`
 
 
 def quoted_name(text: str) -> str | None:
@@ -55,6 +57,18 @@ def sql_problem(detail: str) -> RuntimeProblem:
     """OML503: the database or the engine rejected a step's SQL."""
     return RuntimeProblem("OML503", f"the database rejected the SQL: {detail}",
                           "correct the SQL in this step's query and run again")
+
+
+def repeated_header(found: Sequence[str], header_row: Callable[[], Sequence[str]]) -> str | None:
+    """The name a CSV file's header row gives two columns (ignoring case), or None. `found`: the
+    column names DuckDB gave the file, which renames a header's second `id` to `id_1` in silence;
+    only where one looks like such a twin (`id_1` beside `id`) is the header row itself read
+    (`header_row`, the first row as text), so a real header `id,x_1,x` stands as it is. One rule
+    for a run's read (OML540, osiris.run.csv_columns) and `osiris discover FILE.csv`."""
+    lower = {name.lower() for name in found}
+    if not any((numbered := _NUMBERED.fullmatch(name)) and numbered.group(1).lower() in lower for name in found):
+        return None
+    return repeated_name(header_row())
 
 
 def repeated_name(names: Iterable[str]) -> str | None:

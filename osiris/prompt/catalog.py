@@ -19,8 +19,8 @@ def describe_component(spec: ComponentSpec) -> str:
     """E.g. `- mysql.extractor [mysql] read: connection "@mysql.<alias>" (...); table string; ...`.
 
     Secret fields, and connection fields a step must not override, are left out: the LLM should
-    never be invited to write them inline. Connection fields a step may override are listed as
-    optional ("from the connection").
+    never be invited to write them inline. Nor are fields marked `x-no-effect` (OML321): nothing to
+    write. Connection fields a step may override are listed as optional ("from the connection").
     """
     required = set(spec.required)
     connection = spec.connection_fields
@@ -29,7 +29,8 @@ def describe_component(spec: ComponentSpec) -> str:
         _describe_field(name, prop or {}, name in required and name not in connection, aliases.get(name, []),
                         from_connection=name in connection)
         for name, prop in spec.properties.items()
-        if name not in spec.secret_fields and (name == "connection" or connection.get(name, "allowed") == "allowed")
+        if name not in spec.secret_fields and name not in spec.no_effect
+        and (name == "connection" or connection.get(name, "allowed") == "allowed")
     ]
     if connection and "connection" not in spec.properties:
         fields.insert(0, f'connection "@{spec.family}.<alias>" (supplies {", ".join(sorted(connection))})')

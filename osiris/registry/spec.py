@@ -78,6 +78,13 @@ class ComponentSpec:
                 if isinstance(schema, dict) and "default" in schema}
 
     @cached_property
+    def no_effect(self) -> dict[str, str]:
+        """field -> why it changes nothing in Osiris, from the fields marked `x-no-effect: <why>`:
+        accepted, since public Osiris pipelines set them, and said when a step does (OML321)."""
+        return {name: why for name, schema in self.properties.items()
+                if isinstance(schema, dict) and isinstance(why := schema.get("x-no-effect"), str)}
+
+    @cached_property
     def secret_fields(self) -> frozenset[str]:
         """Top-level config field names that hold secrets, e.g. {"password"} (a header map is not
         one: only the secret headers in it are)."""

@@ -8,14 +8,11 @@ is OML540 (`repeated_header`): DuckDB's reader would rename the second `id` to `
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from osiris.oml.values import Config
-from osiris.problems import file_column_problem, repeated_header_problem, repeated_name
+from osiris.problems import file_column_problem, repeated_header, repeated_header_problem
 from osiris.run.fields import flag, optional_integer, texts
-
-_NUMBERED = re.compile(r"(.+)_\d+")  # DuckDB's name for a header's second `id`: `id_1`
 
 
 def header_index(config: Config) -> int | None:
@@ -49,13 +46,10 @@ def kept_columns(config: Config, found: Sequence[str], shown: str) -> list[str] 
 def refuse_repeated_header(config: Config, found: Sequence[str], header_row: Callable[[], Sequence[str]],
                            shown: str) -> None:
     """OML540 when the file's header row names a column twice (names ignore case). `found`: the
-    column names DuckDB gave the file; only where one looks like a renamed twin (`id_1` beside `id`)
-    is the header row itself read (`header_row`, the first row as text) to tell."""
+    column names DuckDB gave the file; `header_row`: the first row as text, read only where a name
+    looks like a renamed twin (osiris.problems.repeated_header, the rule `osiris discover` uses too)."""
     if header_index(config) is None:
         return
-    lower = {name.lower() for name in found}
-    if not any((numbered := _NUMBERED.fullmatch(name)) and numbered.group(1).lower() in lower for name in found):
-        return
-    twin = repeated_name(header_row())
+    twin = repeated_header(found, header_row)
     if twin is not None:
         raise repeated_header_problem(shown, twin)

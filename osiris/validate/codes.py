@@ -58,6 +58,7 @@ CODES: dict[str, Code] = {
     "OML318": Code(3, "error", "parameter has no value"),
     "OML319": Code(3, "error", "incremental read with a limit"),
     "OML320": Code(3, "error", "incremental cursor not among columns"),
+    "OML321": Code(3, "warning", "config field has no effect"),  # marked x-no-effect in its spec (docs/components.md)
     "OML401": Code(4, "error", "unknown dependency"),
     "OML402": Code(4, "error", "dependency cycle"),
     "OML403": Code(4, "error", "step depends on itself"),

@@ -24,6 +24,7 @@ from osiris.validate.connections import (
 from osiris.validate.boundary import check_boundary
 from osiris.validate.constraints import UNKNOWN, check_constraints
 from osiris.validate.findings import Findings
+from osiris.validate.no_effect import check_no_effect
 from osiris.validate.pointer import join
 from osiris.validate.schema_errors import report_schema_error
 from osiris.validate.secrets_inline import inline_secrets, report_inline_secret
@@ -60,8 +61,10 @@ def check_step_config(index: int, step: MutableConfig, registry: Registry, conne
     config = step.get("config")
     if config is not None and not isinstance(config, dict):
         return None  # OML205 already says so
-    return _check_config(join(path, "config"), dict(config or {}), spec, registry, connections, findings,
-                         edits if edits is not None else [])
+    checked = _check_config(join(path, "config"), dict(config or {}), spec, registry, connections, findings,
+                            edits if edits is not None else [])
+    check_no_effect(join(path, "config"), step.get("id"), checked, spec, findings)
+    return checked
 
 
 def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from osiris.oml.values import Config, Value
-from osiris.run.driver import ColumnInfo, Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
+from osiris.run.driver import Family, RuntimeProblem, StepContext, StepOutcome, TableInfo
 from osiris.run.counts import row_count
 from osiris.run.csv_columns import header_index, kept_columns, lines_skipped, refuse_repeated_header
 from osiris.run.csv_input import exact_view, read_exactly
@@ -55,18 +55,18 @@ class FilesystemDriver:
         return self._write(ctx, files)
 
     def discover(self, config: Config, tables: list[str] | None) -> list[TableInfo]:
-        """`osiris discover`: the person names the files, so there is no pipeline to distrust."""
-        from osiris.duckdb_core import duckdb
+        """`osiris discover @filesystem.alias FILE...`: the person names the files, so there is no
+        pipeline to distrust. Each is sniffed as `osiris discover FILE.csv` sniffs it: a file DuckDB
+        cannot read, or whose header names a column twice (OML540's words), is a problem, not a table."""
+        from osiris.catalog.csv_file import sniff_csv
 
         names = tables or [str(config["path"])]
-        con = duckdb.connect()
         found = []
         for name in names:
             given = Path(name).expanduser()
             path = given if given.is_absolute() else Path(str(config.get("base_dir") or ".")) / given
             path = _existing(path, name, _files_of(config))
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_csv({literal(str(path))})").fetchall()
-            found.append(TableInfo(name, [ColumnInfo(str(r[0]), str(r[1])) for r in rows]))
+            found.append(TableInfo(name, sniff_csv(path, Path(name)).columns))
         return found
 
     def _read(self, ctx: StepContext, files: Files) -> StepOutcome:
