@@ -47,7 +47,10 @@ import osiris.validate.validator, osiris.trust.redactor, osiris.run.recorded, os
 import osiris.session, osiris.run.step_run, osiris.run.duckdb_engine, osiris.run.display
 marks["import Osiris's run path"] = time.perf_counter() - started
 begin = time.perf_counter()
-import duckdb
+try:
+    from osiris.duckdb_core import duckdb  # DuckDB's engine, as a run imports it (ADR 0206)
+except ImportError:  # a tree from before ADR 0206
+    import duckdb
 marks["import duckdb"] = time.perf_counter() - begin
 timed(osiris.settings, "load_settings", "settings")
 timed(osiris.validate, "load_validator", "validator load (registry)")
