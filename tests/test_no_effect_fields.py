@@ -195,3 +195,33 @@ def test_mcp_validate_returns_the_warning(tmp_path: Path, mcp_in: Any) -> None:
     assert data["valid"] is True
     assert [(i["code"], i["severity"], i["message"]) for i in data["issues"]] == [
         ("OML321", "warning", "step 'with-field': echo has no effect in Osiris (the SQL a step sends is not logged)")]
+
+
+CONNECTED = [(component, field) for component, field in CELLS if not component.startswith("filesystem.")]
+CONNECTION_OF = {"mysql": "mysql.default", "posthog": "posthog.ph", "supabase": "supabase.sb"}
+
+
+@pytest.mark.parametrize("component, field", CONNECTED)
+def test_a_field_without_effect_in_the_step_s_connection_is_said_too(tmp_path: Path, component: str,
+                                                                      field: str) -> None:
+    """A run merges the connection's fields under the step's config (osiris.run.connections): the same
+    field set on the connection in .osiris.yaml is said at the step's `connection`, naming where it is."""
+    proj, path = project_setting(tmp_path / "project", component, field)
+    value, why = FIELDS[(component, field)]
+    steps = steps_setting(component, field, value)
+    next(step for step in steps if step["id"] == "with-field")["config"].pop(field)  # the step sets none
+    path = proj.pipeline(steps, name="no-effect")
+    connection = CONNECTION_OF[component.split(".")[0]]
+    settings = yaml.safe_load((proj.root / ".osiris.yaml").read_text(encoding="utf-8"))
+    family, alias = connection.split(".")
+    settings["connections"][family][alias][field] = value
+    (proj.root / ".osiris.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    [(line, text)] = [(n, text) for n, text in enumerate(path.read_text().splitlines(), 1)
+                      if text.lstrip().startswith("connection:")]
+    result = run_inprocess("validate", path.name, cwd=proj.root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        f"{path.name}:{line}:{len(text) - len(text.lstrip()) + 1} OML321 warning: step 'with-field': {field}, "
+        f"from the connection @{connection}, has no effect in Osiris ({why})",
+        f"    hint: remove {field} from connections.{connection} in .osiris.yaml",
+        "no-effect.yaml: valid (1 warning)"]

@@ -61,10 +61,8 @@ def check_step_config(index: int, step: MutableConfig, registry: Registry, conne
     config = step.get("config")
     if config is not None and not isinstance(config, dict):
         return None  # OML205 already says so
-    checked = _check_config(join(path, "config"), dict(config or {}), spec, registry, connections, findings,
-                            edits if edits is not None else [])
-    check_no_effect(join(path, "config"), step.get("id"), checked, spec, findings)
-    return checked
+    return _check_config(join(path, "config"), step.get("id"), dict(config or {}), spec, registry, connections,
+                         findings, edits if edits is not None else [])
 
 
 def _name_the_mode(findings: Findings, path: str, spec: ComponentSpec) -> None:
@@ -95,7 +93,7 @@ def _other_components_hint(registry: Registry, spec: ComponentSpec, mode: str) -
     return f", or a component that does: {listing(others)}" if others else ""
 
 
-def _check_config(path: str, config: MutableConfig, spec: ComponentSpec, registry: Registry,
+def _check_config(path: str, step_id: Value, config: MutableConfig, spec: ComponentSpec, registry: Registry,
                   connections: Connections, findings: Findings, edits: list[Edit]) -> MutableConfig:
     reference: Reference | None = None
     has_reference = CONNECTION_KEY in config
@@ -138,6 +136,7 @@ def _check_config(path: str, config: MutableConfig, spec: ComponentSpec, registr
     supplied = {f: fields.get(f, UNKNOWN) for f in spec.connection_fields} if has_reference else {}
     effective = {**spec.defaults, **supplied, **config}
     check_constraints(path, effective, spec, findings, how_to_connect)
+    check_no_effect(path, step_id, config, spec, findings, reference)  # OML321: the step's and its connection's
     if has_reference:
         config = {CONNECTION_KEY: connection_value, **config}
     return config
