@@ -16,7 +16,7 @@ def test_components_show_prints_yaml_words_not_python_reprs(tmp_path: Path):
     done = run_osiris("components", "show", "mysql.extractor", cwd=tmp_path, env=cli_env())
 
     assert done.returncode == 0, done.stderr
-    assert "  echo: boolean (default false)" in done.stdout.splitlines()
+    assert "  echo: boolean (default false)  [no effect]" in done.stdout.splitlines()  # OML321's mark
     assert ("Constraint: when query is not given, table must have length >= 1: "
             "Either 'table' or 'query' must be specified") in done.stdout.splitlines()
     assert "None" not in done.stdout and "False" not in done.stdout and "{'" not in done.stdout
