@@ -140,8 +140,8 @@ def checking(con: Any, query: str) -> Iterator[Check]:
 
 @contextmanager
 def duckdb_in(scratch: Path) -> Iterator[Any]:
-    """A DuckDB connection on one thread, locked into the run's scratch directory (docs/security.md),
-    closed after the block."""
+    """A DuckDB connection locked into the run's scratch directory (docs/security.md), closed after
+    the block."""
     from osiris.duckdb_core import duckdb
 
     from osiris.trust.sandbox import lock_down
@@ -149,7 +149,6 @@ def duckdb_in(scratch: Path) -> Iterator[Any]:
     con = duckdb.connect(":memory:")
     try:
         con.execute("SET memory_limit = '256MB'")
-        con.execute("SET threads = 1")  # the check leaves the other cores to PostgreSQL's load (docs/performance.md)
         lock_down(con, scratch)
         yield con
     finally:
