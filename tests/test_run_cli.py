@@ -295,3 +295,26 @@ def test_csv_discover_reads_columns_and_types(files):
     found = driver_for("filesystem.csv_extractor").discover({"base_dir": str(files.root)}, ["data/people.csv"])
     assert [(c.name, c.type) for c in found[0].columns] == [("id", "BIGINT"), ("name", "VARCHAR"),
                                                             ("city", "VARCHAR")]
+
+
+def test_a_valid_pipeline_s_warnings_are_printed_redacted(tmp_path):
+    """`osiris run` prints a valid pipeline's warnings as `osiris validate` does: through the redactor,
+    so a connection's secret the pipeline's text repeats (here as an unknown top-level key, OML204)
+    is masked on the terminal too, and reaches no file."""
+    secret = "Zq9-not-a-word-77"
+    proj = RunProject(tmp_path / "project")
+    (proj.root / ".osiris.yaml").write_text(
+        "connections:\n  mysql:\n    default:\n      host: 127.0.0.1\n      database: shop\n      user: osiris\n"
+        "      password: ${WARN_TEST_PASSWORD}\n", encoding="utf-8")
+    (proj.root / "in.csv").write_text("id,name\n1,a\n", encoding="utf-8")
+    path = proj.root / "p.yaml"
+    path.write_text(f'oml_version: "0.1.0"\nname: p\n{secret}: 1\nsteps:\n'
+                    "  - id: read\n    component: filesystem.csv_extractor\n    mode: read\n    config:\n      path: in.csv\n"
+                    "  - id: write\n    component: filesystem.csv_writer\n    mode: write\n    needs: [read]\n"
+                    "    config:\n      path: out.csv\n", encoding="utf-8")
+    result = proj.run(str(path), env={"WARN_TEST_PASSWORD": secret})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0] == f"{path}:3:1 OML204 warning: unknown top-level key '***' is ignored"
+    assert secret not in result.stdout + result.stderr
+    assert not [p for p in proj.root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()
+                and p.name != "p.yaml"]

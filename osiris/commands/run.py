@@ -101,8 +101,6 @@ def run(args: argparse.Namespace) -> int:
         if any(issue.code == UNSET_PARAM for issue in report.errors):
             return ExitCode.USAGE  # a parameter the command line must give (docs/run-again.md)
         return ExitCode.INVALID
-    for issue in report.warnings:  # as `osiris validate` prints them: a valid pipeline's warnings are said too
-        print(located(issue, args.pipeline), file=sys.stderr)
     return _run_valid(args, effective, validator, report, hashlib.sha256(raw).hexdigest())
 
 
@@ -111,10 +109,13 @@ def _run_valid(args: argparse.Namespace, effective: EffectiveSettings, validator
     """Run a valid pipeline, each step with the effective config validation worked out; `sha256`
     is that of the file's bytes (what `sha256sum` prints)."""
     _start_the_engine_early(effective, report, args.sample)
+    from osiris.explain import located
     from osiris.trust.redactor import build_redactor
     from osiris.run.recorded import run_as_json, run_recorded
 
     redactor = build_redactor(effective, None, validator.registry)
+    for issue in report.warnings:  # as `osiris validate` prints them, redacted: a valid pipeline's warnings
+        print(redactor.text(located(issue, args.pipeline)), file=sys.stderr)
     display = _display(sys.stderr if args.json else sys.stdout, sample=args.sample is not None)
     try:
         recorded = run_recorded(effective, validator.registry, redactor, report.pipeline or {},
