@@ -50,7 +50,7 @@ def start_connecting() -> None:
     """Start DuckDB's in-memory connection now, for the next Engine to take on its first use
     (`osiris run`, once it knows the run will use the engine: docs/performance.md)."""
     global _connecting
-    from osiris.duckdb_core import duckdb  # noqa: F401  (imported here, where the GIL is free to take it)
+    from osiris.duckdb_core import duckdb  # noqa: F401  (imported before the thread: an import holds the GIL, a connect does not)
 
     _connecting = _Connecting()
     _connecting.start()
