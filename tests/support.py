@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import signal
@@ -10,8 +11,20 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def bench_script(name: str) -> ModuleType:
+    """bench/NAME.py loaded as the module NAME (bench/ is not a package), so that a test uses the
+    very rules a benchmark counts by; registered in sys.modules, which its dataclasses need."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
 
 
 def clean_env(**extra: str) -> dict[str, str]:

@@ -6,28 +6,17 @@ The imports are read by bench/import_graph.py, the tool that prints the layer pi
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO, bench_script
+
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("import_graph", REPO / "bench" / "import_graph.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("import_graph", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-graph = _bench()
+graph = bench_script("import_graph")
 
 
 def package_name(written: str) -> str:

@@ -3,13 +3,11 @@ planted tests/ folder, each way a test reaches a child `osiris` is counted, and 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import REPO
+from tests.support import bench_script
 
 SUPPORT = '''
 import subprocess, sys
@@ -108,12 +106,7 @@ def test_a_method_of_the_same_name():
 
 @pytest.fixture(scope="module")
 def counter():
-    spec = importlib.util.spec_from_file_location("suite_processes", REPO / "bench" / "suite_processes.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("suite_processes", module)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("suite_processes")
 
 
 def test_each_way_to_a_child_is_counted_and_nothing_else(tmp_path: Path, counter, capsys) -> None:

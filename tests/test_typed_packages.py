@@ -6,27 +6,18 @@ unknown shape is a `Value` or a `Config` (osiris/oml/values.py), or `object` whe
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-from tests.support import REPO
+from tests.support import REPO, bench_script
 
 TYPED = ("osiris/oml", "osiris/validate", "osiris/registry", "osiris/settings")
 
 
-def _any_share():  # bench/ is not a package: load the counting rules from the script itself
-    spec = importlib.util.spec_from_file_location("any_share", REPO / "bench" / "any_share.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("package", TYPED)
 def test_no_signature_names_any(package: str) -> None:
-    share = _any_share()
+    share = bench_script("any_share")  # the counting rules of the script itself
     naming = []
     for path in sorted((REPO / package).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -39,6 +30,6 @@ def test_no_signature_names_any(package: str) -> None:
 def test_the_whole_package_stays_far_under_its_any_goal() -> None:
     """Issue 37's goal is at most 15% of signatures naming `Any`; the code reached 3.6%, and this
     ceiling keeps a new module from bringing the dicts back (lower it as the share falls)."""
-    total, naming, _ = _any_share().signatures(REPO / "osiris")
+    total, naming, _ = bench_script("any_share").signatures(REPO / "osiris")
     assert total > 1500
     assert naming / total <= 0.05, f"{naming} of {total} signatures name Any ({naming / total:.1%})"
